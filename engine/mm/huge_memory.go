@@ -1,0 +1,193 @@
+package mm
+
+// huge_memory.go models the transparent hugepage settings of
+// mm/huge_memory.c: /sys/kernel/mm/transparent_hugepage/enabled, defrag and
+// the per-size hugepages-<size>kB/enabled knobs (mTHP), and
+// vma_thp_gfp_mask(), which turns the defrag setting into the GFP mask of a
+// THP or mTHP fault (spec C 1.3).
+
+import (
+	"fmt"
+	"strings"
+)
+
+// THPEnabled is a value of .../enabled.
+type THPEnabled uint8
+
+const (
+	THPAlways THPEnabled = iota
+	THPMadvise
+	THPNever
+	THPInherit // per-size knobs only
+)
+
+var thpEnabledNames = []string{"always", "madvise", "never", "inherit"}
+
+func (e THPEnabled) String() string { return thpEnabledNames[e] }
+
+// THPDefrag is a value of .../defrag.
+type THPDefrag uint8
+
+const (
+	DefragAlways THPDefrag = iota
+	DefragDefer
+	DefragDeferMadvise
+	DefragMadvise
+	DefragNever
+)
+
+var thpDefragNames = []string{"always", "defer", "defer+madvise", "madvise", "never"}
+
+func (d THPDefrag) String() string { return thpDefragNames[d] }
+
+// THPSettings are the transparent_hugepage sysfs knobs.
+type THPSettings struct {
+	set     bool
+	Enabled THPEnabled
+	Defrag  THPDefrag
+	// PerSize[order] is hugepages-<4<<order>kB/enabled for orders 2..9.
+	PerSize [HPagePMDOrder + 1]THPEnabled
+}
+
+// DefaultTHPSettings are the Kconfig defaults of a distribution kernel:
+// enabled=always (TRANSPARENT_HUGEPAGE_ALWAYS), defrag=madvise, the
+// 2048kB size inherits, smaller sizes never.
+func DefaultTHPSettings() THPSettings {
+	s := THPSettings{set: true, Enabled: THPAlways, Defrag: DefragMadvise}
+	for o := range s.PerSize {
+		s.PerSize[o] = THPNever
+	}
+	s.PerSize[HPagePMDOrder] = THPInherit
+	return s
+}
+
+// orderEnabled returns the effective enabled value of an order.
+func (s *THPSettings) orderEnabled(order Order) THPEnabled {
+	e := s.PerSize[order]
+	if e == THPInherit {
+		return s.Enabled
+	}
+	return e
+}
+
+// hugepagePMDEnabled is hugepage_pmd_enabled(): PMD-size THP is enabled
+// (always or madvise), which is when khugepaged runs.
+func (s *THPSettings) hugepagePMDEnabled() bool {
+	e := s.orderEnabled(HPagePMDOrder)
+	return e == THPAlways || e == THPMadvise
+}
+
+// THPKnobNames lists the sysfs knobs by dotted path.
+func THPKnobNames() []string {
+	out := []string{"transparent_hugepage.enabled", "transparent_hugepage.defrag"}
+	for o := 2; o <= HPagePMDOrder; o++ {
+		out = append(out, fmt.Sprintf("transparent_hugepage.hugepages-%dkB.enabled", 4<<o))
+	}
+	return out
+}
+
+func normaliseTHPName(name string) string {
+	name = strings.TrimPrefix(strings.TrimSpace(name), "/sys/kernel/mm/")
+	return strings.ReplaceAll(name, "/", ".")
+}
+
+// IsTHPKnob reports whether name is a THP sysfs knob.
+func IsTHPKnob(name string) bool {
+	name = normaliseTHPName(name)
+	for _, n := range THPKnobNames() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+func parseChoice(name, v string, choices []string, allowed int) (int, error) {
+	v = strings.TrimSpace(v)
+	for i, c := range choices[:allowed] {
+		if c == v {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("%s: %q is not one of %s", name, v, strings.Join(choices[:allowed], ", "))
+}
+
+// SetKnob writes a THP knob by name (transparent_hugepage.defrag=madvise).
+func (s *THPSettings) SetKnob(name, value string) error {
+	name = normaliseTHPName(name)
+	switch name {
+	case "transparent_hugepage.enabled":
+		v, err := parseChoice(name, value, thpEnabledNames, 3)
+		if err != nil {
+			return err
+		}
+		s.Enabled = THPEnabled(v)
+		return nil
+	case "transparent_hugepage.defrag":
+		v, err := parseChoice(name, value, thpDefragNames, 5)
+		if err != nil {
+			return err
+		}
+		s.Defrag = THPDefrag(v)
+		return nil
+	}
+	for o := 2; o <= HPagePMDOrder; o++ {
+		if name == fmt.Sprintf("transparent_hugepage.hugepages-%dkB.enabled", 4<<o) {
+			// Every per-size knob takes always/inherit/madvise/never.
+			v, err := parseChoice(name, value, []string{"always", "madvise", "never", "inherit"}, 4)
+			if err != nil {
+				return err
+			}
+			s.PerSize[o] = THPEnabled(v)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown THP knob %q", name)
+}
+
+// GetKnob reads a THP knob the way sysfs prints it, with the active choice
+// in brackets ("always [madvise] never").
+func (s *THPSettings) GetKnob(name string) (string, error) {
+	name = normaliseTHPName(name)
+	bracket := func(choices []string, cur int) string {
+		parts := make([]string, len(choices))
+		for i, c := range choices {
+			if i == cur {
+				parts[i] = "[" + c + "]"
+			} else {
+				parts[i] = c
+			}
+		}
+		return strings.Join(parts, " ")
+	}
+	switch name {
+	case "transparent_hugepage.enabled":
+		return bracket(thpEnabledNames[:3], int(s.Enabled)), nil
+	case "transparent_hugepage.defrag":
+		return bracket(thpDefragNames, int(s.Defrag)), nil
+	}
+	for o := 2; o <= HPagePMDOrder; o++ {
+		if name == fmt.Sprintf("transparent_hugepage.hugepages-%dkB.enabled", 4<<o) {
+			order := []THPEnabled{THPAlways, THPInherit, THPMadvise, THPNever}
+			names := []string{"always", "inherit", "madvise", "never"}
+			cur := 0
+			for i, e := range order {
+				if e == s.PerSize[o] {
+					cur = i
+				}
+			}
+			return bracket(names, cur), nil
+		}
+	}
+	return "", fmt.Errorf("unknown THP knob %q", name)
+}
+
+// SetTHPKnob writes a THP knob on a running machine and, like the kernel's
+// sysfs store handlers, restarts khugepaged's min_free_kbytes logic.
+func (m *Machine) SetTHPKnob(name, value string) error {
+	if err := m.THP.SetKnob(name, value); err != nil {
+		return err
+	}
+	m.setRecommendedMinFreeKbytes()
+	return nil
+}

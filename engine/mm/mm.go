@@ -1,0 +1,158 @@
+// Package mm is pagesim's model of the Linux memory-management core: NUMA
+// nodes, zones, pageblocks, the buddy free lists, the per-CPU pagesets, the
+// watermarks, the allocator's fast and slow paths, compaction, reclaim,
+// kswapd and kcompactd, the LRU, long-term pins, PSI accounting, vmstat and
+// tracepoints.
+//
+// # What the kernel does and what the model keeps
+//
+// Physical memory is an array of 4 KiB page frames numbered by PFN. The
+// kernel describes every frame with a 64-byte struct page; pagesim keeps a
+// 16-byte page (see mmzone.go) that holds exactly the state the allocator,
+// compaction and reclaim look at: whether the frame is a free buddy chunk
+// (and of which order), on a per-CPU list, a folio head or tail on an LRU
+// list, pinned, dirty or under writeback, and which memory user owns it.
+//
+// Frames are grouped in pageblocks of 512 pages (pageblock_order 9, 2 MiB).
+// Each pageblock carries a migratetype and the compaction skip bit, as in the
+// kernel's pageblock bitmap, plus counters the kernel computes by walking the
+// block (free pages, LRU pages, pinned pages). The counters let the model
+// answer "can this block ever be emptied?" without visiting 512 pages, which
+// is what keeps futile scans of pinned memory cheap in wall time while the
+// simulated task is still charged the kernel's per-page cost.
+//
+// Every file in this package is named after the kernel file whose behaviour
+// it models, and functions carry the kernel's names in Go case
+// (rmqueue -> rmqueue, __rmqueue_smallest -> rmqueueSmallest,
+// __zone_watermark_ok -> zoneWatermarkOK). Where the model simplifies, the
+// essay at the top of the file says so.
+//
+// # Determinism
+//
+// Nothing here reads the wall clock, the global math/rand, or iterates a Go
+// map where order matters. Time is simulated nanoseconds carried by the
+// running task (package sim); randomness comes from the machine's seeded RNG.
+package mm
+
+import "fmt"
+
+// Page geometry of x86-64 with 4 KiB pages and THP configured.
+const (
+	PageShift = 12
+	PageSize  = 1 << PageShift
+
+	// PageblockOrder is pageblock_order: min(HPAGE_PMD_ORDER, MAX_PAGE_ORDER).
+	PageblockOrder   = 9
+	PageblockNrPages = 1 << PageblockOrder
+
+	// MaxPageOrder is MAX_PAGE_ORDER (CONFIG_ARCH_FORCE_MAX_ORDER default 10).
+	MaxPageOrder = 10
+	// NrPageOrders is NR_PAGE_ORDERS: orders 0..MAX_PAGE_ORDER.
+	NrPageOrders = MaxPageOrder + 1
+
+	// PageAllocCostlyOrder is PAGE_ALLOC_COSTLY_ORDER: orders above it are
+	// "costly" and get the reduced retry and compaction rules.
+	PageAllocCostlyOrder = 3
+
+	// HPagePMDOrder is HPAGE_PMD_ORDER, the order of a PMD-mapped THP.
+	HPagePMDOrder = 9
+	HPagePMDNr    = 1 << HPagePMDOrder
+
+	// SwapClusterMax is SWAP_CLUSTER_MAX, the reclaim and isolation batch.
+	SwapClusterMax = 32
+)
+
+// PFN is a page frame number: the index of a 4 KiB frame in the machine's
+// physical address space.
+type PFN uint32
+
+// NilPFN marks the end of an intrusive list and "no page".
+const NilPFN PFN = ^PFN(0)
+
+// Order is a buddy order: a chunk of order n holds 2^n pages.
+type Order uint8
+
+// Pages returns the number of 4 KiB pages in a chunk of this order.
+func (o Order) Pages() uint64 { return 1 << o }
+
+// MigrateType is enum migratetype (include/linux/mmzone.h).
+type MigrateType uint8
+
+const (
+	MigrateUnmovable MigrateType = iota
+	MigrateMovable
+	MigrateReclaimable
+	MigrateHighAtomic // == MIGRATE_PCPTYPES
+	MigrateCMA
+	MigrateIsolate
+	MigrateTypes // MIGRATE_TYPES
+)
+
+// MigratePCPTypes is MIGRATE_PCPTYPES: the types that have per-CPU lists.
+const MigratePCPTypes = 3
+
+var migratetypeNames = [MigrateTypes]string{
+	"Unmovable", "Movable", "Reclaimable", "HighAtomic", "CMA", "Isolate",
+}
+
+// String returns the kernel's migratetype_names[] spelling.
+func (mt MigrateType) String() string {
+	if mt < MigrateTypes {
+		return migratetypeNames[mt]
+	}
+	return fmt.Sprintf("MigrateType(%d)", uint8(mt))
+}
+
+// ParseMigrateType maps a /proc/pagetypeinfo name to a MigrateType.
+func ParseMigrateType(s string) (MigrateType, bool) {
+	for i, n := range migratetypeNames {
+		if n == s {
+			return MigrateType(i), true
+		}
+	}
+	return 0, false
+}
+
+// ZoneType is enum zone_type for x86-64 with CONFIG_ZONE_DMA,
+// CONFIG_ZONE_DMA32 and CONFIG_ZONE_DEVICE (no HIGHMEM on 64-bit).
+type ZoneType uint8
+
+const (
+	ZoneDMA ZoneType = iota
+	ZoneDMA32
+	ZoneNormal
+	ZoneMovable
+	ZoneDevice // always empty in pagesim; present so /proc layouts match
+	MaxNrZones // MAX_NR_ZONES
+)
+
+var zoneNames = [MaxNrZones]string{"DMA", "DMA32", "Normal", "Movable", "Device"}
+
+// String returns the kernel's zone_names[] spelling.
+func (z ZoneType) String() string {
+	if z < MaxNrZones {
+		return zoneNames[z]
+	}
+	return fmt.Sprintf("ZoneType(%d)", uint8(z))
+}
+
+// ParseZoneType maps a zone name from /proc to a ZoneType.
+func ParseZoneType(s string) (ZoneType, bool) {
+	for i, n := range zoneNames {
+		if n == s {
+			return ZoneType(i), true
+		}
+	}
+	return 0, false
+}
+
+// Watermark indexes zone._watermark[] (enum zone_watermarks).
+type Watermark uint8
+
+const (
+	WmarkMin Watermark = iota
+	WmarkLow
+	WmarkHigh
+	WmarkPromo
+	NrWmark
+)

@@ -1,0 +1,497 @@
+package mm
+
+// mm_init.go models mm/mm_init.c and the boot-time half of mm/page_alloc.c:
+// laying out nodes and zones, initialising the memory map (every pageblock
+// starts MIGRATE_MOVABLE, memmap_init_range), handing the managed pages to
+// the buddy allocator (memblock_free_all), and the first computation of the
+// watermarks, the lowmem reserves and the per-CPU pageset sizes
+// (init_per_zone_wmark_min, then khugepaged's
+// set_recommended_min_free_kbytes when THP is enabled).
+//
+// # Layout
+//
+// A machine is described by a Config: per node, its zones with start PFN,
+// spanned, present and managed pages, and its CPUs. X86Layout builds the
+// layout a kernel shows on an x86-64 box (DMA below 16 MiB, DMA32 below
+// 4 GiB with the PCI hole, Normal above; further nodes Normal only);
+// SimpleLayout gives every node a single Normal zone, which is what the
+// scaled scenarios use. Imported /proc dumps build their own Config.
+//
+// Within a zone the present pages come first and the holes (spanned minus
+// present) last. Of the present pages, the last (present - managed) are
+// reserved: memblock allocates the memmap top-down, so the kernel's
+// reservations sit at the top of each node. Both holes and reservations are
+// PageReserved and never reach the free lists.
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// ZoneSpec describes one zone at boot.
+type ZoneSpec struct {
+	Type     ZoneType
+	StartPFN PFN
+	Spanned  uint64
+	Present  uint64
+	Managed  uint64
+}
+
+// NodeSpec describes one NUMA node at boot.
+type NodeSpec struct {
+	Zones []ZoneSpec
+	CPUs  int
+}
+
+// Config describes a machine to boot.
+type Config struct {
+	Nodes []NodeSpec
+	// Distance is the SLIT table (node_distance); nil gives 10 locally and
+	// 20 between nodes (LOCAL_DISTANCE, REMOTE_DISTANCE).
+	Distance [][]int
+	// Seed seeds the machine's RNG.
+	Seed uint64
+	// THP holds the transparent_hugepage sysfs settings at boot.
+	THP THPSettings
+	// Sysctl holds sysctl values written before boot finishes, by name
+	// ("vm.min_free_kbytes"); applied in order after the defaults.
+	Sysctl []SysctlSetting
+}
+
+// SysctlSetting is one name=value pair.
+type SysctlSetting struct {
+	Name, Value string
+}
+
+const (
+	kib = 1024
+	mib = 1024 * kib
+	gib = 1024 * mib
+)
+
+// X86Layout returns the zone layout an x86-64 kernel builds for memBytes of
+// RAM split evenly over nodes, with cpusPerNode CPUs on each node. Node 0
+// holds DMA (PFN 1-4095, with the 640 KiB-1 MiB legacy hole), DMA32 (RAM
+// below 3 GiB; 3-4 GiB is the PCI hole) and Normal; other nodes hold Normal
+// only. Reserved pages: the memmap of each zone (64 bytes per page) plus
+// 16 MiB of kernel image in node 0's DMA32 (CHOICE: a typical distribution
+// kernel; the real figure depends on the kernel and firmware).
+func X86Layout(memBytes uint64, nodes, cpusPerNode int) (Config, error) {
+	if nodes < 1 || nodes > 64 {
+		return Config{}, fmt.Errorf("nodes must be between 1 and 64, got %d", nodes)
+	}
+	if cpusPerNode < 1 || cpusPerNode > 1024 {
+		return Config{}, fmt.Errorf("CPUs per node must be between 1 and 1024, got %d", cpusPerNode)
+	}
+	perNode := memBytes / uint64(nodes) / PageSize
+	if perNode < 8192 { // 32 MiB
+		return Config{}, fmt.Errorf("memory per node must be at least 32 MiB, got %d KiB", perNode*4)
+	}
+	if memBytes/PageSize > 1<<31 {
+		return Config{}, fmt.Errorf("memory must be at most 8 TiB")
+	}
+	var cfg Config
+	memmap := func(present uint64) uint64 { return (present*64 + PageSize - 1) / PageSize }
+	// Node 0.
+	n0 := NodeSpec{CPUs: cpusPerNode}
+	dmaPresent := uint64(4095 - 97) // PFN 1..4095 minus 0x9f..0xff
+	n0.Zones = append(n0.Zones, ZoneSpec{Type: ZoneDMA, StartPFN: 1, Spanned: 4095, Present: dmaPresent, Managed: dmaPresent - 22})
+	left := perNode - 4096
+	low := uint64(3*gib/PageSize) - 4096 // DMA32 RAM below the PCI hole
+	if left < low {
+		low = left
+	}
+	dma32 := ZoneSpec{Type: ZoneDMA32, StartPFN: 4096, Present: low}
+	dma32.Managed = low - memmap(low)
+	// The kernel image lives in DMA32 on node 0.
+	if dma32.Managed > 4096+1024 {
+		dma32.Managed -= 4096
+	}
+	left -= low
+	end := PFN(4096 + low)
+	if left > 0 {
+		dma32.Spanned = uint64(4*gib/PageSize) - 4096
+		end = PFN(4 * gib / PageSize)
+	} else {
+		dma32.Spanned = low
+	}
+	n0.Zones = append(n0.Zones, dma32)
+	if left > 0 {
+		n0.Zones = append(n0.Zones, ZoneSpec{Type: ZoneNormal, StartPFN: end, Spanned: left, Present: left, Managed: left - memmap(left)})
+		end += PFN(left)
+	}
+	cfg.Nodes = append(cfg.Nodes, n0)
+	for i := 1; i < nodes; i++ {
+		cfg.Nodes = append(cfg.Nodes, NodeSpec{CPUs: cpusPerNode, Zones: []ZoneSpec{{
+			Type: ZoneNormal, StartPFN: end, Spanned: perNode, Present: perNode, Managed: perNode - memmap(perNode),
+		}}})
+		end += PFN(perNode)
+	}
+	return cfg, nil
+}
+
+// SimpleLayout returns nodes with one Normal zone of pagesPerNode pages each,
+// reserving the zone's memmap (64 bytes per page) at its top, and
+// cpusPerNode CPUs per node. The first zone starts at PFN 0x1000 (16 MiB)
+// so that no real machine's DMA zone is implied.
+func SimpleLayout(pagesPerNode uint64, nodes, cpusPerNode int) (Config, error) {
+	if nodes < 1 || nodes > 64 {
+		return Config{}, fmt.Errorf("nodes must be between 1 and 64, got %d", nodes)
+	}
+	if cpusPerNode < 1 || cpusPerNode > 1024 {
+		return Config{}, fmt.Errorf("CPUs per node must be between 1 and 1024, got %d", cpusPerNode)
+	}
+	if pagesPerNode < 4*PageblockNrPages {
+		return Config{}, fmt.Errorf("each node needs at least 8 MiB, got %d KiB", pagesPerNode*4)
+	}
+	if pagesPerNode*uint64(nodes) > 1<<31 {
+		return Config{}, errors.New("memory must be at most 8 TiB")
+	}
+	// Round down to whole pageblocks: real zones are pageblock-aligned
+	// and it keeps every block fully inside its zone.
+	pagesPerNode &^= PageblockNrPages - 1
+	var cfg Config
+	start := PFN(0x1000)
+	for i := 0; i < nodes; i++ {
+		reserved := (pagesPerNode*64 + PageSize - 1) / PageSize
+		cfg.Nodes = append(cfg.Nodes, NodeSpec{CPUs: cpusPerNode, Zones: []ZoneSpec{{
+			Type: ZoneNormal, StartPFN: start, Spanned: pagesPerNode, Present: pagesPerNode, Managed: pagesPerNode - reserved,
+		}}})
+		start += PFN(pagesPerNode)
+	}
+	return cfg, nil
+}
+
+// Machine is the simulated computer: memory, CPUs, the kernel's settings and
+// counters.
+type Machine struct {
+	World *sim.World
+	Nodes []*Node
+	// zones lists every zone, node by node, lowest type first.
+	zones []*Zone
+	// pages and blocks are indexed by PFN and PFN >> PageblockOrder.
+	pages  []page
+	blocks []pageblock
+	// zoneOfBlock maps a pageblock to its zone ID (-1 outside any zone).
+	zoneOfBlock []int16
+	maxPFN      PFN
+
+	cpuNode []int
+	// distance is node_distance().
+	distance [][]int
+
+	Sysctl  Sysctl
+	THP     THPSettings
+	Patches Patches
+	Stat    VMStat
+	Frag    FragStats
+	Trace   *Trace
+	Cost    CostTable
+
+	// minFreeKbytes is min_free_kbytes; userMinFreeKbytes is
+	// user_min_free_kbytes (-1 until the sysctl is written).
+	minFreeKbytes     int
+	userMinFreeKbytes int
+}
+
+// NewMachine boots a machine from cfg.
+func NewMachine(cfg Config) (*Machine, error) {
+	if len(cfg.Nodes) == 0 {
+		return nil, errors.New("a machine needs at least one node")
+	}
+	m := &Machine{
+		Sysctl:            defaultSysctl(),
+		THP:               cfg.THP,
+		Cost:              DefaultCosts(),
+		minFreeKbytes:     1024,
+		userMinFreeKbytes: -1,
+	}
+	if m.THP == (THPSettings{}) {
+		m.THP = DefaultTHPSettings()
+	}
+	m.Trace = NewTrace(4096)
+	if err := m.layout(cfg); err != nil {
+		return nil, err
+	}
+	m.World = sim.NewWorld(m.cpuNode, cfg.Seed)
+	m.buildZonelists()
+	m.memmapInit()
+	m.freeAllManaged()
+	m.initPerZoneWmarkMin()
+	for _, s := range cfg.Sysctl {
+		if err := m.SetSysctl(s.Name, s.Value); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (m *Machine) layout(cfg Config) error {
+	var next PFN
+	for ni, ns := range cfg.Nodes {
+		if ns.CPUs < 0 || ns.CPUs > 1024 {
+			return fmt.Errorf("node %d: CPUs must be between 0 and 1024, got %d", ni, ns.CPUs)
+		}
+		n := &Node{ID: ni}
+		for c := 0; c < ns.CPUs; c++ {
+			n.CPUs = append(n.CPUs, len(m.cpuNode))
+			m.cpuNode = append(m.cpuNode, ni)
+		}
+		var seen [MaxNrZones]bool
+		for _, zs := range ns.Zones {
+			if zs.Type >= ZoneDevice {
+				if zs.Spanned == 0 {
+					continue
+				}
+				return fmt.Errorf("node %d: zone %s cannot hold memory in pagesim", ni, zs.Type)
+			}
+			if seen[zs.Type] {
+				return fmt.Errorf("node %d: zone %s given twice", ni, zs.Type)
+			}
+			seen[zs.Type] = true
+			if zs.Present > zs.Spanned {
+				return fmt.Errorf("node %d zone %s: present pages (%d) exceed spanned pages (%d)", ni, zs.Type, zs.Present, zs.Spanned)
+			}
+			if zs.Managed > zs.Present {
+				return fmt.Errorf("node %d zone %s: managed pages (%d) exceed present pages (%d)", ni, zs.Type, zs.Managed, zs.Present)
+			}
+			if zs.Spanned > 0 && zs.StartPFN < next {
+				return fmt.Errorf("node %d zone %s: start_pfn %d overlaps the previous zone (ends at %d)", ni, zs.Type, zs.StartPFN, next)
+			}
+			if uint64(zs.StartPFN)+zs.Spanned > 1<<31 {
+				return fmt.Errorf("node %d zone %s: ends beyond 8 TiB", ni, zs.Type)
+			}
+			z := &Zone{Node: n, Type: zs.Type, StartPFN: zs.StartPFN, SpannedPages: zs.Spanned,
+				PresentPages: zs.Present, ManagedPages: zs.Managed}
+			n.Zones[zs.Type] = z
+			if zs.Spanned > 0 {
+				next = zs.StartPFN + PFN(zs.Spanned)
+			}
+		}
+		// Empty zones for the types the node does not have: the kernel
+		// has a struct zone for every type on every node.
+		for t := ZoneType(0); t < MaxNrZones; t++ {
+			if n.Zones[t] == nil {
+				n.Zones[t] = &Zone{Node: n, Type: t}
+			}
+		}
+		// Zones of a node must appear in PFN order by type.
+		var last PFN
+		for t := ZoneType(0); t < MaxNrZones; t++ {
+			z := n.Zones[t]
+			if z.SpannedPages == 0 {
+				continue
+			}
+			if z.StartPFN < last {
+				return fmt.Errorf("node %d: zone %s starts below the zone before it", ni, t)
+			}
+			last = z.EndPFN()
+		}
+		for t := ZoneType(0); t < MaxNrZones; t++ {
+			z := n.Zones[t]
+			z.ID = len(m.zones)
+			m.zones = append(m.zones, z)
+			if z.SpannedPages > 0 {
+				if n.SpannedPages == 0 {
+					n.StartPFN = z.StartPFN
+				}
+				n.SpannedPages = uint64(z.EndPFN() - n.StartPFN)
+				n.PresentPages += z.PresentPages
+			}
+		}
+		m.Nodes = append(m.Nodes, n)
+	}
+	if len(m.cpuNode) == 0 {
+		return errors.New("a machine needs at least one CPU")
+	}
+	if next == 0 {
+		return errors.New("a machine needs memory")
+	}
+	m.maxPFN = next
+	nr := len(cfg.Nodes)
+	m.distance = make([][]int, nr)
+	for i := range m.distance {
+		m.distance[i] = make([]int, nr)
+		for j := range m.distance[i] {
+			switch {
+			case cfg.Distance != nil && i < len(cfg.Distance) && j < len(cfg.Distance[i]):
+				m.distance[i][j] = cfg.Distance[i][j]
+			case i == j:
+				m.distance[i][j] = 10
+			default:
+				m.distance[i][j] = 20
+			}
+		}
+	}
+	for _, z := range m.zones {
+		z.pcp = make([]perCPUPages, len(m.cpuNode))
+		for c := range z.pcp {
+			for i := range z.pcp[c].lists {
+				z.pcp[c].lists[i] = freeList{head: NilPFN, tail: NilPFN}
+			}
+		}
+		for o := range z.freeArea {
+			for t := range z.freeArea[o].list {
+				z.freeArea[o].list[t] = freeList{head: NilPFN, tail: NilPFN}
+			}
+		}
+		z.Lock.Name = fmt.Sprintf("zone->lock(%d,%s)", z.Node.ID, z.Name())
+		z.compact.init(z)
+	}
+	return nil
+}
+
+// buildZonelists is build_zonelists(): for each node, its own zones highest
+// type first, then the other nodes by increasing distance (ties broken by
+// node number, which is what find_next_best_node's load balancing gives on a
+// freshly booted machine), each node's zones highest first.
+func (m *Machine) buildZonelists() {
+	for _, n := range m.Nodes {
+		order := []int{n.ID}
+		used := map[int]bool{n.ID: true}
+		for len(order) < len(m.Nodes) {
+			best := -1
+			for _, o := range m.Nodes {
+				if used[o.ID] {
+					continue
+				}
+				if best < 0 || m.distance[n.ID][o.ID] < m.distance[n.ID][best] {
+					best = o.ID
+				}
+			}
+			used[best] = true
+			order = append(order, best)
+		}
+		var fallback []*Zone
+		for _, id := range order {
+			for t := int(MaxNrZones) - 1; t >= 0; t-- {
+				if z := m.Nodes[id].Zones[t]; z.Managed() {
+					fallback = append(fallback, z)
+				}
+			}
+		}
+		var own []*Zone
+		for t := int(MaxNrZones) - 1; t >= 0; t-- {
+			if z := n.Zones[t]; z.Managed() {
+				own = append(own, z)
+			}
+		}
+		n.zonelist[0] = fallback
+		n.zonelist[1] = own
+	}
+}
+
+// memmapInit is memmap_init(): every frame starts reserved, every pageblock
+// MIGRATE_MOVABLE.
+func (m *Machine) memmapInit() {
+	m.pages = make([]page, m.maxPFN)
+	nblocks := (int(m.maxPFN) + PageblockNrPages - 1) >> PageblockOrder
+	m.blocks = make([]pageblock, nblocks)
+	m.zoneOfBlock = make([]int16, nblocks)
+	for i := range m.zoneOfBlock {
+		m.zoneOfBlock[i] = -1
+	}
+	for i := range m.pages {
+		m.pages[i] = page{next: NilPFN, prev: NilPFN, flags: pgReserved}
+	}
+	for i := range m.blocks {
+		m.blocks[i].mt = MigrateMovable
+	}
+	for _, z := range m.zones {
+		if z.SpannedPages == 0 {
+			continue
+		}
+		for b := z.StartPFN >> PageblockOrder; b <= (z.EndPFN()-1)>>PageblockOrder; b++ {
+			m.zoneOfBlock[b] = int16(z.ID)
+		}
+	}
+	for _, z := range m.zones {
+		z.nrBlocks = m.countZoneBlocks(z)
+	}
+}
+
+// freeAllManaged is memblock_free_all(): the managed part of every zone goes
+// to the buddy allocator in the largest aligned chunks that fit.
+func (m *Machine) freeAllManaged() {
+	for _, z := range m.zones {
+		if z.ManagedPages == 0 {
+			continue
+		}
+		start, end := z.StartPFN, z.StartPFN+PFN(z.ManagedPages)
+		for pfn := start; pfn < end; pfn++ {
+			m.pages[pfn].flags = 0
+		}
+		for pfn := start; pfn < end; {
+			order := Order(MaxPageOrder)
+			for order > 0 && (pfn&(PFN(1)<<order-1) != 0 || pfn+PFN(1)<<order > end) {
+				order--
+			}
+			mt := m.blocks[pfn>>PageblockOrder].mt
+			m.accountFreepages(z, int64(order.Pages()), mt)
+			m.addToFreeList(z, pfn, order, mt, true)
+			pfn += PFN(1) << order
+		}
+	}
+}
+
+// NrCPUs returns the number of CPUs.
+func (m *Machine) NrCPUs() int { return len(m.cpuNode) }
+
+// CPUNode returns the node of a CPU (cpu_to_node).
+func (m *Machine) CPUNode(cpu int) int { return m.cpuNode[cpu] }
+
+// Zones returns every zone, node by node, lowest type first.
+func (m *Machine) Zones() []*Zone { return m.zones }
+
+// MaxPFN returns one past the highest PFN.
+func (m *Machine) MaxPFN() PFN { return m.maxPFN }
+
+// Distance returns node_distance(a, b).
+func (m *Machine) Distance(a, b int) int { return m.distance[a][b] }
+
+// ZoneOf returns the zone holding pfn, or nil.
+func (m *Machine) ZoneOf(pfn PFN) *Zone {
+	if pfn >= m.maxPFN {
+		return nil
+	}
+	id := m.zoneOfBlock[pfn>>PageblockOrder]
+	if id < 0 {
+		return nil
+	}
+	z := m.zones[id]
+	if !z.SpansPFN(pfn) {
+		// A pageblock shared by two zones (unaligned boundary).
+		for _, o := range z.Node.Zones {
+			if o.SpansPFN(pfn) {
+				return o
+			}
+		}
+		for _, o := range m.zones {
+			if o.SpansPFN(pfn) {
+				return o
+			}
+		}
+		return nil
+	}
+	return z
+}
+
+// TotalManagedPages sums managed pages over all zones.
+func (m *Machine) TotalManagedPages() uint64 {
+	var s uint64
+	for _, z := range m.zones {
+		s += z.ManagedPages
+	}
+	return s
+}
+
+// NrFreePages sums NR_FREE_PAGES over all zones.
+func (m *Machine) NrFreePages() uint64 {
+	var s uint64
+	for _, z := range m.zones {
+		s += z.FreePages()
+	}
+	return s
+}

@@ -1,0 +1,104 @@
+package mm
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func oneZone(managed uint64, thp THPEnabled) Config {
+	s := DefaultTHPSettings()
+	s.Enabled = thp
+	return Config{
+		Nodes: []NodeSpec{{CPUs: 8, Zones: []ZoneSpec{{Type: ZoneNormal, StartPFN: 0x100000, Spanned: managed, Present: managed, Managed: managed}}}},
+		THP:   s,
+	}
+}
+
+// The worked examples of spec A 2.7, which follow the kernel's arithmetic.
+func TestWatermarksMatchTheKernelArithmetic(t *testing.T) {
+	cases := []struct {
+		name                    string
+		managed                 uint64
+		thp                     THPEnabled
+		minFree                 int
+		min, low, high, promo   uint64
+		batch, highMin, highMax int
+	}{
+		{"7 GiB with THP takes the khugepaged raise", 1835008, THPAlways, 22528, 5632, 7467, 9302, 11137, 63, 933, 28672},
+		// Without THP, khugepaged's start-up still calls
+		// set_recommended_min_free_kbytes(), which recalculates the
+		// square-root rule now that the high watermarks exist (they
+		// are subtracted by nr_free_buffer_pages): 10818, not the
+		// 10836 a first boot-time calculation gives.
+		{"7 GiB without THP recalculates the square-root rule", 1835008, THPNever, 10818, 2704, 4539, 6374, 8209, 63, 567, 28672},
+		{"32 GiB: the square root beats the raise", 8388608, THPAlways, 23170, 5792, 14180, 22568, 30956, 63, 1772, 131072},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := NewMachine(oneZone(c.managed, c.thp))
+			require.NoError(t, err)
+			z := m.Nodes[0].Zones[ZoneNormal]
+			assert.Equal(t, c.minFree, m.MinFreeKbytes())
+			assert.Equal(t, c.min, z.WmarkPages(WmarkMin))
+			assert.Equal(t, c.low, z.WmarkPages(WmarkLow))
+			assert.Equal(t, c.high, z.WmarkPages(WmarkHigh))
+			assert.Equal(t, c.promo, z.WmarkPages(WmarkPromo))
+			ps := z.Pageset(0)
+			assert.Equal(t, c.batch, ps.Batch)
+			assert.Equal(t, c.highMin, ps.HighMin)
+			assert.Equal(t, c.highMax, ps.HighMax)
+			m.MustCheckInvariants()
+		})
+	}
+}
+
+func TestSysctlWritesRecomputeWhatTheKernelRecomputes(t *testing.T) {
+	m, err := NewMachine(oneZone(1835008, THPNever))
+	require.NoError(t, err)
+	z := m.Nodes[0].Zones[ZoneNormal]
+
+	require.NoError(t, m.SetSysctl("vm.min_free_kbytes", "65536"))
+	assert.Equal(t, uint64(16384), z.WmarkPages(WmarkMin))
+	assert.Equal(t, uint64(16384+4096), z.WmarkPages(WmarkLow), "gap is min/4 once it beats the scale factor")
+
+	require.NoError(t, m.SetSysctl("vm.watermark_scale_factor", "100"))
+	assert.Equal(t, uint64(16384+18350), z.WmarkPages(WmarkLow))
+
+	require.NoError(t, m.SetSysctl("vm.percpu_pagelist_high_fraction", "8"))
+	ps := z.Pageset(3)
+	assert.Equal(t, 1835008/8/8, ps.HighMin)
+	assert.Equal(t, ps.HighMin, ps.HighMax, "a fixed fraction disables auto-tuning")
+
+	assert.Error(t, m.SetSysctl("vm.percpu_pagelist_high_fraction", "4"))
+	assert.Error(t, m.SetSysctl("vm.watermark_scale_factor", "0"))
+	assert.Error(t, m.SetSysctl("vm.defrag_mode", "2"))
+	assert.Error(t, m.SetSysctl("vm.nonsense", "1"))
+	v, err := m.GetSysctl("vm/lowmem_reserve_ratio")
+	require.NoError(t, err)
+	assert.Equal(t, "256\t256\t32\t0\t0", v)
+}
+
+func TestLowmemReserveProtectsLowerZones(t *testing.T) {
+	cfg, err := X86Layout(32<<30, 1, 4)
+	require.NoError(t, err)
+	m, err := NewMachine(cfg)
+	require.NoError(t, err)
+	n := m.Nodes[0]
+	dma32, normal := n.Zones[ZoneDMA32], n.Zones[ZoneNormal]
+	assert.Equal(t, int64(normal.ManagedPages/256), dma32.LowmemReserve[ZoneNormal])
+	assert.Equal(t, int64(0), normal.LowmemReserve[ZoneNormal])
+	assert.Equal(t, int64((dma32.ManagedPages+normal.ManagedPages)/256), n.Zones[ZoneDMA].LowmemReserve[ZoneNormal])
+	// x86 with three populated zones and THP: 16,896 pages = 67,584 KB.
+	assert.Equal(t, 67584, m.MinFreeKbytes())
+	m.MustCheckInvariants()
+}
+
+func TestIntSqrtIsTheFloorSquareRoot(t *testing.T) {
+	for _, x := range []uint64{0, 1, 2, 3, 4, 15, 16, 17, 117440512, 536870912, 1 << 40} {
+		r := intSqrt(x)
+		assert.LessOrEqual(t, r*r, x)
+		assert.Greater(t, (r+1)*(r+1), x)
+	}
+}

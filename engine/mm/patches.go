@@ -1,0 +1,51 @@
+package mm
+
+// Patches holds one switch per seed patch (and per patch of a series). Each
+// switch is tested in the engine exactly where the patch's diff changes the
+// kernel's code; a scenario variant is a named set of switches and knobs.
+// All false is the kernel the seeds measured against.
+type Patches struct {
+	// CostlyNoretryNoDirectReclaim is seed 000 (Salvatore Dipietro,
+	// "mm/page_alloc: avoid direct compaction for costly __GFP_NORETRY
+	// allocations", v4): at the top of __alloc_pages_slowpath, a costly
+	// __GFP_NORETRY request without __GFP_THISNODE loses
+	// __GFP_DIRECT_RECLAIM. Hunk: mm/page_alloc.c __alloc_pages_slowpath.
+	CostlyNoretryNoDirectReclaim bool
+
+	// NofragWatermark is seed 001 patches 1-2 (Kiryl Shutsemau, "mm: make
+	// watermark checks honour ALLOC_NOFRAGMENT" v2): the high-order
+	// watermark check counts, under ALLOC_NOFRAGMENT and below
+	// pageblock_order, only the request's own migratetype
+	// (__zone_watermark_ok_mt); used by zone_watermark_fast, compaction's
+	// up-front check and __compact_finished.
+	NofragWatermark bool
+	// NofragReclaim is seed 001 patch 3: direct reclaim's
+	// compaction_ready() is told the allocation is ALLOC_NOFRAGMENT.
+	NofragReclaim bool
+
+	// PromotedOrderRetries is seed 002 as posted ("mm: page_alloc: make
+	// defrag_mode retries follow the promoted order"): should_reclaim_retry
+	// and should_compact_retry judge the promoted (production) order.
+	PromotedOrderRetries bool
+	// PromotedOrderRequestedFloor is the "requested" variant of seed 002:
+	// with PromotedOrderRetries, the compaction priority floor and the
+	// COMPACT_SUCCESS retry cap keep using the requested order.
+	PromotedOrderRequestedFloor bool
+
+	// OnlyCompact is seed 003 fix 1 (Andrea Arcangeli, "mm: thp: fix
+	// transparent_hugepage/defrag = madvise || always", 2018): the THP
+	// local-node attempt carries __GFP_ONLY_COMPACT and the slow path
+	// goes to nopage after the first compaction. Hunks: mm/mempolicy.c
+	// alloc_pages_vma, mm/page_alloc.c __alloc_pages_slowpath.
+	OnlyCompact bool
+	// THPDropThisnode is seed 003 fix 2 (the alternative the same mail
+	// describes, merged in 2018 as "mm: thp: relax __GFP_THISNODE for
+	// MADV_HUGEPAGE mappings"): no __GFP_THISNODE on THP faults whose
+	// mask has __GFP_DIRECT_RECLAIM. Hunk: mm/mempolicy.c alloc_pages_vma.
+	THPDropThisnode bool
+	// THPLegacyThisnode selects the 2018 alloc_pages_vma THP placement
+	// (local node with __GFP_THISNODE, no second attempt) instead of
+	// today's alloc_pages_mpol (local __GFP_THISNODE|__GFP_NORETRY
+	// attempt, then all nodes). Seed 003's kernels all have it.
+	THPLegacyThisnode bool
+}

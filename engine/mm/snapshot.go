@@ -1,0 +1,171 @@
+package mm
+
+// snapshot.go hands out read-only views of the machine for the page map, the
+// panel and the command line. Views are copies filled on request into
+// caller-owned buffers, so that drawing never touches live state and a
+// caller that reuses its buffers allocates nothing per frame.
+
+// PageState is a compact per-page state for drawing.
+type PageState uint8
+
+const (
+	PSReserved  PageState = iota // not managed, or a hole
+	PSFree                       // in a free buddy chunk
+	PSPCP                        // in a chunk on a per-CPU list
+	PSKernel                     // other kernel memory
+	PSSlab                       // slab (reclaimable or not)
+	PSPageTable                  // page tables
+	PSAnon                       // anonymous memory
+	PSFile                       // page cache
+	PSPinned                     // long-term pinned (FOLL_LONGTERM)
+	NrPageStates
+)
+
+var pageStateNames = [NrPageStates]string{"reserved", "free", "pcp", "kernel", "slab", "pagetable", "anon", "file", "pinned"}
+
+func (s PageState) String() string {
+	if s < NrPageStates {
+		return pageStateNames[s]
+	}
+	return "?"
+}
+
+// PageStates fills dst with the state of pages [start, start+len(dst)) and
+// returns it. PFNs beyond memory read as reserved.
+func (m *Machine) PageStates(start PFN, dst []PageState) []PageState {
+	i := 0
+	pfn := start
+	// Back up to the head of a free or pcp chunk that covers start.
+	for i < len(dst) {
+		if pfn >= m.maxPFN {
+			dst[i] = PSReserved
+			i++
+			pfn++
+			continue
+		}
+		p := &m.pages[pfn]
+		switch {
+		case p.flags&pgReserved != 0:
+			dst[i] = PSReserved
+		case p.flags&(pgBuddy|pgPCP) != 0:
+			st := PSFree
+			if p.flags&pgPCP != 0 {
+				st = PSPCP
+			}
+			n := 1 << p.order
+			for j := 0; j < n && i < len(dst); j++ {
+				dst[i] = st
+				i++
+			}
+			pfn += PFN(n)
+			continue
+		case p.flags&pgPinned != 0:
+			dst[i] = PSPinned
+		default:
+			dst[i] = m.kindState(pfn, p)
+		}
+		i++
+		pfn++
+	}
+	// A chunk that starts before 'start' was seen as in-use pages: fix up
+	// by looking for covering chunks of every order.
+	for o := Order(1); o < NrPageOrders; o++ {
+		head := start &^ (PFN(1)<<o - 1)
+		if head == start || head >= m.maxPFN {
+			continue
+		}
+		p := &m.pages[head]
+		if p.flags&(pgBuddy|pgPCP) != 0 && Order(p.order) == o {
+			st := PSFree
+			if p.flags&pgPCP != 0 {
+				st = PSPCP
+			}
+			end := head + PFN(1)<<o
+			for q := start; q < end && int(q-start) < len(dst); q++ {
+				dst[q-start] = st
+			}
+		}
+	}
+	return dst
+}
+
+func (m *Machine) kindState(pfn PFN, p *page) PageState {
+	k := p.kind
+	if p.flags&pgTail != 0 {
+		head := pfn &^ (PFN(1)<<p.order - 1)
+		k = m.pages[head].kind
+		if m.pages[head].flags&pgPinned != 0 {
+			return PSPinned
+		}
+	}
+	switch k {
+	case KindAnon:
+		return PSAnon
+	case KindFile:
+		return PSFile
+	case KindSlab, KindSlabReclaim:
+		return PSSlab
+	case KindPageTable:
+		return PSPageTable
+	}
+	return PSKernel
+}
+
+// BlockView summarises one pageblock.
+type BlockView struct {
+	MT     MigrateType
+	Skip   bool
+	Zone   int16 // zone ID, -1 outside every zone
+	Free   uint16
+	PCP    uint16
+	LRU    uint16
+	Pinned uint16
+}
+
+// NrPageblocks returns the number of pageblocks (maxPFN / 512, rounded up).
+func (m *Machine) NrPageblocks() int { return len(m.blocks) }
+
+// BlockViews fills dst (grown if needed) with every pageblock's view.
+func (m *Machine) BlockViews(dst []BlockView) []BlockView {
+	if cap(dst) < len(m.blocks) {
+		dst = make([]BlockView, len(m.blocks))
+	}
+	dst = dst[:len(m.blocks)]
+	for i := range m.blocks {
+		b := &m.blocks[i]
+		dst[i] = BlockView{MT: b.mt, Skip: b.skip, Zone: m.zoneOfBlock[i], Free: b.nrFree, PCP: b.nrPCP, LRU: b.nrLRU, Pinned: b.nrPinned}
+	}
+	return dst
+}
+
+// ZoneView summarises one zone.
+type ZoneView struct {
+	Node           int
+	Type           ZoneType
+	StartPFN       PFN
+	Spanned        uint64
+	Managed        uint64
+	Free           int64
+	Min, Low, High uint64
+	Boost          uint64
+	NrFree         [NrPageOrders]uint64
+	Blocks         [MigrateTypes]uint64
+}
+
+// ZoneViews returns a view of every zone that spans memory.
+func (m *Machine) ZoneViews() []ZoneView {
+	var out []ZoneView
+	for _, z := range m.zones {
+		if z.SpannedPages == 0 {
+			continue
+		}
+		v := ZoneView{Node: z.Node.ID, Type: z.Type, StartPFN: z.StartPFN, Spanned: z.SpannedPages, Managed: z.ManagedPages,
+			Free: z.Stat[NR_FREE_PAGES], Min: z.WmarkPages(WmarkMin), Low: z.WmarkPages(WmarkLow), High: z.WmarkPages(WmarkHigh),
+			Boost: z.WatermarkBoost, Blocks: z.nrBlocks}
+		for o := range v.NrFree {
+			v.NrFree[o] = z.freeArea[o].nrFree
+		}
+		out = append(out, v)
+	}
+	return out
+}

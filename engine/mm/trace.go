@@ -1,0 +1,319 @@
+package mm
+
+// trace.go models the tracepoints of include/trace/events/kmem.h,
+// compaction.h and vmscan.h as ftrace would print them from
+// /sys/kernel/tracing/trace: a bounded ring of events recorded with typed
+// arguments (cheap on the hot path) and formatted only when read, one line
+// per event in the trace file's layout:
+//
+//	          kswapd0-93      [002] ..... 12345.678901: mm_vmscan_kswapd_wake: nid=0 order=9
+//
+// Like the kernel's events/<system>/<event>/enable files, each event can be
+// switched off; mm_page_alloc and mm_page_free are off by default because
+// they fire on every allocation.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// TraceID names a tracepoint.
+type TraceID uint8
+
+const (
+	TraceMmPageAlloc TraceID = iota
+	TraceMmPageFree
+	TraceMmPageAllocExtfrag
+	TraceMmCompactionBegin
+	TraceMmCompactionEnd
+	TraceMmCompactionTryToCompactPages
+	TraceMmCompactionFinished
+	TraceMmCompactionSuitable
+	TraceMmCompactionDeferred
+	TraceMmCompactionDeferCompaction
+	TraceMmCompactionDeferReset
+	TraceMmCompactionIsolateMigratepages
+	TraceMmCompactionIsolateFreepages
+	TraceMmCompactionMigratepages
+	TraceMmCompactionKcompactdSleep
+	TraceMmCompactionWakeupKcompactd
+	TraceMmCompactionKcompactdWake
+	TraceMmVmscanKswapdSleep
+	TraceMmVmscanKswapdWake
+	TraceMmVmscanWakeupKswapd
+	TraceMmVmscanDirectReclaimBegin
+	TraceMmVmscanDirectReclaimEnd
+	TraceMmVmscanLruShrinkInactive
+	NrTraceIDs
+)
+
+type traceDef struct {
+	system, name string
+	format       func(a *[8]int64) string
+}
+
+// vmemmapBase is x86-64's VMEMMAP_START (4-level paging, no KASLR): the
+// page pointer printed for a PFN is vmemmap + pfn * sizeof(struct page).
+const vmemmapBase = 0xffffea0000000000
+
+func pagePtr(pfn int64) string { return fmt.Sprintf("%016x", uint64(vmemmapBase)+uint64(pfn)*64) }
+
+var compactionStatus = [...]string{"not_suitable_zone", "skipped", "deferred", "no_suitable_page", "continue", "complete", "partial_skipped", "contended", "success"}
+
+func statusName(v int64) string {
+	if v >= 0 && int(v) < len(compactionStatus) {
+		return compactionStatus[v]
+	}
+	return fmt.Sprint(v)
+}
+
+func zoneName(v int64) string {
+	if v >= 0 && v < int64(MaxNrZones) {
+		return ZoneType(v).String()
+	}
+	return "?"
+}
+
+func modeName(async int64) string {
+	if async != 0 {
+		return "async"
+	}
+	return "sync"
+}
+
+var traceDefs = [NrTraceIDs]traceDef{
+	TraceMmPageAlloc: {"kmem", "mm_page_alloc", func(a *[8]int64) string {
+		return fmt.Sprintf("page=%s pfn=0x%x order=%d migratetype=%d gfp_flags=%s", pagePtr(a[0]), a[0], a[1], a[2], GFP(a[3]))
+	}},
+	TraceMmPageFree: {"kmem", "mm_page_free", func(a *[8]int64) string {
+		return fmt.Sprintf("page=%s pfn=0x%x order=%d", pagePtr(a[0]), a[0], a[1])
+	}},
+	TraceMmPageAllocExtfrag: {"kmem", "mm_page_alloc_extfrag", func(a *[8]int64) string {
+		return fmt.Sprintf("page=%s pfn=0x%x alloc_order=%d fallback_order=%d pageblock_order=%d alloc_migratetype=%d fallback_migratetype=%d fragmenting=%d change_ownership=%d",
+			pagePtr(a[0]), a[0], a[1], a[2], PageblockOrder, a[3], a[4], b2i(a[2] < PageblockOrder), a[5])
+	}},
+	TraceMmCompactionBegin: {"compaction", "mm_compaction_begin", func(a *[8]int64) string {
+		return fmt.Sprintf("zone_start=0x%x migrate_pfn=0x%x free_pfn=0x%x zone_end=0x%x, mode=%s", a[0], a[1], a[2], a[3], modeName(a[4]))
+	}},
+	TraceMmCompactionEnd: {"compaction", "mm_compaction_end", func(a *[8]int64) string {
+		return fmt.Sprintf("zone_start=0x%x migrate_pfn=0x%x free_pfn=0x%x zone_end=0x%x, mode=%s status=%s", a[0], a[1], a[2], a[3], modeName(a[4]), statusName(a[5]))
+	}},
+	TraceMmCompactionTryToCompactPages: {"compaction", "mm_compaction_try_to_compact_pages", func(a *[8]int64) string {
+		return fmt.Sprintf("order=%d gfp_mask=%s priority=%d", a[0], GFP(a[1]), a[2])
+	}},
+	TraceMmCompactionFinished: {"compaction", "mm_compaction_finished", func(a *[8]int64) string {
+		return fmt.Sprintf("node=%d zone=%-8s order=%d ret=%s", a[0], zoneName(a[1]), a[2], statusName(a[3]))
+	}},
+	TraceMmCompactionSuitable: {"compaction", "mm_compaction_suitable", func(a *[8]int64) string {
+		return fmt.Sprintf("node=%d zone=%-8s order=%d ret=%s", a[0], zoneName(a[1]), a[2], statusName(a[3]))
+	}},
+	TraceMmCompactionDeferred:        {"compaction", "mm_compaction_deferred", deferFmt},
+	TraceMmCompactionDeferCompaction: {"compaction", "mm_compaction_defer_compaction", deferFmt},
+	TraceMmCompactionDeferReset:      {"compaction", "mm_compaction_defer_reset", deferFmt},
+	TraceMmCompactionIsolateMigratepages: {"compaction", "mm_compaction_isolate_migratepages", func(a *[8]int64) string {
+		return fmt.Sprintf("range=(0x%x ~ 0x%x) nr_scanned=%d nr_taken=%d", a[0], a[1], a[2], a[3])
+	}},
+	TraceMmCompactionIsolateFreepages: {"compaction", "mm_compaction_isolate_freepages", func(a *[8]int64) string {
+		return fmt.Sprintf("range=(0x%x ~ 0x%x) nr_scanned=%d nr_taken=%d", a[0], a[1], a[2], a[3])
+	}},
+	TraceMmCompactionMigratepages: {"compaction", "mm_compaction_migratepages", func(a *[8]int64) string {
+		return fmt.Sprintf("nr_migrated=%d nr_failed=%d", a[0], a[1])
+	}},
+	TraceMmCompactionKcompactdSleep: {"compaction", "mm_compaction_kcompactd_sleep", func(a *[8]int64) string {
+		return fmt.Sprintf("nid=%d", a[0])
+	}},
+	TraceMmCompactionWakeupKcompactd: {"compaction", "mm_compaction_wakeup_kcompactd", func(a *[8]int64) string {
+		return fmt.Sprintf("nid=%d order=%d highest_zoneidx=%-8s", a[0], a[1], zoneName(a[2]))
+	}},
+	TraceMmCompactionKcompactdWake: {"compaction", "mm_compaction_kcompactd_wake", func(a *[8]int64) string {
+		return fmt.Sprintf("nid=%d order=%d highest_zoneidx=%-8s", a[0], a[1], zoneName(a[2]))
+	}},
+	TraceMmVmscanKswapdSleep: {"vmscan", "mm_vmscan_kswapd_sleep", func(a *[8]int64) string {
+		return fmt.Sprintf("nid=%d", a[0])
+	}},
+	TraceMmVmscanKswapdWake: {"vmscan", "mm_vmscan_kswapd_wake", func(a *[8]int64) string {
+		return fmt.Sprintf("nid=%d zid=%d order=%d", a[0], a[1], a[2])
+	}},
+	TraceMmVmscanWakeupKswapd: {"vmscan", "mm_vmscan_wakeup_kswapd", func(a *[8]int64) string {
+		return fmt.Sprintf("nid=%d zid=%d order=%d gfp_flags=%s", a[0], a[1], a[2], GFP(a[3]))
+	}},
+	TraceMmVmscanDirectReclaimBegin: {"vmscan", "mm_vmscan_direct_reclaim_begin", func(a *[8]int64) string {
+		return fmt.Sprintf("order=%d gfp_flags=%s", a[0], GFP(a[1]))
+	}},
+	TraceMmVmscanDirectReclaimEnd: {"vmscan", "mm_vmscan_direct_reclaim_end", func(a *[8]int64) string {
+		return fmt.Sprintf("nr_reclaimed=%d", a[0])
+	}},
+	TraceMmVmscanLruShrinkInactive: {"vmscan", "mm_vmscan_lru_shrink_inactive", func(a *[8]int64) string {
+		return fmt.Sprintf("nid=%d nr_scanned=%d nr_reclaimed=%d nr_dirty=0 nr_writeback=0 nr_congested=0 nr_immediate=0 nr_activate_anon=%d nr_activate_file=%d nr_ref_keep=%d nr_unmap_fail=%d priority=%d flags=%s",
+			a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]>>8, lruFlags(a[7]&0xff))
+	}},
+}
+
+func lruFlags(file int64) string {
+	if file != 0 {
+		return "RECLAIM_WB_FILE|RECLAIM_WB_ASYNC"
+	}
+	return "RECLAIM_WB_ANON|RECLAIM_WB_ASYNC"
+}
+
+func deferFmt(a *[8]int64) string {
+	return fmt.Sprintf("node=%d zone=%-8s order=%d order_failed=%d consider=%d limit=%d", a[0], zoneName(a[1]), a[2], a[3], a[4], a[5])
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TraceEvent is one recorded tracepoint hit.
+type TraceEvent struct {
+	Time sim.Time
+	Comm string
+	PID  int32
+	CPU  int16
+	ID   TraceID
+	Args [8]int64
+}
+
+// Name returns the tracepoint's name.
+func (e *TraceEvent) Name() string { return traceDefs[e.ID].name }
+
+// Fields returns the event's TP_printk text.
+func (e *TraceEvent) Fields() string { return traceDefs[e.ID].format(&e.Args) }
+
+// String formats the event as a line of /sys/kernel/tracing/trace.
+func (e *TraceEvent) String() string {
+	return fmt.Sprintf("%16s-%-7d [%03d] ..... %5d.%06d: %s: %s",
+		e.Comm, e.PID, e.CPU, int64(e.Time)/int64(sim.Second), (int64(e.Time)%int64(sim.Second))/int64(sim.Microsecond),
+		traceDefs[e.ID].name, e.Fields())
+}
+
+// Trace is the bounded ring of events (the ftrace ring buffer).
+type Trace struct {
+	ring    []TraceEvent
+	next    int
+	full    bool
+	enabled [NrTraceIDs]bool
+	// Written counts every event recorded (entries-written).
+	Written uint64
+	// Hits counts events per tracepoint, including overwritten ones.
+	Hits [NrTraceIDs]uint64
+}
+
+// NewTrace makes a ring of size entries with the default events enabled.
+func NewTrace(size int) *Trace {
+	if size < 1 {
+		size = 1
+	}
+	t := &Trace{ring: make([]TraceEvent, size)}
+	for i := range t.enabled {
+		t.enabled[i] = true
+	}
+	t.enabled[TraceMmPageAlloc] = false
+	t.enabled[TraceMmPageFree] = false
+	return t
+}
+
+// Enable switches an event on or off by name ("mm_compaction_begin",
+// "compaction:mm_compaction_begin", "compaction" for a whole system, or
+// "all").
+func (t *Trace) Enable(name string, on bool) error {
+	found := false
+	for i, d := range traceDefs {
+		if name == "all" || name == d.system || name == d.name || name == d.system+":"+d.name {
+			t.enabled[i] = on
+			found = true
+		}
+	}
+	if !found {
+		return fmt.Errorf("unknown tracepoint %q", name)
+	}
+	return nil
+}
+
+// Enabled reports whether an event is on.
+func (t *Trace) Enabled(id TraceID) bool { return t.enabled[id] }
+
+// Emit records an event for task tk.
+func (t *Trace) Emit(tk *sim.Task, id TraceID, args ...int64) {
+	t.Hits[id]++
+	if !t.enabled[id] {
+		return
+	}
+	e := &t.ring[t.next]
+	e.ID = id
+	if tk != nil {
+		e.Time, e.Comm, e.PID, e.CPU = tk.Now, tk.Name, int32(tk.ID+1), int16(tk.CPU)
+	} else {
+		e.Time, e.Comm, e.PID, e.CPU = 0, "<idle>", 0, 0
+	}
+	e.Args = [8]int64{}
+	copy(e.Args[:], args)
+	t.next++
+	t.Written++
+	if t.next == len(t.ring) {
+		t.next = 0
+		t.full = true
+	}
+}
+
+// Events returns the events in the ring, oldest first.
+func (t *Trace) Events() []TraceEvent {
+	if !t.full {
+		return append([]TraceEvent(nil), t.ring[:t.next]...)
+	}
+	out := make([]TraceEvent, 0, len(t.ring))
+	out = append(out, t.ring[t.next:]...)
+	return append(out, t.ring[:t.next]...)
+}
+
+// Len returns the number of events held.
+func (t *Trace) Len() int {
+	if t.full {
+		return len(t.ring)
+	}
+	return t.next
+}
+
+// Clear empties the ring (echo > trace).
+func (t *Trace) Clear() {
+	t.next, t.full = 0, false
+}
+
+// Format writes the ring as the trace file, with its header.
+func (t *Trace) Format(nrCPUs int) string {
+	var b strings.Builder
+	ev := t.Events()
+	fmt.Fprintf(&b, "# tracer: nop\n#\n# entries-in-buffer/entries-written: %d/%d   #P:%d\n#\n", len(ev), t.Written, nrCPUs)
+	b.WriteString("#                                _-----=> irqs-off/BH-disabled\n")
+	b.WriteString("#                               / _----=> need-resched\n")
+	b.WriteString("#                              | / _---=> hardirq/softirq\n")
+	b.WriteString("#                              || / _--=> preempt-depth\n")
+	b.WriteString("#                              ||| / _-=> migrate-disable\n")
+	b.WriteString("#                              |||| /     delay\n")
+	b.WriteString("#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n")
+	b.WriteString("#              | |         |   |||||     |         |\n")
+	for i := range ev {
+		b.WriteString(ev[i].String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// TraceNames lists every tracepoint as system:name.
+func TraceNames() []string {
+	var out []string
+	for _, d := range traceDefs {
+		out = append(out, d.system+":"+d.name)
+	}
+	return out
+}
+
+// extfrag records mm_page_alloc_extfrag.
+func (t *Trace) extfrag(tk *sim.Task, pfn PFN, allocOrder, fallbackOrder Order, allocMt, fallbackMt MigrateType, changeOwnership bool) {
+	t.Emit(tk, TraceMmPageAllocExtfrag, int64(pfn), int64(allocOrder), int64(fallbackOrder), int64(allocMt), int64(fallbackMt), int64(b2i(changeOwnership)))
+}

@@ -1,0 +1,400 @@
+// Package sim is pagesim's discrete-event core: simulated time, CPUs, tasks,
+// lock timelines and the one seeded random number generator.
+//
+// # The model
+//
+// Time is an int64 count of simulated nanoseconds. The World holds a queue
+// of events ordered by (time, sequence number); the sequence number breaks
+// ties in insertion order, so two runs with the same inputs process events
+// in the same order.
+//
+// A Task is a simulated thread: a workload thread, a kswapd or a kcompactd.
+// It runs its Program one step at a time. A step runs to completion when its
+// event fires: kernel code executed inside the step does not sleep in wall
+// time, it charges the simulated cost of what it did to the task's local
+// clock (Task.Now). When the step returns, the CPU the task ran on stays
+// busy until Task.Now, and the task's next step is scheduled when the program
+// asks. This is "costs are charged, not slept".
+//
+// Contention comes from two kinds of timeline. A CPU runs one task at a time:
+// a task whose event fires while its CPU is busy waits for it. A Lock
+// (zone->lock, the LRU lock, pcpu_drain_mutex) records when it becomes free:
+// a task taking it earlier waits until then, and its hold time is the cost
+// it charges while holding it. Many tasks piling into the same slow path
+// therefore queue behind each other, which is the effect seed 000 measures.
+//
+// The approximation: a step sees the machine as it is when the step starts
+// and applies all its changes at once, so two steps that overlap in simulated
+// time are serialised in the order they started. Locks are first come, first
+// served in that order.
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+)
+
+// Time is simulated time in nanoseconds.
+type Time int64
+
+// Durations.
+const (
+	Nanosecond  Time = 1
+	Microsecond Time = 1000
+	Millisecond Time = 1000 * Microsecond
+	Second      Time = 1000 * Millisecond
+)
+
+// Seconds returns t in seconds as a float.
+func (t Time) Seconds() float64 { return float64(t) / float64(Second) }
+
+// String prints t as seconds with microsecond precision, the way ftrace
+// prints timestamps ("12.345678").
+func (t Time) String() string {
+	return fmt.Sprintf("%d.%06d", int64(t)/int64(Second), (int64(t)%int64(Second))/int64(Microsecond))
+}
+
+// Program is what a task runs. Step executes one step of the program on the
+// task's CPU starting at t.Now, charging costs to t.Now, and returns when the
+// task wants to run next: an absolute time >= t.Now, or Never to sleep until
+// woken, or Exit to end the task.
+type Program interface {
+	Step(w *World, t *Task) Time
+}
+
+// ProgramFunc adapts a function to Program.
+type ProgramFunc func(w *World, t *Task) Time
+
+// Step calls f.
+func (f ProgramFunc) Step(w *World, t *Task) Time { return f(w, t) }
+
+const (
+	// Never, returned by Step, parks the task until Wake.
+	Never Time = -1
+	// Exit, returned by Step, ends the task.
+	Exit Time = -2
+)
+
+// Task flags (include/linux/sched.h PF_*), the ones the memory code reads.
+const (
+	PF_MEMALLOC uint32 = 0x00000800
+	PF_KSWAPD   uint32 = 0x00020000
+	PF_KTHREAD  uint32 = 0x00200000
+)
+
+// Task is a simulated thread (struct task_struct, the parts pagesim needs).
+type Task struct {
+	ID   int
+	Name string
+	// CPU is the CPU the task runs on now (task_cpu()); AllowedCPUs lists
+	// where it may run (nil = any).
+	CPU         int
+	AllowedCPUs []int
+	// Now is the task's local clock while a step runs.
+	Now   Time
+	Flags uint32
+	// Memstall counts nested psi_memstall_enter() calls; MemstallStart is
+	// when the outermost one began (task->in_memstall).
+	Memstall      int
+	MemstallStart Time
+	// Program is what the task runs; Data is free for the program.
+	Program Program
+	Data    any
+
+	w       *World
+	state   taskState
+	pending bool // an event for this task is queued
+	wakeAt  Time
+	// deferred is set while the task waits for a busy CPU (deferredOn).
+	deferred   bool
+	deferredOn *CPU
+}
+
+type taskState uint8
+
+const (
+	taskRunnable taskState = iota
+	taskSleeping
+	taskExited
+)
+
+// Sleeping reports whether the task is parked waiting for Wake.
+func (t *Task) Sleeping() bool { return t.state == taskSleeping }
+
+// Exited reports whether the task's program has finished.
+func (t *Task) Exited() bool { return t.state == taskExited }
+
+// Charge adds d nanoseconds of work to the task's clock.
+func (t *Task) Charge(d Time) {
+	if d > 0 {
+		t.Now += d
+	}
+}
+
+// CPU is a simulated processor.
+type CPU struct {
+	ID   int
+	Node int
+	// BusyUntil is when the task running on it finishes its step.
+	BusyUntil Time
+	// Busy is the total time the CPU ran steps (for utilisation).
+	Busy Time
+	// Waiters counts tasks currently deferred because the CPU was busy.
+	Waiters int
+}
+
+// Lock is a lock timeline: it is free from FreeAt on.
+type Lock struct {
+	Name   string
+	FreeAt Time
+	// Contended counts acquisitions that had to wait; WaitTime sums the waits.
+	Contended uint64
+	WaitTime  Time
+	Acquired  uint64
+	heldBy    *Task
+}
+
+// Lock takes l for t: t waits until the lock is free. The hold lasts until
+// Unlock, and the task's charged costs in between are the hold time.
+func (l *Lock) Lock(t *Task) {
+	l.Acquired++
+	if l.FreeAt > t.Now {
+		l.Contended++
+		l.WaitTime += l.FreeAt - t.Now
+		t.Now = l.FreeAt
+	}
+	l.heldBy = t
+}
+
+// Unlock releases l at t's current time.
+func (l *Lock) Unlock(t *Task) {
+	if t.Now > l.FreeAt {
+		l.FreeAt = t.Now
+	}
+	l.heldBy = nil
+}
+
+// Hold takes and releases l around d nanoseconds of work.
+func (l *Lock) Hold(t *Task, d Time) {
+	l.Lock(t)
+	t.Charge(d)
+	l.Unlock(t)
+}
+
+type event struct {
+	at   Time
+	seq  uint64
+	task *Task
+	fn   func(w *World)
+}
+
+type eventQueue []event
+
+func (q eventQueue) Len() int { return len(q) }
+func (q eventQueue) Less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	return q[i].seq < q[j].seq
+}
+func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *eventQueue) Push(x any)   { *q = append(*q, x.(event)) }
+func (q *eventQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return e
+}
+
+// World is the simulation: clock, CPUs, tasks, events and the RNG.
+type World struct {
+	now   Time
+	seq   uint64
+	queue eventQueue
+	CPUs  []*CPU
+	Tasks []*Task
+	Rand  *Rand
+	// Steps counts task steps run (a measure of simulated work).
+	Steps uint64
+}
+
+// NewWorld creates a world with the given CPUs (cpuNode[i] is CPU i's NUMA
+// node) and RNG seed.
+func NewWorld(cpuNode []int, seed uint64) *World {
+	w := &World{Rand: NewRand(seed)}
+	for i, n := range cpuNode {
+		w.CPUs = append(w.CPUs, &CPU{ID: i, Node: n})
+	}
+	return w
+}
+
+// Now is the simulated time of the event being processed.
+func (w *World) Now() Time { return w.now }
+
+// NewTask creates a task that starts at time start on cpu (or the least busy
+// allowed CPU). Pass start = Never for a task that sleeps until woken.
+func (w *World) NewTask(name string, cpu int, p Program, start Time) *Task {
+	t := &Task{ID: len(w.Tasks), Name: name, CPU: cpu, Program: p, w: w}
+	w.Tasks = append(w.Tasks, t)
+	if start == Never {
+		t.state = taskSleeping
+	} else {
+		w.schedule(t, start)
+	}
+	return t
+}
+
+// Wake makes a sleeping task runnable at time at (try_to_wake_up).
+// Waking a runnable task whose next step is later moves the step earlier.
+func (w *World) Wake(t *Task, at Time) {
+	if t.state == taskExited {
+		return
+	}
+	if at < w.now {
+		at = w.now
+	}
+	if t.state == taskSleeping {
+		t.state = taskRunnable
+		w.schedule(t, at)
+		return
+	}
+	if t.pending && at < t.wakeAt {
+		w.schedule(t, at) // the later event becomes stale
+	}
+}
+
+func (w *World) schedule(t *Task, at Time) {
+	w.seq++
+	t.pending = true
+	t.wakeAt = at
+	heap.Push(&w.queue, event{at: at, seq: w.seq, task: t})
+}
+
+// At runs fn at time at (a timer, such as the PSI averaging work).
+func (w *World) At(at Time, fn func(w *World)) {
+	if at < w.now {
+		at = w.now
+	}
+	w.seq++
+	heap.Push(&w.queue, event{at: at, seq: w.seq, fn: fn})
+}
+
+// Pending reports whether any event is queued.
+func (w *World) Pending() bool { return len(w.queue) > 0 }
+
+// NextEventTime returns the time of the next queued event, or Never.
+func (w *World) NextEventTime() Time {
+	if len(w.queue) == 0 {
+		return Never
+	}
+	return w.queue[0].at
+}
+
+// RunUntil processes events with time <= until (or until Stop returns true
+// after an event) and leaves the clock at until. It returns the number of
+// events processed.
+func (w *World) RunUntil(until Time, stop func() bool) int {
+	n := 0
+	for len(w.queue) > 0 && w.queue[0].at <= until {
+		w.step()
+		n++
+		if stop != nil && stop() {
+			return n
+		}
+	}
+	if until > w.now {
+		w.now = until
+	}
+	return n
+}
+
+// Step processes one event. It returns false if the queue is empty.
+func (w *World) Step() bool {
+	if len(w.queue) == 0 {
+		return false
+	}
+	w.step()
+	return true
+}
+
+func (w *World) step() {
+	e := heap.Pop(&w.queue).(event)
+	if e.at > w.now {
+		w.now = e.at
+	}
+	if e.fn != nil {
+		e.fn(w)
+		return
+	}
+	t := e.task
+	if !t.pending || e.at != t.wakeAt || t.state != taskRunnable {
+		return // stale event
+	}
+	cpu := w.pickCPU(t)
+	if cpu.BusyUntil > w.now {
+		// The CPU is running someone else: wait in its run queue.
+		if !t.deferred {
+			t.deferred = true
+			cpu.Waiters++
+			t.deferredOn = cpu
+		}
+		w.seq++
+		t.wakeAt = cpu.BusyUntil
+		heap.Push(&w.queue, event{at: cpu.BusyUntil, seq: w.seq, task: t})
+		return
+	}
+	if t.deferred {
+		t.deferred = false
+		t.deferredOn.Waiters--
+		t.deferredOn = nil
+	}
+	t.pending = false
+	t.CPU = cpu.ID
+	t.Now = w.now
+	start := t.Now
+	w.Steps++
+	next := t.Program.Step(w, t)
+	if t.Now > cpu.BusyUntil {
+		cpu.BusyUntil = t.Now
+	}
+	cpu.Busy += t.Now - start
+	switch {
+	case next == Exit:
+		t.state = taskExited
+	case next == Never:
+		if !t.pending {
+			t.state = taskSleeping
+		}
+	default:
+		if next < t.Now {
+			next = t.Now
+		}
+		if !t.pending || next < t.wakeAt {
+			w.schedule(t, next)
+		}
+	}
+}
+
+// pickCPU returns the CPU the task runs its next step on: its current CPU
+// if free, else the allowed CPU that frees up first (lowest ID on ties).
+func (w *World) pickCPU(t *Task) *CPU {
+	cur := w.CPUs[t.CPU]
+	if cur.BusyUntil <= w.now || len(t.AllowedCPUs) == 1 {
+		return cur
+	}
+	best := cur
+	if t.AllowedCPUs == nil {
+		for _, c := range w.CPUs {
+			if c.BusyUntil < best.BusyUntil {
+				best = c
+			}
+		}
+	} else {
+		for _, id := range t.AllowedCPUs {
+			if c := w.CPUs[id]; c.BusyUntil < best.BusyUntil {
+				best = c
+			}
+		}
+	}
+	return best
+}
