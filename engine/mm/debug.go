@@ -231,7 +231,13 @@ func (m *Machine) CheckInvariants() error {
 			}
 		}
 		if p.flags&pgPinned != 0 {
-			blocks[pfn>>PageblockOrder].pinned++
+			n := PFN(1)
+			if p.flags&pgHead != 0 {
+				n = PFN(1) << p.order
+			}
+			for i := PFN(0); i < n; i++ {
+				blocks[(pfn+i)>>PageblockOrder].pinned++
+			}
 		}
 		owner[pfn] = 4
 	}

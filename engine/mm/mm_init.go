@@ -190,6 +190,11 @@ type Machine struct {
 	Trace   *Trace
 	Cost    CostTable
 
+	memcgs []*Memcg
+	owners []*Owner
+	Swap   SwapDevice
+	PSI    PSI
+
 	// minFreeKbytes is min_free_kbytes; userMinFreeKbytes is
 	// user_min_free_kbytes (-1 until the sysctl is written).
 	minFreeKbytes     int
@@ -216,6 +221,8 @@ func NewMachine(cfg Config) (*Machine, error) {
 		return nil, err
 	}
 	m.World = sim.NewWorld(m.cpuNode, cfg.Seed)
+	m.initMemcg()
+	m.initPSI()
 	m.buildZonelists()
 	m.memmapInit()
 	m.freeAllManaged()

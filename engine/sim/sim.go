@@ -105,6 +105,7 @@ type Task struct {
 	state   taskState
 	pending bool // an event for this task is queued
 	wakeAt  Time
+	slept   Time
 	// deferred is set while the task waits for a busy CPU (deferredOn).
 	deferred   bool
 	deferredOn *CPU
@@ -123,6 +124,15 @@ func (t *Task) Sleeping() bool { return t.state == taskSleeping }
 
 // Exited reports whether the task's program has finished.
 func (t *Task) Exited() bool { return t.state == taskExited }
+
+// Sleep advances the task's clock by d without using the CPU (waiting for
+// I/O): the CPU is free for others after the step's CPU work.
+func (t *Task) Sleep(d Time) {
+	if d > 0 {
+		t.Now += d
+		t.slept += d
+	}
+}
 
 // Charge adds d nanoseconds of work to the task's clock.
 func (t *Task) Charge(d Time) {
@@ -216,6 +226,9 @@ type World struct {
 	Rand  *Rand
 	// Steps counts task steps run (a measure of simulated work).
 	Steps uint64
+	// OnStep, if set, is told about every step: the CPU ran t from start
+	// to end (end includes Sleep time the CPU did not spend).
+	OnStep func(t *Task, cpu *CPU, start, end Time)
 }
 
 // NewWorld creates a world with the given CPUs (cpuNode[i] is CPU i's NUMA
@@ -353,11 +366,16 @@ func (w *World) step() {
 	t.Now = w.now
 	start := t.Now
 	w.Steps++
+	t.slept = 0
 	next := t.Program.Step(w, t)
-	if t.Now > cpu.BusyUntil {
-		cpu.BusyUntil = t.Now
+	ran := t.Now - t.slept
+	if ran > cpu.BusyUntil {
+		cpu.BusyUntil = ran
 	}
-	cpu.Busy += t.Now - start
+	cpu.Busy += ran - start
+	if w.OnStep != nil {
+		w.OnStep(t, cpu, start, ran)
+	}
 	switch {
 	case next == Exit:
 		t.state = taskExited

@@ -1,0 +1,250 @@
+package mm
+
+// memory.go models the parts of mm/memory.c, mm/rmap.c and mm/swap.c that
+// give pages to memory users and take them back: setting up a new folio for
+// an owner (charge, rmap counters, LRU add), unmapping and freeing it, and
+// the costs of a fault. The policy of which order and node a fault tries
+// (THP, mTHP, mempolicy) lives in huge_memory.go and mempolicy.go.
+
+import (
+	"fmt"
+
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// SwapDevice is the machine's swap space (one device, modelled by size).
+type SwapDevice struct {
+	// TotalPages and UsedPages count 4 KiB swap slots.
+	TotalPages uint64
+	UsedPages  uint64
+}
+
+// SetSwap sizes the swap device (swapon/swapoff); shrinking below what is
+// in use is refused.
+func (m *Machine) SetSwap(bytes uint64) error {
+	pages := bytes / PageSize
+	if pages < m.Swap.UsedPages {
+		return fmt.Errorf("swap: %d pages are in use, cannot shrink to %d", m.Swap.UsedPages, pages)
+	}
+	m.Swap.TotalPages = pages
+	return nil
+}
+
+// nrSwapPagesFree is get_nr_swap_pages().
+func (m *Machine) nrSwapPagesFree() uint64 { return m.Swap.TotalPages - m.Swap.UsedPages }
+
+// canReclaimAnonPages is can_reclaim_anon_pages() without demotion: anon
+// is reclaimable only if there is swap space left.
+func (m *Machine) canReclaimAnonPages() bool { return m.nrSwapPagesFree() > 0 }
+
+// setupFolio makes a freshly allocated chunk a folio of owner o: kind,
+// owner ID, memcg charge, the rmap counters, and the LRU (folio_add_lru).
+func (m *Machine) setupFolio(head PFN, order Order, o *Owner) {
+	n := PFN(1) << order
+	for i := PFN(0); i < n; i++ {
+		p := &m.pages[head+i]
+		p.kind = o.Kind
+		p.owner = o.ID
+	}
+	nr := uint64(n)
+	o.Resident += nr
+	o.Memcg.Usage += nr
+	node := m.ZoneOf(head).Node
+	switch o.Kind {
+	case KindAnon:
+		m.pages[head].flags |= pgSwapBacked
+		node.Stat[NR_ANON_MAPPED] += int64(nr)
+		if order == HPagePMDOrder {
+			node.Stat[NR_ANON_THPS] += int64(nr)
+		}
+		m.lruAdd(head)
+	case KindFile:
+		node.Stat[NR_FILE_PAGES] += int64(nr)
+		if order == HPagePMDOrder {
+			node.Stat[NR_FILE_THPS] += int64(nr)
+		}
+		m.lruAdd(head)
+	case KindSlab:
+		node.Stat[NR_SLAB_UNRECLAIMABLE_B] += int64(nr * PageSize)
+	case KindSlabReclaim:
+		node.Stat[NR_SLAB_RECLAIMABLE_B] += int64(nr * PageSize)
+	case KindPageTable:
+		node.Stat[NR_PAGETABLE] += int64(nr)
+	}
+}
+
+// teardownFolio undoes setupFolio: off the LRU, uncharged, counters back.
+// The pages stay allocated; the caller frees them.
+func (m *Machine) teardownFolio(head PFN) {
+	p := &m.pages[head]
+	o := m.owners[p.owner]
+	nr := m.folioNr(head)
+	order := Order(0)
+	if p.flags&pgHead != 0 {
+		order = Order(p.order)
+	}
+	if p.flags&pgLRU != 0 {
+		m.lruDel(head)
+	}
+	if p.flags&pgPinned != 0 {
+		m.unpinFlags(head)
+	}
+	o.Resident -= nr
+	o.Memcg.Usage -= nr
+	node := m.ZoneOf(head).Node
+	switch o.Kind {
+	case KindAnon:
+		node.Stat[NR_ANON_MAPPED] -= int64(nr)
+		if order == HPagePMDOrder {
+			node.Stat[NR_ANON_THPS] -= int64(nr)
+		}
+	case KindFile:
+		node.Stat[NR_FILE_PAGES] -= int64(nr)
+		if order == HPagePMDOrder {
+			node.Stat[NR_FILE_THPS] -= int64(nr)
+		}
+		if p.flags&pgDirty != 0 {
+			m.ZoneOf(head).Stat[NR_ZONE_WRITE_PENDING] -= int64(nr)
+			node.Stat[NR_FILE_DIRTY] -= int64(nr)
+		}
+	case KindSlab:
+		node.Stat[NR_SLAB_UNRECLAIMABLE_B] -= int64(nr * PageSize)
+	case KindSlabReclaim:
+		node.Stat[NR_SLAB_RECLAIMABLE_B] -= int64(nr * PageSize)
+	case KindPageTable:
+		node.Stat[NR_PAGETABLE] -= int64(nr)
+	}
+}
+
+// AllocOwned allocates a folio of order for owner o with gfp on node nid
+// (nodemask may restrict it) and sets it up (charge, counters, LRU). It
+// charges the fault costs for anon memory (clearing included). It returns
+// the head PFN or NilPFN.
+func (m *Machine) AllocOwned(t *sim.Task, o *Owner, gfp GFP, order Order, nid int, nodemask NodeMask) PFN {
+	head := m.AllocPages(t, gfp, order, nid, nodemask)
+	if head == NilPFN {
+		return NilPFN
+	}
+	m.setupFolio(head, order, o)
+	return head
+}
+
+// FreeOwned unmaps and frees a folio (zap_pte_range + folio_put).
+func (m *Machine) FreeOwned(t *sim.Task, head PFN) {
+	head = m.folioHead(head)
+	order := Order(0)
+	if m.pages[head].flags&pgHead != 0 {
+		order = Order(m.pages[head].order)
+	}
+	m.teardownFolio(head)
+	m.FreePages(t, head, order)
+}
+
+// PinFolio takes a FOLL_LONGTERM pin on the folio holding pfn
+// (pin_user_pages with FOLL_LONGTERM): the folio can no longer be migrated
+// or reclaimed. A folio in ZONE_MOVABLE is not long-term pinnable
+// (folio_is_longterm_pinnable); the caller migrates it first, so PinFolio
+// refuses it.
+func (m *Machine) PinFolio(t *sim.Task, pfn PFN) error {
+	head := m.folioHead(pfn)
+	p := &m.pages[head]
+	if p.owner == 0 {
+		return fmt.Errorf("PFN %#x is not owned by a memory user", pfn)
+	}
+	if p.flags&pgPinned != 0 {
+		return nil
+	}
+	if z := m.ZoneOf(head); z.Type == ZoneMovable {
+		return fmt.Errorf("PFN %#x is in ZONE_MOVABLE and must be migrated before a long-term pin", pfn)
+	}
+	onLRU := p.flags&pgLRU != 0
+	if onLRU {
+		m.lruDel(head)
+	}
+	nr := m.folioNr(head)
+	p.flags |= pgPinned
+	m.addBlockPinned(head, nr, 1)
+	o := m.owners[p.owner]
+	o.Pinned += nr
+	m.ZoneOf(head).Node.Stat[NR_FOLL_PIN_ACQUIRED] += int64(nr)
+	if onLRU {
+		m.lruAdd(head)
+	}
+	t.Charge(m.Cost.PinPage * sim.Time(nr))
+	return nil
+}
+
+// UnpinFolio drops the pin (unpin_user_page).
+func (m *Machine) UnpinFolio(t *sim.Task, pfn PFN) {
+	head := m.folioHead(pfn)
+	p := &m.pages[head]
+	if p.flags&pgPinned == 0 {
+		return
+	}
+	onLRU := p.flags&pgLRU != 0
+	if onLRU {
+		m.lruDel(head)
+	}
+	m.unpinFlags(head)
+	if onLRU {
+		m.lruAdd(head)
+	}
+}
+
+func (m *Machine) unpinFlags(head PFN) {
+	p := &m.pages[head]
+	nr := m.folioNr(head)
+	p.flags &^= pgPinned
+	m.addBlockPinned(head, nr, -1)
+	m.owners[p.owner].Pinned -= nr
+	m.ZoneOf(head).Node.Stat[NR_FOLL_PIN_RELEASED] += int64(nr)
+}
+
+func (m *Machine) addBlockPinned(head PFN, nr uint64, delta int) {
+	for i := uint64(0); i < nr; i += PageblockNrPages {
+		b := &m.blocks[(head+PFN(i))>>PageblockOrder]
+		n := nr - i
+		if n > PageblockNrPages {
+			n = PageblockNrPages
+		}
+		b.nrPinned = uint16(int(b.nrPinned) + delta*int(n))
+	}
+}
+
+// FolioInfo describes the folio holding a PFN, for scripts and tests.
+type FolioInfo struct {
+	Head   PFN
+	Order  Order
+	Kind   PageKind
+	Owner  string
+	Node   int
+	Zone   ZoneType
+	LRU    bool
+	Active bool
+	Pinned bool
+	Dirty  bool
+	Free   bool
+}
+
+// Folio returns what is at pfn.
+func (m *Machine) Folio(pfn PFN) FolioInfo {
+	if pfn >= m.maxPFN {
+		return FolioInfo{Head: NilPFN}
+	}
+	head := m.folioHead(pfn)
+	p := &m.pages[head]
+	fi := FolioInfo{Head: head, Kind: p.kind, LRU: p.flags&pgLRU != 0, Active: p.flags&pgActive != 0,
+		Pinned: p.flags&pgPinned != 0, Dirty: p.flags&pgDirty != 0}
+	if p.flags&pgHead != 0 {
+		fi.Order = Order(p.order)
+	}
+	if p.owner != 0 {
+		fi.Owner = m.owners[p.owner].Name
+	}
+	if z := m.ZoneOf(pfn); z != nil {
+		fi.Node, fi.Zone = z.Node.ID, z.Type
+	}
+	states := m.PageStates(pfn, make([]PageState, 1))
+	fi.Free = states[0] == PSFree || states[0] == PSPCP
+	return fi
+}
