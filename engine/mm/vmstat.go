@@ -11,13 +11,13 @@ package mm
 // ZONE_DEVICE; no HIGHMEM, SHADOW_CALL_STACK, DEBUG_TLBFLUSH,
 // PER_VMA_LOCK_STATS or DEBUG_STACK_USAGE).
 //
-// Matched against linux-mm/linux-mm mm/vmstat.c @4425f4916b86 (vmstat_text[],
-// whose designated initialisers are in enum order, and the /proc printers),
-// cross-checked with include/linux/mmzone.h @c98520ab2541 (zone and node
-// items; that snapshot predates the pgrotate_* and nr_gpu_* items the
-// vmstat.c snapshot prints) and include/linux/vmstat.h (enum vm_stat_item).
-// include/linux/vm_event_item.h @adb2c50000ab carries an unmerged series
-// (spb_*) that vmstat.c @4425f491 does not print; the events follow vmstat.c.
+// Matched against linux-mm/linux-mm mm/vmstat.c @251c25cde91e: its
+// vmstat_text[] (designated initialisers in enum order) and its /proc
+// printers. Later snapshots of that tree (mm/vmstat.c @4425f4916b86,
+// include/linux/mmzone.h @c98520ab2541) move pgsteal_*, pgscan_* and
+// pgrefill from the events to the node items and add pgrotate_*, nr_gpu_*
+// and nrswpin/nrswpout; pagesim keeps the @251c25cd layout, in which the
+// reclaim counters are vm events, as the reclaim code counts them.
 //
 // Every enum here lists the kernel's items in the kernel's order, including
 // the ones pagesim never changes, so /proc/vmstat and /proc/zoneinfo print
@@ -78,9 +78,7 @@ var NumaEventNames = [NrNumaEventItems]string{
 	"numa_hit", "numa_miss", "numa_foreign", "numa_interleave", "numa_local", "numa_other",
 }
 
-// NodeStatItem is enum node_stat_item. Since the 2026 mm tree the reclaim
-// counters (pgsteal_*, pgscan_*, pgrotate_*, pgrefill) are node items, kept
-// per node like the kernel's lruvec state, not vm events.
+// NodeStatItem is enum node_stat_item.
 type NodeStatItem int
 
 const (
@@ -133,26 +131,9 @@ const (
 	PGDEMOTE_DIRECT
 	PGDEMOTE_KHUGEPAGED
 	PGDEMOTE_PROACTIVE
-	PGSTEAL_KSWAPD
-	PGSTEAL_DIRECT
-	PGSTEAL_KHUGEPAGED
-	PGSTEAL_PROACTIVE
-	PGSTEAL_ANON
-	PGSTEAL_FILE
-	PGSCAN_KSWAPD
-	PGSCAN_DIRECT
-	PGSCAN_KHUGEPAGED
-	PGSCAN_PROACTIVE
-	PGSCAN_ANON
-	PGSCAN_FILE
-	PGROTATE_ANON
-	PGROTATE_FILE
-	PGREFILL
 	NR_HUGETLB
 	NR_BALLOON_PAGES
 	NR_KERNEL_FILE_PAGES
-	NR_GPU_ACTIVE
-	NR_GPU_RECLAIM
 	NrNodeStatItems
 )
 
@@ -207,26 +188,9 @@ var NodeStatNames = [NrNodeStatItems]string{
 	"pgdemote_direct",
 	"pgdemote_khugepaged",
 	"pgdemote_proactive",
-	"pgsteal_kswapd",
-	"pgsteal_direct",
-	"pgsteal_khugepaged",
-	"pgsteal_proactive",
-	"pgsteal_anon",
-	"pgsteal_file",
-	"pgscan_kswapd",
-	"pgscan_direct",
-	"pgscan_khugepaged",
-	"pgscan_proactive",
-	"pgscan_anon",
-	"pgscan_file",
-	"pgrotate_anon",
-	"pgrotate_file",
-	"pgrefill",
 	"nr_hugetlb",
 	"nr_balloon_pages",
 	"nr_kernel_file_pages",
-	"nr_gpu_active",
-	"nr_gpu_reclaim",
 }
 
 // VMStatItem is enum vm_stat_item (include/linux/vmstat.h): system-wide
@@ -299,8 +263,21 @@ const (
 	PGFAULT
 	PGMAJFAULT
 	PGLAZYFREED
+	PGREFILL
 	PGREUSE
+	PGSTEAL_KSWAPD
+	PGSTEAL_DIRECT
+	PGSTEAL_KHUGEPAGED
+	PGSTEAL_PROACTIVE
+	PGSCAN_KSWAPD
+	PGSCAN_DIRECT
+	PGSCAN_KHUGEPAGED
+	PGSCAN_PROACTIVE
 	PGSCAN_DIRECT_THROTTLE
+	PGSCAN_ANON
+	PGSCAN_FILE
+	PGSTEAL_ANON
+	PGSTEAL_FILE
 	PGSCAN_ZONE_RECLAIM_SUCCESS
 	PGSCAN_ZONE_RECLAIM_FAILED
 	PGINODESTEAL
@@ -381,123 +358,53 @@ const (
 	DIRECT_MAP_LEVEL3_SPLIT
 	DIRECT_MAP_LEVEL2_COLLAPSE
 	DIRECT_MAP_LEVEL3_COLLAPSE
-	NRSWPIN
-	NRSWPOUT
 	NrVMEventItems
 )
 
 // VMEventNames is the event part of vmstat_text[].
 var VMEventNames = [NrVMEventItems]string{
-	"pgpgin",
-	"pgpgout",
-	"pswpin",
-	"pswpout",
-	"pgalloc_dma",
-	"pgalloc_dma32",
-	"pgalloc_normal",
-	"pgalloc_movable",
-	"pgalloc_device",
-	"allocstall_dma",
-	"allocstall_dma32",
-	"allocstall_normal",
-	"allocstall_movable",
-	"allocstall_device",
-	"pgskip_dma",
-	"pgskip_dma32",
-	"pgskip_normal",
-	"pgskip_movable",
-	"pgskip_device",
-	"pgfree",
-	"pgactivate",
-	"pgdeactivate",
-	"pglazyfree",
-	"pgfault",
-	"pgmajfault",
-	"pglazyfreed",
-	"pgreuse",
+	"pgpgin", "pgpgout", "pswpin", "pswpout",
+	"pgalloc_dma", "pgalloc_dma32", "pgalloc_normal", "pgalloc_movable", "pgalloc_device",
+	"allocstall_dma", "allocstall_dma32", "allocstall_normal", "allocstall_movable", "allocstall_device",
+	"pgskip_dma", "pgskip_dma32", "pgskip_normal", "pgskip_movable", "pgskip_device",
+	"pgfree", "pgactivate", "pgdeactivate", "pglazyfree",
+	"pgfault", "pgmajfault", "pglazyfreed",
+	"pgrefill", "pgreuse",
+	"pgsteal_kswapd", "pgsteal_direct", "pgsteal_khugepaged", "pgsteal_proactive",
+	"pgscan_kswapd", "pgscan_direct", "pgscan_khugepaged", "pgscan_proactive",
 	"pgscan_direct_throttle",
-	"zone_reclaim_success",
-	"zone_reclaim_failed",
-	"pginodesteal",
-	"slabs_scanned",
-	"kswapd_inodesteal",
-	"kswapd_low_wmark_hit_quickly",
-	"kswapd_high_wmark_hit_quickly",
-	"pageoutrun",
-	"pgrotated",
-	"drop_pagecache",
-	"drop_slab",
-	"oom_kill",
-	"numa_pte_updates",
-	"numa_huge_pte_updates",
-	"numa_hint_faults",
-	"numa_hint_faults_local",
-	"numa_pages_migrated",
-	"pgmigrate_success",
-	"pgmigrate_fail",
-	"thp_migration_success",
-	"thp_migration_fail",
-	"thp_migration_split",
-	"compact_migrate_scanned",
-	"compact_free_scanned",
-	"compact_isolated",
-	"compact_stall",
-	"compact_fail",
-	"compact_success",
-	"compact_daemon_wake",
-	"compact_daemon_migrate_scanned",
-	"compact_daemon_free_scanned",
-	"htlb_buddy_alloc_success",
-	"htlb_buddy_alloc_fail",
-	"cma_alloc_success",
-	"cma_alloc_fail",
-	"unevictable_pgs_culled",
-	"unevictable_pgs_scanned",
-	"unevictable_pgs_rescued",
-	"unevictable_pgs_mlocked",
-	"unevictable_pgs_munlocked",
-	"unevictable_pgs_cleared",
+	"pgscan_anon", "pgscan_file", "pgsteal_anon", "pgsteal_file",
+	"zone_reclaim_success", "zone_reclaim_failed",
+	"pginodesteal", "slabs_scanned", "kswapd_inodesteal",
+	"kswapd_low_wmark_hit_quickly", "kswapd_high_wmark_hit_quickly",
+	"pageoutrun", "pgrotated",
+	"drop_pagecache", "drop_slab", "oom_kill",
+	"numa_pte_updates", "numa_huge_pte_updates", "numa_hint_faults", "numa_hint_faults_local", "numa_pages_migrated",
+	"pgmigrate_success", "pgmigrate_fail",
+	"thp_migration_success", "thp_migration_fail", "thp_migration_split",
+	"compact_migrate_scanned", "compact_free_scanned", "compact_isolated",
+	"compact_stall", "compact_fail", "compact_success",
+	"compact_daemon_wake", "compact_daemon_migrate_scanned", "compact_daemon_free_scanned",
+	"htlb_buddy_alloc_success", "htlb_buddy_alloc_fail",
+	"cma_alloc_success", "cma_alloc_fail",
+	"unevictable_pgs_culled", "unevictable_pgs_scanned", "unevictable_pgs_rescued",
+	"unevictable_pgs_mlocked", "unevictable_pgs_munlocked", "unevictable_pgs_cleared",
 	"unevictable_pgs_stranded",
-	"thp_fault_alloc",
-	"thp_fault_fallback",
-	"thp_fault_fallback_charge",
-	"thp_collapse_alloc",
-	"thp_collapse_alloc_failed",
-	"thp_file_alloc",
-	"thp_file_fallback",
-	"thp_file_fallback_charge",
-	"thp_file_mapped",
-	"thp_split_page",
-	"thp_split_page_failed",
-	"thp_deferred_split_page",
-	"thp_underused_split_page",
+	"thp_fault_alloc", "thp_fault_fallback", "thp_fault_fallback_charge",
+	"thp_collapse_alloc", "thp_collapse_alloc_failed",
+	"thp_file_alloc", "thp_file_fallback", "thp_file_fallback_charge", "thp_file_mapped",
+	"thp_split_page", "thp_split_page_failed", "thp_deferred_split_page", "thp_underused_split_page",
 	"thp_split_pmd",
-	"thp_scan_exceed_none_pte",
-	"thp_scan_exceed_swap_pte",
-	"thp_scan_exceed_share_pte",
+	"thp_scan_exceed_none_pte", "thp_scan_exceed_swap_pte", "thp_scan_exceed_share_pte",
 	"thp_split_pud",
-	"thp_zero_page_alloc",
-	"thp_zero_page_alloc_failed",
-	"thp_swpout",
-	"thp_swpout_fallback",
-	"balloon_inflate",
-	"balloon_deflate",
-	"balloon_migrate",
-	"swap_ra",
-	"swap_ra_hit",
-	"swpin_zero",
-	"swpout_zero",
-	"ksm_swpin_copy",
-	"cow_ksm",
-	"zswpin",
-	"zswpout",
-	"zswpwb",
-	"direct_map_level2_splits",
-	"direct_map_level3_splits",
-	"direct_map_level2_collapses",
-	"direct_map_level3_collapses",
-	"nrswpin",
-	"nrswpout",
+	"thp_zero_page_alloc", "thp_zero_page_alloc_failed",
+	"thp_swpout", "thp_swpout_fallback",
+	"balloon_inflate", "balloon_deflate", "balloon_migrate",
+	"swap_ra", "swap_ra_hit", "swpin_zero", "swpout_zero",
+	"ksm_swpin_copy", "cow_ksm",
+	"zswpin", "zswpout", "zswpwb",
+	"direct_map_level2_splits", "direct_map_level3_splits",
+	"direct_map_level2_collapses", "direct_map_level3_collapses",
 }
 
 // String returns the /proc/vmstat name of the event.
