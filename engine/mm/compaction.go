@@ -1,26 +1,1224 @@
 package mm
 
-// compaction.go models mm/compaction.c. (Filled in by the compaction work;
-// the foundation only needs the per-zone state and the capture hook.)
+// compaction.go models mm/compaction.c (linux-mm/linux-mm @04e60ad1, the
+// tree that pairs with page_alloc.c @00cb34b0): the migrate and free
+// scanners, pageblock skip bits and cached scanner positions, suitability
+// and the fragmentation index, the finish rules, deferral, capture, direct
+// compaction (try_to_compact_pages, compact_zone_order) and kcompactd with
+// proactive compaction.
+//
+// # The scanners work on pageblock counters where the kernel would find
+// nothing to do
+//
+// The migrate scanner walks pageblocks upward from the zone start (or the
+// cached position), the free scanner downward from the zone end; a run ends
+// when they meet. Per pageblock the kernel walks 512 struct pages. pagesim
+// does too when the walk can change something (there are LRU folios to
+// isolate, or free pages to take); when the block's counters say the walk
+// must come up empty (no unpinned LRU pages for the migrate scanner, no free
+// pages for the free scanner) it charges the pages the kernel would have
+// visited and sets the skip bit as the kernel would, in O(1). Which PFNs are
+// "visited" follows the kernel's rules: a full block (512) for sync modes,
+// one PFN per cc->order-aligned chunk for async direct compaction, which
+// abandons a chunk at its first failure (skip_on_failure), and 512/32 for
+// the async free scanner's stride.
+//
+// # Simplifications (documented; spec B section 7 allows them)
+//
+//   - The fast searches (fast_isolate_freepages, fast_find_migrateblock)
+//     are replaced by the linear scans: which blocks are tried first
+//     differs, and compact_*_scanned count somewhat more pages than a
+//     kernel would; success and failure on pinned blocks are the same.
+//   - No lock contention aborts (COMPACT_CONTENDED) and no
+//     too_many_isolated(): a step runs to completion.
+//   - Non-LRU movable pages (zsmalloc, balloon) do not exist.
+//   - compact_gap(order) is 2 << order, the mainline form (one header in
+//     the index caps it at COMPACT_CLUSTER_MAX; the tree's compaction.c
+//     came from a different point in history, see the kernel notes).
+
+import (
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// CompactResult is enum compact_result, in its order (callers use max()).
+type CompactResult int
+
+const (
+	CompactNotSuitableZone CompactResult = iota
+	CompactSkipped
+	CompactDeferred
+	CompactNoSuitablePage
+	CompactContinue
+	CompactComplete
+	CompactPartialSkipped
+	CompactContended
+	CompactSuccess
+)
+
+var compactResultNames = [...]string{"COMPACT_NOT_SUITABLE_ZONE", "COMPACT_SKIPPED", "COMPACT_DEFERRED", "COMPACT_NO_SUITABLE_PAGE",
+	"COMPACT_CONTINUE", "COMPACT_COMPLETE", "COMPACT_PARTIAL_SKIPPED", "COMPACT_CONTENDED", "COMPACT_SUCCESS"}
+
+// Name returns the enum's kernel name.
+func (r CompactResult) Name() string {
+	if r >= 0 && int(r) < len(compactResultNames) {
+		return compactResultNames[r]
+	}
+	return "?"
+}
+
+// traceStatus maps a result to the COMPACTION_STATUS index of trace.go.
+func (r CompactResult) traceStatus() int64 { return int64(r) }
+
+const (
+	compactMaxDeferShift       = 6
+	compactClusterMax          = SwapClusterMax
+	hpageFragCheckIntervalMsec = 500
+	compactionHPageOrder       = HPagePMDOrder
+)
+
+// compactGap is compact_gap(): room for the pages being migrated and their
+// copies.
+func compactGap(order Order) uint64 { return 2 << order }
+
+type migrateMode uint8
+
+const (
+	migrateAsync migrateMode = iota
+	migrateSyncLight
+	migrateSync
+)
 
 // compactState is the compaction part of struct zone.
 type compactState struct {
-	considered     uint
+	considered     uint64
 	deferShift     uint
 	orderFailed    int
 	cachedFreePFN  PFN
 	cachedMigPFN   [2]PFN
+	initMigratePFN PFN
+	initFreePFN    PFN
 	blockskipFlush bool
 }
 
 func (c *compactState) init(z *Zone) {
 	c.orderFailed = 0
-	c.cachedFreePFN = z.EndPFN()
+	if z.SpannedPages == 0 {
+		return
+	}
+	c.cachedFreePFN = (z.EndPFN() - 1) &^ (PageblockNrPages - 1)
 	c.cachedMigPFN = [2]PFN{z.StartPFN, z.StartPFN}
+	c.initMigratePFN = z.StartPFN
+	c.initFreePFN = c.cachedFreePFN
+}
+
+// captureControl is struct capture_control (owned by the allocator).
+type captureControl struct {
+	zone        *Zone
+	migratetype MigrateType
+	order       Order
+	page        PFN
+}
+
+// compactControl is struct compact_control.
+type compactControl struct {
+	zone                *Zone
+	order               int // -1 for compact_memory and proactive compaction
+	gfp                 GFP
+	migratetype         MigrateType
+	allocFlags          AllocFlags
+	highestZoneidx      ZoneType
+	mode                migrateMode
+	ignoreSkipHint      bool
+	ignoreBlockSuitable bool
+	directCompaction    bool
+	proactive           bool
+	wholeZone           bool
+	finishPageblock     bool
+	freePFN             PFN
+	migratePFN          PFN
+	totalMigrateScanned uint64
+	totalFreeScanned    uint64
+	migratepages        []PFN // isolated source folio heads
+	nrMigratepages      uint64
+	freepages           [NrPageOrders][]PFN // isolated free chunks by order
+	nrFreepages         uint64
+	freeIsolatedOnce    bool
+}
+
+// ---------------------------------------------------------------------------
+// Fragmentation index (mm/vmstat.c)
+
+type contigPageInfo struct {
+	freePages, freeBlocksTotal, freeBlocksSuitable uint64
+}
+
+func fillContigPageInfo(z *Zone, suitable Order) contigPageInfo {
+	var info contigPageInfo
+	for o := Order(0); o < NrPageOrders; o++ {
+		blocks := z.freeArea[o].nrFree
+		info.freeBlocksTotal += blocks
+		info.freePages += blocks << o
+		if o >= suitable {
+			info.freeBlocksSuitable += blocks << (o - suitable)
+		}
+	}
+	return info
+}
+
+// fragmentationIndex is fragmentation_index(): -1000 if a free block of the
+// order exists, else 0..1000 (0: failure from lack of memory, 1000: from
+// fragmentation).
+func fragmentationIndex(z *Zone, order Order) int {
+	info := fillContigPageInfo(z, order)
+	if info.freeBlocksTotal == 0 {
+		return 0
+	}
+	if info.freeBlocksSuitable > 0 {
+		return -1000
+	}
+	requested := order.Pages()
+	return 1000 - int((1000+info.freePages*1000/requested)/info.freeBlocksTotal)
+}
+
+// extfragForOrder is extfrag_for_order(): percent of free memory in blocks
+// smaller than order.
+func extfragForOrder(z *Zone, order Order) uint64 {
+	info := fillContigPageInfo(z, order)
+	if info.freePages == 0 {
+		return 0
+	}
+	return (info.freePages - (info.freeBlocksSuitable << order)) * 100 / info.freePages
+}
+
+// ---------------------------------------------------------------------------
+// Deferral
+
+// deferCompaction is defer_compaction().
+func (m *Machine) deferCompaction(t *sim.Task, z *Zone, order Order) {
+	c := &z.compact
+	c.considered = 0
+	c.deferShift++
+	if int(order) < c.orderFailed {
+		c.orderFailed = int(order)
+	}
+	if c.deferShift > compactMaxDeferShift {
+		c.deferShift = compactMaxDeferShift
+	}
+	m.traceDefer(t, TraceMmCompactionDeferCompaction, z, order)
+}
+
+// compactionDeferred is compaction_deferred(): true means skip this time.
+func (m *Machine) compactionDeferred(t *sim.Task, z *Zone, order Order) bool {
+	c := &z.compact
+	limit := uint64(1) << c.deferShift
+	if int(order) < c.orderFailed {
+		return false
+	}
+	c.considered++
+	if c.considered >= limit {
+		c.considered = limit
+		return false
+	}
+	m.traceDefer(t, TraceMmCompactionDeferred, z, order)
+	return true
+}
+
+// compactionDeferReset is compaction_defer_reset().
+func (m *Machine) compactionDeferReset(t *sim.Task, z *Zone, order Order, allocSuccess bool) {
+	c := &z.compact
+	if allocSuccess {
+		c.considered = 0
+		c.deferShift = 0
+	}
+	if int(order) >= c.orderFailed {
+		c.orderFailed = int(order) + 1
+	}
+	m.traceDefer(t, TraceMmCompactionDeferReset, z, order)
+}
+
+// compactionRestarting is compaction_restarting().
+func compactionRestarting(z *Zone, order Order) bool {
+	c := &z.compact
+	if int(order) < c.orderFailed {
+		return false
+	}
+	return c.deferShift == compactMaxDeferShift && c.considered >= uint64(1)<<c.deferShift
+}
+
+func (m *Machine) traceDefer(t *sim.Task, id TraceID, z *Zone, order Order) {
+	c := &z.compact
+	m.Trace.Emit(t, id, int64(z.Node.ID), int64(z.Type), int64(order), int64(c.orderFailed), int64(c.considered), int64(1)<<c.deferShift)
+}
+
+// DeferState returns a zone's deferral state (compact_considered,
+// compact_defer_shift, compact_order_failed).
+func (z *Zone) DeferState() (considered uint64, shift uint, orderFailed int) {
+	return z.compact.considered, z.compact.deferShift, z.compact.orderFailed
+}
+
+// ---------------------------------------------------------------------------
+// Skip bits and cached positions
+
+// resetCachedPositions is reset_cached_positions().
+func resetCachedPositions(z *Zone) {
+	z.compact.cachedMigPFN = [2]PFN{z.StartPFN, z.StartPFN}
+	z.compact.cachedFreePFN = (z.EndPFN() - 1) &^ (PageblockNrPages - 1)
+}
+
+// resetIsolationPFN is __reset_isolation_pfn(): clear the block's skip bit
+// if a sample of its pages (every 8th) holds an LRU page (source side) or a
+// free page (target side). Pagesim reads the block's counters instead of
+// sampling.
+func (m *Machine) resetIsolationPFN(z *Zone, pfn PFN, checkSource, checkTarget bool) bool {
+	if !z.SpansPFN(pfn) {
+		return false
+	}
+	b := m.pageblockOf(pfn)
+	p := &m.pages[pfn&^(PageblockNrPages-1)]
+	if p.flags&pgHead != 0 && p.order >= PageblockOrder {
+		return false // pageblock_skip_persistent
+	}
+	if checkSource && checkTarget && !b.skip {
+		return true
+	}
+	if !checkSource && checkTarget && b.mt != MigrateMovable {
+		return false
+	}
+	if (checkSource && b.nrLRU > 0) || (checkTarget && b.nrFree > 0) {
+		b.skip = false
+		return true
+	}
+	return false
+}
+
+// resetIsolationSuitable is __reset_isolation_suitable().
+func (m *Machine) resetIsolationSuitable(z *Zone) {
+	c := &z.compact
+	if !c.blockskipFlush || z.SpannedPages == 0 {
+		return
+	}
+	c.blockskipFlush = false
+	migratePFN := z.StartPFN
+	freePFN := z.EndPFN() - 1
+	resetMigrate, resetFree := freePFN, migratePFN
+	sourceSet, freeSet := false, false
+	for ; migratePFN < freePFN; migratePFN, freePFN = migratePFN+PageblockNrPages, freePFN-PageblockNrPages {
+		if m.resetIsolationPFN(z, migratePFN, true, sourceSet) && migratePFN < resetMigrate {
+			sourceSet = true
+			resetMigrate = migratePFN
+			c.initMigratePFN = resetMigrate
+			c.cachedMigPFN = [2]PFN{resetMigrate, resetMigrate}
+		}
+		if m.resetIsolationPFN(z, freePFN, freeSet, true) && freePFN > resetFree {
+			freeSet = true
+			resetFree = freePFN
+			c.initFreePFN = resetFree
+			c.cachedFreePFN = resetFree
+		}
+		if freePFN < PageblockNrPages {
+			break
+		}
+	}
+	if resetMigrate >= resetFree {
+		c.cachedMigPFN = [2]PFN{migratePFN, migratePFN}
+		c.cachedFreePFN = freePFN
+	}
+}
+
+// resetIsolationSuitablePgdat is reset_isolation_suitable(pgdat).
+func (m *Machine) resetIsolationSuitablePgdat(n *Node) {
+	for _, z := range n.Zones {
+		if z.Populated() {
+			m.resetIsolationSuitable(z)
+		}
+	}
+}
+
+func (cc *compactControl) isolationSuitable(b *pageblock) bool {
+	return cc.ignoreSkipHint || !b.skip
+}
+
+// updateCachedMigrate is update_cached_migrate().
+func (cc *compactControl) updateCachedMigrate(pfn PFN) {
+	pfn = alignPFNUp(pfn+1, PageblockNrPages)
+	c := &cc.zone.compact
+	if pfn > c.cachedMigPFN[0] {
+		c.cachedMigPFN[0] = pfn
+	}
+	if cc.mode != migrateAsync && pfn > c.cachedMigPFN[1] {
+		c.cachedMigPFN[1] = pfn
+	}
+}
+
+// updatePageblockSkip is update_pageblock_skip().
+func (m *Machine) updatePageblockSkip(cc *compactControl, pfn PFN) {
+	m.pageblockOf(pfn).skip = true
+	if pfn < cc.zone.compact.cachedFreePFN {
+		cc.zone.compact.cachedFreePFN = pfn
+	}
+}
+
+func alignPFNUp(pfn PFN, a PFN) PFN { return (pfn + a - 1) &^ (a - 1) }
+
+// ---------------------------------------------------------------------------
+// Suitability
+
+// compactionSuitableFree is __compaction_suitable().
+func (m *Machine) compactionSuitableFree(z *Zone, order Order, watermark uint64, highest ZoneType, free int64) bool {
+	watermark += compactGap(order)
+	if order > PageAllocCostlyOrder {
+		watermark += z.WmarkPages(WmarkLow) - z.WmarkPages(WmarkMin)
+	}
+	return m.zoneWatermarkOK(z, 0, watermark, highest, ALLOC_CMA, free, MigrateMovable)
+}
+
+// compactionSuitable is compaction_suitable().
+func (m *Machine) compactionSuitable(z *Zone, order Order, watermark uint64, highest ZoneType) bool {
+	return m.compactionSuitableT(nil, z, order, watermark, highest)
+}
+
+func (m *Machine) compactionSuitableT(t *sim.Task, z *Zone, order Order, watermark uint64, highest ZoneType) bool {
+	suitable := m.compactionSuitableFree(z, order, watermark, highest, z.Stat[NR_FREE_PAGES])
+	r := CompactSkipped
+	if suitable {
+		r = CompactContinue
+		if order > PageAllocCostlyOrder {
+			fi := fragmentationIndex(z, order)
+			if fi >= 0 && fi <= m.Sysctl.ExtfragThreshold {
+				suitable = false
+				r = CompactNotSuitableZone
+			}
+		}
+	}
+	if t != nil {
+		m.Trace.Emit(t, TraceMmCompactionSuitable, int64(z.Node.ID), int64(z.Type), int64(order), r.traceStatus())
+	}
+	return suitable
+}
+
+// compactionSuitAllocationOrder is compaction_suit_allocation_order().
+func (m *Machine) compactionSuitAllocationOrder(t *sim.Task, z *Zone, order Order, highest ZoneType, allocFlags AllocFlags, async, kcompactd bool, mt MigrateType) CompactResult {
+	free := z.Stat[NR_FREE_PAGES]
+	if kcompactd && m.Sysctl.DefragMode != 0 {
+		free = z.Stat[NR_FREE_PAGES_BLOCKS]
+	}
+	watermark := z.WmarkPages(Watermark(allocFlags & ALLOC_WMARK_MASK))
+	if m.zoneWatermarkOK(z, order, watermark, highest, allocFlags, free, mt) {
+		return CompactSuccess
+	}
+	if order > PageAllocCostlyOrder && async && allocFlags&ALLOC_CMA == 0 {
+		if !m.zoneWatermarkOK(z, 0, watermark+compactGap(order), highest, 0, z.Stat[NR_FREE_PAGES], mt) {
+			return CompactSkipped
+		}
+	}
+	if !m.compactionSuitableT(t, z, order, watermark, highest) {
+		return CompactSkipped
+	}
+	return CompactContinue
+}
+
+// compactionZonelistSuitable is compaction_zonelist_suitable().
+func (m *Machine) compactionZonelistSuitable(ac *allocContext, order Order, allocFlags AllocFlags) bool {
+	for _, z := range ac.zonelist {
+		if z.Type > ac.highestZoneidx || !ac.nodemask.Has(z.Node.ID) {
+			continue
+		}
+		available := int64(m.zoneReclaimablePages(z)/uint64(max(order, 1))) + z.Stat[NR_FREE_PAGES]
+		if m.compactionSuitableFree(z, order, z.WmarkPages(WmarkMin), ac.highestZoneidx, available) {
+			return true
+		}
+	}
+	return false
+}
+
+// ---------------------------------------------------------------------------
+// Finish rules
+
+func (cc *compactControl) scannersMet() bool {
+	return cc.freePFN>>PageblockOrder <= cc.migratePFN>>PageblockOrder
+}
+
+// compactFinished is compact_finished() / __compact_finished().
+func (m *Machine) compactFinished(t *sim.Task, cc *compactControl) CompactResult {
+	ret := m.compactFinished_(cc)
+	if cc.order >= 0 {
+		m.Trace.Emit(t, TraceMmCompactionFinished, int64(cc.zone.Node.ID), int64(cc.zone.Type), int64(cc.order), ret.traceStatus())
+	}
+	if ret == CompactNoSuitablePage {
+		ret = CompactContinue
+	}
+	return ret
+}
+
+func (m *Machine) compactFinished_(cc *compactControl) CompactResult {
+	z := cc.zone
+	if cc.scannersMet() {
+		resetCachedPositions(z)
+		if cc.directCompaction {
+			z.compact.blockskipFlush = true
+		}
+		if cc.wholeZone {
+			return CompactComplete
+		}
+		return CompactPartialSkipped
+	}
+	if cc.proactive {
+		if m.kswapdIsRunning(z.Node) {
+			return CompactPartialSkipped
+		}
+		if extfragForOrder(z, compactionHPageOrder) > uint64(m.fragmentationScoreWmark(true)) {
+			return CompactContinue
+		}
+		return CompactSuccess
+	}
+	if cc.order < 0 {
+		return CompactContinue
+	}
+	if cc.migratePFN&(PageblockNrPages-1) != 0 {
+		return CompactContinue
+	}
+	order := Order(cc.order)
+	if m.Sysctl.DefragMode != 0 && !cc.directCompaction {
+		if m.zoneWatermarkOK(z, order, z.WmarkPages(WmarkHigh), cc.highestZoneidx, cc.allocFlags, z.Stat[NR_FREE_PAGES_BLOCKS], cc.migratetype) {
+			return CompactSuccess
+		}
+		return CompactContinue
+	}
+	// Seed 001 patch 2: under ALLOC_NOFRAGMENT, a sub-pageblock request
+	// cannot take another type's page below pageblock_order.
+	nofrag := m.Patches.NofragWatermark && cc.allocFlags&ALLOC_NOFRAGMENT != 0
+	for o := order; o < NrPageOrders; o++ {
+		area := &z.freeArea[o]
+		if area.list[cc.migratetype].n > 0 {
+			return CompactSuccess
+		}
+		if cc.migratetype == MigrateMovable && area.list[MigrateCMA].n > 0 {
+			return CompactSuccess
+		}
+		if nofrag && o < PageblockOrder {
+			continue
+		}
+		if cc.migratetype < MigratePCPTypes {
+			if res, _ := findSuitableFallback(area, o, cc.migratetype, true); res == fallbackFound {
+				return CompactSuccess
+			}
+		}
+	}
+	return CompactNoSuitablePage
+}
+
+// ---------------------------------------------------------------------------
+// Free scanner
+
+// isolateFreePage is __isolate_free_page(): take a free chunk off its list
+// for compaction, if the zone stays above its min watermark.
+func (m *Machine) isolateFreePage(z *Zone, pfn PFN, order Order) bool {
+	mt := m.getPageblockMigratetype(pfn)
+	if mt != MigrateIsolate {
+		wm := z.watermark[WmarkMin] + order.Pages()
+		if !m.zoneWatermarkOK(z, 0, wm, 0, ALLOC_CMA, z.Stat[NR_FREE_PAGES], MigrateMovable) {
+			return false
+		}
+		m.accountFreepages(z, -int64(order.Pages()), mt)
+	}
+	m.delPageFromFreeList(z, pfn, order, mt)
+	if order >= PageblockOrder-1 {
+		for p := pfn; p < pfn+PFN(1)<<order; p += PageblockNrPages {
+			if bmt := m.getPageblockMigratetype(p); bmt != MigrateIsolate && bmt != MigrateCMA && bmt != MigrateHighAtomic {
+				m.setPageblockMigratetype(p, MigrateMovable)
+			}
+		}
+	}
+	p := &m.pages[pfn]
+	p.flags = 0
+	p.order = uint8(order)
+	return true
+}
+
+// suitableMigrationTarget is suitable_migration_target().
+func (m *Machine) suitableMigrationTarget(cc *compactControl, pfn PFN) bool {
+	p := &m.pages[pfn]
+	limit := Order(PageblockOrder)
+	if cc.order > 0 {
+		limit = Order(cc.order)
+	}
+	if p.flags&pgBuddy != 0 && Order(p.order) >= limit {
+		return false
+	}
+	if cc.ignoreBlockSuitable {
+		return true
+	}
+	mt := m.getPageblockMigratetype(pfn)
+	return mt == MigrateMovable || mt == MigrateCMA
+}
+
+// isolateFreepagesBlock is isolate_freepages_block() for one block: take
+// free chunks until there are enough targets. Returns the PFN the scan
+// stopped at and the pages isolated.
+func (m *Machine) isolateFreepagesBlock(t *sim.Task, cc *compactControl, start, end PFN, stride PFN) (PFN, uint64) {
+	z := cc.zone
+	var scanned, isolated uint64
+	b := m.pageblockOf(start)
+	pfn := start
+	if b.nrFree == 0 {
+		// Nothing free in the block: the kernel walks it with its
+		// stride and finds nothing.
+		scanned = uint64((end - start + stride - 1) / stride)
+		pfn = end
+	} else {
+		locked := false
+		for pfn < end {
+			scanned++
+			p := &m.pages[pfn]
+			if p.flags&pgBuddy == 0 {
+				if p.flags&pgHead != 0 && p.order > 0 {
+					n := PFN(1) << p.order
+					if pfn+n <= end {
+						scanned += uint64(n) - 1
+						pfn += n
+						continue
+					}
+				}
+				pfn += stride
+				continue
+			}
+			if !locked {
+				z.Lock.Lock(t)
+				locked = true
+			}
+			order := Order(p.order)
+			if !m.isolateFreePage(z, pfn, order) {
+				break
+			}
+			n := order.Pages()
+			scanned += n - 1
+			isolated += n
+			cc.nrFreepages += n
+			cc.freepages[order] = append(cc.freepages[order], pfn)
+			pfn += PFN(n)
+			if cc.nrMigratepages <= cc.nrFreepages {
+				break
+			}
+		}
+		if locked {
+			t.Charge(m.Cost.BuddyOp * sim.Time(1+isolated/32))
+			z.Lock.Unlock(t)
+		}
+		if pfn > end {
+			pfn = end
+		}
+	}
+	t.Charge(m.Cost.CompactScanPage * sim.Time(scanned))
+	m.Trace.Emit(t, TraceMmCompactionIsolateFreepages, int64(start), int64(pfn), int64(scanned), int64(isolated))
+	cc.totalFreeScanned += scanned
+	if isolated > 0 {
+		m.countVMEvents(COMPACTISOLATED, isolated)
+	}
+	return pfn, isolated
+}
+
+// isolateFreepages is isolate_freepages().
+func (m *Machine) isolateFreepages(t *sim.Task, cc *compactControl) {
+	z := cc.zone
+	isolateStart := cc.freePFN
+	blockStart := isolateStart &^ (PageblockNrPages - 1)
+	blockEnd := blockStart + PageblockNrPages
+	if blockEnd > z.EndPFN() {
+		blockEnd = z.EndPFN()
+	}
+	lowPFN := alignPFNUp(cc.migratePFN+1, PageblockNrPages)
+	stride := PFN(1)
+	if cc.mode == migrateAsync {
+		stride = 32
+	}
+	for ; blockStart >= lowPFN; blockEnd, blockStart, isolateStart = blockStart, blockStart-PageblockNrPages, blockStart-PageblockNrPages {
+		if blockStart < z.StartPFN {
+			break
+		}
+		if !m.suitableMigrationTarget(cc, blockStart) {
+			if blockStart < PageblockNrPages {
+				break
+			}
+			continue
+		}
+		if !cc.isolationSuitable(m.pageblockOf(blockStart)) {
+			if blockStart < PageblockNrPages {
+				break
+			}
+			continue
+		}
+		var nrIsolated uint64
+		isolateStart, nrIsolated = m.isolateFreepagesBlock(t, cc, isolateStart, blockEnd, stride)
+		if isolateStart == blockEnd && !cc.ignoreSkipHint {
+			m.updatePageblockSkip(cc, blockStart)
+		}
+		if cc.nrFreepages >= cc.nrMigratepages {
+			if isolateStart >= blockEnd {
+				isolateStart = blockStart - PageblockNrPages
+			}
+			break
+		} else if isolateStart < blockEnd {
+			break
+		}
+		if nrIsolated > 0 {
+			stride = 1
+		} else if cc.mode == migrateAsync {
+			stride = min(32, stride<<1)
+		}
+		if blockStart < PageblockNrPages {
+			break
+		}
+	}
+	cc.freePFN = isolateStart
+}
+
+// compactionAlloc is compaction_alloc(): a migration target of the order.
+func (m *Machine) compactionAlloc(t *sim.Task, cc *compactControl, order Order) PFN {
+	for {
+		start := Order(NrPageOrders)
+		for o := order; o < NrPageOrders; o++ {
+			if len(cc.freepages[o]) > 0 {
+				start = o
+				break
+			}
+		}
+		if start == NrPageOrders {
+			if cc.freeIsolatedOnce {
+				return NilPFN
+			}
+			m.isolateFreepages(t, cc)
+			cc.freeIsolatedOnce = true
+			continue
+		}
+		l := cc.freepages[start]
+		pfn := l[len(l)-1]
+		cc.freepages[start] = l[:len(l)-1]
+		// Split down to order, keeping the upper halves.
+		for o := start; o > order; o-- {
+			half := pfn + PFN(1)<<(o-1)
+			m.pages[half].order = uint8(o - 1)
+			cc.freepages[o-1] = append(cc.freepages[o-1], half)
+		}
+		cc.nrFreepages -= order.Pages()
+		return pfn
+	}
+}
+
+// releaseFreeList is release_free_list(): give unused targets back.
+func (m *Machine) releaseFreeList(t *sim.Task, cc *compactControl) PFN {
+	var high PFN
+	for o := Order(0); o < NrPageOrders; o++ {
+		for _, pfn := range cc.freepages[o] {
+			m.pages[pfn].order = 0
+			m.FreePages(t, pfn, o)
+			// FreePages counted PGFREE; the kernel's release path
+			// does too (__free_pages).
+			if pfn > high {
+				high = pfn
+			}
+		}
+		cc.freepages[o] = cc.freepages[o][:0]
+	}
+	cc.nrFreepages = 0
+	return high
+}
+
+// ---------------------------------------------------------------------------
+// Migrate scanner
+
+// suitableMigrationSource is suitable_migration_source().
+func (m *Machine) suitableMigrationSource(cc *compactControl, pfn PFN) bool {
+	p := &m.pages[pfn]
+	if p.flags&pgHead != 0 && p.order >= PageblockOrder {
+		return false // pageblock_skip_persistent
+	}
+	if !cc.directCompaction {
+		return true
+	}
+	mt := m.getPageblockMigratetype(pfn)
+	if mt == MigrateCMA && cc.allocFlags&ALLOC_CMA == 0 {
+		return false
+	}
+	if cc.mode != migrateAsync {
+		return true
+	}
+	if cc.migratetype == MigrateMovable || cc.order >= PageblockOrder {
+		return mt == MigrateMovable || mt == MigrateCMA
+	}
+	return mt == cc.migratetype
+}
+
+// skipIsolationOnOrder is skip_isolation_on_order().
+func skipIsolationOnOrder(order Order, target int) bool {
+	if target >= 0 && int(order) >= target {
+		return true
+	}
+	return order >= PageblockOrder
+}
+
+// isolateMigratepagesBlock is isolate_migratepages_block(): walk one
+// pageblock from low to end, isolating up to COMPACT_CLUSTER_MAX pages.
+func (m *Machine) isolateMigratepagesBlock(t *sim.Task, cc *compactControl, low, end PFN) PFN {
+	z := cc.zone
+	start := low
+	var scanned, isolated uint64
+	b := m.pageblockOf(low)
+	skipOnFailure := cc.directCompaction && cc.mode == migrateAsync
+	chunk := PFN(PageblockNrPages)
+	if cc.order >= 0 && cc.order < PageblockOrder {
+		chunk = PFN(1) << cc.order
+	}
+	validPage := low&(PageblockNrPages-1) == 0 || low == z.StartPFN
+	if validPage && !cc.isolationSuitable(b) {
+		low = end
+		goto done
+	}
+	if b.nrLRU == b.nrPinned {
+		// Nothing in the block can be isolated: every non-free page
+		// fails. Charge the walk the kernel would make.
+		if skipOnFailure {
+			scanned = uint64((end - low + chunk - 1) / chunk)
+		} else {
+			scanned = uint64(end - low)
+		}
+		low = end
+	} else {
+		nextSkip := PFN(0)
+		if skipOnFailure {
+			nextSkip = alignPFNUp(low+1, chunk)
+		}
+		for low < end {
+			if skipOnFailure && low >= nextSkip {
+				if isolated > 0 {
+					break
+				}
+				nextSkip = alignPFNUp(low+1, chunk)
+			}
+			scanned++
+			p := &m.pages[low]
+			fail := false
+			switch {
+			case p.flags&pgBuddy != 0:
+				n := PFN(1) << p.order
+				scanned += uint64(n) - 1
+				low += n
+				continue
+			case p.flags&(pgPCP|pgReserved) != 0:
+				fail = true
+			case p.flags&pgTail != 0:
+				fail = true
+			case p.flags&pgHead != 0 && skipIsolationOnOrder(Order(p.order), cc.order):
+				n := PFN(1) << p.order
+				scanned += uint64(n) - 1
+				low += n - 1
+				fail = true
+			case p.flags&pgLRU == 0:
+				fail = true
+			case p.flags&pgPinned != 0:
+				fail = true // folio_ref_count - 1 > folio_mapcount: a pin
+			case cc.gfp&__GFP_FS == 0 && p.kind == KindFile:
+				fail = true
+			case p.flags&pgUnevictable != 0 && m.Sysctl.CompactUnevictableAllowed == 0:
+				fail = true
+			case cc.mode != migrateSync && p.flags&pgWriteback != 0:
+				fail = true
+			}
+			if !fail {
+				nr := m.folioNr(low)
+				lv := m.lruvecOf(low)
+				lv.Lock.Lock(t)
+				m.isolateLRUFolio(low)
+				lv.Lock.Unlock(t)
+				cc.migratepages = append(cc.migratepages, low)
+				cc.nrMigratepages += nr
+				isolated += nr
+				scanned += nr - 1
+				low += PFN(nr)
+				if cc.nrMigratepages >= compactClusterMax && !cc.finishPageblock {
+					break
+				}
+				continue
+			}
+			// isolate_fail
+			if !skipOnFailure {
+				low++
+				continue
+			}
+			if isolated > 0 {
+				m.putbackMovablePages(t, cc)
+				isolated = 0
+			}
+			if low < nextSkip {
+				low = nextSkip - 1
+				nextSkip += chunk
+			}
+			low++
+		}
+		if low > end {
+			low = end
+		}
+	}
+	if low == end && (isolated == 0 || cc.finishPageblock) {
+		if !cc.ignoreSkipHint && validPage {
+			b.skip = true
+		}
+		cc.updateCachedMigrate(low - 1)
+	}
+done:
+	t.Charge(m.Cost.CompactScanPage * sim.Time(scanned))
+	m.Trace.Emit(t, TraceMmCompactionIsolateMigratepages, int64(start), int64(low), int64(scanned), int64(isolated))
+	cc.totalMigrateScanned += scanned
+	if isolated > 0 {
+		m.countVMEvents(COMPACTISOLATED, isolated)
+	}
+	cc.migratePFN = low
+	return low
+}
+
+// putbackMovablePages is putback_movable_pages(): return isolated sources.
+func (m *Machine) putbackMovablePages(t *sim.Task, cc *compactControl) {
+	for _, head := range cc.migratepages {
+		if m.pages[head].owner == 0 {
+			m.freeIsolatedFolio(t, head)
+			continue
+		}
+		m.putbackLRUFolio(head)
+	}
+	cc.migratepages = cc.migratepages[:0]
+	cc.nrMigratepages = 0
+}
+
+type isolateResult uint8
+
+const (
+	isolateAbort isolateResult = iota
+	isolateNone
+	isolateSuccess
+)
+
+// isolateMigratepages is isolate_migratepages(): find the next suitable
+// block and isolate from it.
+func (m *Machine) isolateMigratepages(t *sim.Task, cc *compactControl) isolateResult {
+	z := cc.zone
+	low := cc.migratePFN
+	blockStart := low &^ (PageblockNrPages - 1)
+	if blockStart < z.StartPFN {
+		blockStart = z.StartPFN
+	}
+	blockEnd := alignPFNUp(low+1, PageblockNrPages)
+	for ; blockEnd <= cc.freePFN; cc.migratePFN, low, blockStart, blockEnd = blockEnd, blockEnd, blockEnd, blockEnd+PageblockNrPages {
+		b := m.pageblockOf(low)
+		if (low&(PageblockNrPages-1) == 0 || low == z.StartPFN) && !cc.isolationSuitable(b) {
+			continue
+		}
+		if !m.suitableMigrationSource(cc, low) {
+			cc.updateCachedMigrate(blockEnd - 1)
+			continue
+		}
+		if blockEnd > z.EndPFN() {
+			blockEnd = z.EndPFN()
+		}
+		m.isolateMigratepagesBlock(t, cc, low, blockEnd)
+		break
+	}
+	if cc.nrMigratepages > 0 {
+		return isolateSuccess
+	}
+	return isolateNone
+}
+
+// migratePages is migrate_pages() with compaction_alloc as the target
+// allocator: every isolated folio gets a target, is copied, and the old
+// folio is freed. Returns the pages migrated and whether a target could
+// not be found (-ENOMEM).
+func (m *Machine) migratePages(t *sim.Task, cc *compactControl) (succeeded, failed uint64, nomem bool) {
+	sources := cc.migratepages
+	cc.migratepages = nil
+	var left []PFN
+	for i, src := range sources {
+		p := &m.pages[src]
+		nr := m.folioNr(src)
+		order := Order(0)
+		if p.flags&pgHead != 0 {
+			order = Order(p.order)
+		}
+		if p.owner == 0 {
+			// Truncated while isolated: it just goes away.
+			m.freeIsolatedFolio(t, src)
+			cc.nrMigratepages -= nr
+			continue
+		}
+		dst := m.compactionAlloc(t, cc, order)
+		if dst == NilPFN {
+			nomem = true
+			left = append(left, sources[i:]...)
+			break
+		}
+		m.moveFolio(t, src, dst, order)
+		cc.nrMigratepages -= nr
+		succeeded += nr
+	}
+	for _, src := range left {
+		failed += m.folioNr(src)
+	}
+	cc.migratepages = left
+	m.countVMEvents(PGMIGRATE_SUCCESS, succeeded)
+	if failed > 0 {
+		m.countVMEvents(PGMIGRATE_FAIL, failed)
+	}
+	return succeeded, failed, nomem
+}
+
+// moveFolio migrates an isolated folio src to the free chunk dst of the
+// same order: the owner follows (its file slot, its LRU position), the
+// pin state cannot be set (pinned folios are never isolated), and src is
+// freed through the normal free path.
+func (m *Machine) moveFolio(t *sim.Task, src, dst PFN, order Order) {
+	sp := &m.pages[src]
+	n := PFN(1) << order
+	o := m.owners[sp.owner]
+	flags := sp.flags &^ (pgIsolated | pgLRU)
+	// Target pages take the source's identity.
+	m.prepNewPage(dst, order, __GFP_COMP)
+	for i := PFN(0); i < n; i++ {
+		m.pages[dst+i].kind = sp.kind
+		m.pages[dst+i].owner = sp.owner
+	}
+	dp := &m.pages[dst]
+	dp.flags |= flags &^ (pgHead | pgTail)
+	if order > 0 {
+		dp.flags |= pgHead
+	}
+	// Stats move with the page (node/zone may change across zones of a
+	// node only; compaction stays within its zone).
+	wasFile := sp.kind == KindFile
+	if wasFile {
+		if ext, slot := m.fileSlot(src); slot >= 0 {
+			ext.file.pages[slot] = dst
+		}
+	}
+	m.unisolateStat(src)
+	if flags&pgDirty != 0 {
+		nr := int64(n)
+		zs, zd := m.ZoneOf(src), m.ZoneOf(dst)
+		zs.Stat[NR_ZONE_WRITE_PENDING] -= nr
+		zd.Stat[NR_ZONE_WRITE_PENDING] += nr
+	}
+	// The source's charge and counters transfer: undo them on src without
+	// touching the owner's resident count, then add them on dst.
+	srcNode, dstNode := m.ZoneOf(src).Node, m.ZoneOf(dst).Node
+	if srcNode != dstNode {
+		nr := int64(n)
+		switch o.Kind {
+		case KindAnon:
+			srcNode.Stat[NR_ANON_MAPPED] -= nr
+			dstNode.Stat[NR_ANON_MAPPED] += nr
+		case KindFile:
+			srcNode.Stat[NR_FILE_PAGES] -= nr
+			dstNode.Stat[NR_FILE_PAGES] += nr
+		}
+	}
+	// Free the source (free_folio after migration).
+	for i := PFN(0); i < n; i++ {
+		m.pages[src+i].owner = 0
+		m.pages[src+i].kind = KindNone
+	}
+	sp.flags &^= pgIsolated | pgLRU | pgDirty | pgActive | pgReferenced | pgYoung | pgSwapBacked | pgWorkingset
+	m.FreePages(t, src, order)
+	m.lruAdd(dst)
+	t.Charge((m.Cost.MigratePage + m.Cost.CopyPage4K) * sim.Time(n))
+}
+
+// ---------------------------------------------------------------------------
+// compact_zone
+
+// compactZone is compact_zone().
+func (m *Machine) compactZone(t *sim.Task, cc *compactControl) CompactResult {
+	z := cc.zone
+	startPFN, endPFN := z.StartPFN, z.EndPFN()
+	sync := cc.mode != migrateAsync
+	cc.totalMigrateScanned, cc.totalFreeScanned = 0, 0
+	cc.nrMigratepages, cc.nrFreepages = 0, 0
+	cc.migratetype = gfpMigratetype(cc.gfp)
+	if cc.order >= 0 {
+		ret := m.compactionSuitAllocationOrder(t, z, Order(cc.order), cc.highestZoneidx, cc.allocFlags, cc.mode == migrateAsync, !cc.directCompaction, cc.migratetype)
+		if ret != CompactContinue {
+			return ret
+		}
+		if compactionRestarting(z, Order(cc.order)) {
+			m.resetIsolationSuitable(z)
+		}
+	}
+	c := &z.compact
+	if cc.wholeZone {
+		cc.migratePFN = startPFN
+		cc.freePFN = (endPFN - 1) &^ (PageblockNrPages - 1)
+	} else {
+		si := 0
+		if sync {
+			si = 1
+		}
+		cc.migratePFN = c.cachedMigPFN[si]
+		cc.freePFN = c.cachedFreePFN
+		if cc.freePFN < startPFN || cc.freePFN >= endPFN {
+			cc.freePFN = (endPFN - 1) &^ (PageblockNrPages - 1)
+			c.cachedFreePFN = cc.freePFN
+		}
+		if cc.migratePFN < startPFN || cc.migratePFN >= endPFN {
+			cc.migratePFN = startPFN
+			c.cachedMigPFN = [2]PFN{startPFN, startPFN}
+		}
+		if cc.migratePFN <= c.initMigratePFN {
+			cc.wholeZone = true
+		}
+	}
+	var lastMigrated PFN
+	updateCached := !sync && c.cachedMigPFN[0] == c.cachedMigPFN[1]
+	m.Trace.Emit(t, TraceMmCompactionBegin, int64(startPFN), int64(cc.migratePFN), int64(cc.freePFN), int64(endPFN), int64(b2i(!sync)))
+	m.Compact.Runs++
+	var ret CompactResult
+	for {
+		ret = m.compactFinished(t, cc)
+		if ret != CompactContinue {
+			break
+		}
+		iterationStart := cc.migratePFN
+		cc.finishPageblock = lastMigrated&^(PageblockNrPages-1) == iterationStart&^(PageblockNrPages-1) && lastMigrated != 0
+	rescan:
+		switch m.isolateMigratepages(t, cc) {
+		case isolateNone:
+			if updateCached {
+				c.cachedMigPFN[1] = c.cachedMigPFN[0]
+			}
+			goto checkDrain
+		case isolateSuccess:
+			updateCached = false
+			lastMigrated = cc.migratePFN - 1
+			if lastMigrated < startPFN {
+				lastMigrated = startPFN
+			}
+			lastMigrated &^= PageblockNrPages - 1
+		}
+		{
+			nr := cc.nrMigratepages
+			succeeded, _, nomem := m.migratePages(t, cc)
+			m.Trace.Emit(t, TraceMmCompactionMigratepages, int64(succeeded), int64(nr-succeeded))
+			if len(cc.migratepages) > 0 {
+				m.putbackMovablePages(t, cc)
+				if nomem && !cc.scannersMet() {
+					ret = CompactContended
+					goto out
+				}
+				if cc.migratePFN&(PageblockNrPages-1) != 0 && !cc.ignoreSkipHint && !cc.finishPageblock && cc.mode < migrateSync {
+					cc.finishPageblock = true
+					if cc.order == compactionHPageOrder {
+						lastMigrated = 0
+					}
+					goto rescan
+				}
+			}
+			cc.nrMigratepages = 0
+		}
+		if m.capc != nil && m.capc.page != NilPFN {
+			ret = CompactSuccess
+			break
+		}
+	checkDrain:
+		if cc.order > 0 && lastMigrated != 0 {
+			if lastMigrated < cc.migratePFN&^(PFN(1)<<cc.order-1) {
+				m.drainPagesZone(t, t.CPU, z)
+				lastMigrated = 0
+			}
+		}
+	}
+out:
+	if cc.nrFreepages > 0 {
+		high := m.releaseFreeList(t, cc)
+		high &^= PageblockNrPages - 1
+		if high > c.cachedFreePFN {
+			c.cachedFreePFN = high
+		}
+	}
+	m.countVMEvents(COMPACTMIGRATE_SCANNED, cc.totalMigrateScanned)
+	m.countVMEvents(COMPACTFREE_SCANNED, cc.totalFreeScanned)
+	m.Trace.Emit(t, TraceMmCompactionEnd, int64(startPFN), int64(cc.migratePFN), int64(cc.freePFN), int64(endPFN), int64(b2i(!sync)), ret.traceStatus())
+	return ret
+}
+
+// compactZoneOrder is compact_zone_order().
+func (m *Machine) compactZoneOrder(t *sim.Task, z *Zone, order Order, gfp GFP, prio CompactPriority, allocFlags AllocFlags, highest ZoneType) CompactResult {
+	cc := &compactControl{
+		zone: z, order: int(order), gfp: gfp, allocFlags: allocFlags, highestZoneidx: highest,
+		directCompaction: true, wholeZone: prio == CompactPrioSyncFull, ignoreSkipHint: prio == CompactPrioSyncFull,
+		ignoreBlockSuitable: prio == CompactPrioSyncFull,
+	}
+	if prio == CompactPrioAsync {
+		cc.mode = migrateAsync
+	} else {
+		cc.mode = migrateSyncLight
+	}
+	return m.compactZone(t, cc)
+}
+
+// tryToCompactPages is try_to_compact_pages().
+func (m *Machine) tryToCompactPages(t *sim.Task, gfp GFP, order Order, allocFlags AllocFlags, ac *allocContext, prio CompactPriority, capc *captureControl) CompactResult {
+	rc := CompactSkipped
+	if !gfpCompactionAllowed(gfp) {
+		return CompactSkipped
+	}
+	m.Trace.Emit(t, TraceMmCompactionTryToCompactPages, int64(order), int64(gfp), int64(prio))
+	for _, z := range ac.zonelist {
+		if z.Type > ac.highestZoneidx || !ac.nodemask.Has(z.Node.ID) {
+			continue
+		}
+		if prio > minCompactPriority && m.compactionDeferred(t, z, order) {
+			rc = max(rc, CompactDeferred)
+			continue
+		}
+		capc.zone = z
+		status := m.compactZoneOrder(t, z, order, gfp, prio, allocFlags, ac.highestZoneidx)
+		capc.zone = nil
+		if capc.page != NilPFN {
+			status = CompactSuccess
+		}
+		rc = max(rc, status)
+		if status == CompactSuccess {
+			m.compactionDeferReset(t, z, order, false)
+			break
+		}
+		if prio != CompactPrioAsync && (status == CompactComplete || status == CompactPartialSkipped) {
+			m.deferCompaction(t, z, order)
+		}
+	}
+	return rc
 }
 
 // compactionCapture is compaction_capture(): while a direct compactor runs
 // on this zone, a freed chunk of exactly its order goes to it.
 func (m *Machine) compactionCapture(z *Zone, pfn PFN, order Order, mt MigrateType) bool {
-	return false
+	capc := m.capc
+	if capc == nil || capc.zone != z || capc.page != NilPFN || m.capcTask == nil || m.capcTask.Flags&sim.PF_KTHREAD != 0 {
+		return false
+	}
+	if order != capc.order {
+		return false
+	}
+	if mt == MigrateCMA || mt == MigrateIsolate {
+		return false
+	}
+	if order < PageblockOrder && mt == MigrateMovable && capc.migratetype != MigrateMovable {
+		return false
+	}
+	if mt != capc.migratetype {
+		m.Trace.extfrag(m.capcTask, pfn, capc.order, order, capc.migratetype, mt, false)
+	}
+	capc.page = pfn
+	m.Compact.Captured++
+	return true
+}
+
+// CompactStats counts compaction work the kernel reports only in traces.
+type CompactStats struct {
+	Runs     uint64 // compact_zone runs that started scanning
+	Captured uint64 // pages handed out by capture
 }

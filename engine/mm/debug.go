@@ -273,7 +273,7 @@ func (m *Machine) countZoneBlocks(z *Zone) [MigrateTypes]uint64 {
 }
 
 func flagString(f uint16) string {
-	names := []string{"buddy", "pcp", "reserved", "head", "tail", "lru", "active", "referenced", "dirty", "writeback", "pinned", "swapbacked", "workingset", "isolated", "unevictable"}
+	names := []string{"buddy", "pcp", "reserved", "head", "tail", "lru", "active", "referenced", "dirty", "writeback", "pinned", "swapbacked", "workingset", "isolated", "unevictable", "young"}
 	var parts []string
 	for i, n := range names {
 		if f&(1<<uint(i)) != 0 {

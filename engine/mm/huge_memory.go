@@ -191,3 +191,55 @@ func (m *Machine) SetTHPKnob(name, value string) error {
 	m.setRecommendedMinFreeKbytes()
 	return nil
 }
+
+// vmaTHPGFPMask is vma_thp_gfp_mask(): the mask of a THP or mTHP fault from
+// the defrag setting and whether the VMA is madvised (VM_HUGEPAGE).
+func (s *THPSettings) vmaTHPGFPMask(madvised bool) GFP {
+	switch s.Defrag {
+	case DefragAlways:
+		if madvised {
+			return GFP_TRANSHUGE
+		}
+		return GFP_TRANSHUGE | __GFP_NORETRY
+	case DefragDefer:
+		return GFP_TRANSHUGE_LIGHT | __GFP_KSWAPD_RECLAIM
+	case DefragDeferMadvise:
+		if madvised {
+			return GFP_TRANSHUGE_LIGHT | __GFP_DIRECT_RECLAIM
+		}
+		return GFP_TRANSHUGE_LIGHT | __GFP_KSWAPD_RECLAIM
+	case DefragMadvise:
+		if madvised {
+			return GFP_TRANSHUGE_LIGHT | __GFP_DIRECT_RECLAIM
+		}
+		return GFP_TRANSHUGE_LIGHT
+	}
+	return GFP_TRANSHUGE_LIGHT
+}
+
+// VMATHPGFPMask exports vma_thp_gfp_mask for the machine's settings.
+func (m *Machine) VMATHPGFPMask(madvised bool) GFP { return m.THP.vmaTHPGFPMask(madvised) }
+
+// thpOrderAllowed is thp_vma_allowable_order() for an anonymous VMA: the
+// order's enabled setting (or the top-level one when it inherits), honouring
+// MADV_HUGEPAGE and MADV_NOHUGEPAGE.
+func (s *THPSettings) thpOrderAllowed(order Order, madvised, noHuge bool) bool {
+	if noHuge || order < 2 || order > HPagePMDOrder {
+		return false
+	}
+	switch s.orderEnabled(order) {
+	case THPAlways:
+		return true
+	case THPMadvise:
+		return madvised
+	}
+	return false
+}
+
+// MTHPStats are the per-size counters of
+// /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/.
+type MTHPStats struct {
+	AnonFaultAlloc          uint64
+	AnonFaultFallback       uint64
+	AnonFaultFallbackCharge uint64
+}

@@ -16,7 +16,7 @@ package mm
 // instead, with counts by position (inactive/active), zone and accessed bit.
 // A scan of n pages from a list mixes pinned and unpinned pages in
 // proportion to their numbers, visits the unpinned ones one by one and the
-// pinned ones by count, and charges the kernel's per-page cost for both.
+// pinned ones by count, and charges the kernel's per-folio cost for both.
 // Which pinned page was visited does not matter (none can be reclaimed), so
 // the result is exact except for the interleaving order, and a futile scan
 // of a fully pinned node costs O(1) wall time.
@@ -71,12 +71,14 @@ type lruvec struct {
 	// nrPages counts base pages per list, pinned pool included
 	// (lruvec_lru_size).
 	nrPages [NR_LRU_LISTS]uint64
+	// zonePages[l][zone] splits nrPages by zone (mem_cgroup_get_zone_lru_size).
+	zonePages [NR_LRU_LISTS][MaxNrZones]uint64
 	// pinned lists pinned folios per type (0 anon, 1 file).
 	pinned [2]freeList
 	// pinnedCount[type][active][zone] counts pinned pages by position and
-	// zone; pinnedYoung[type][zone] those whose accessed bit is set.
-	pinnedCount [2][2][MaxNrZones]uint64
-	pinnedYoung [2][MaxNrZones]uint64
+	// zone, pinnedFolios the folios (to know how many a scan visits).
+	pinnedCount  [2][2][MaxNrZones]uint64
+	pinnedFolios [2][2][MaxNrZones]uint64
 	// Lock is lruvec->lru_lock.
 	Lock sim.Lock
 	// anonCost and fileCost are lruvec->anon_cost/file_cost (reclaim
@@ -139,6 +141,7 @@ func (m *Machine) folioLRUList(head PFN) LRUList {
 // updateLRUSize is update_lru_size(): list, zone and node counters.
 func (m *Machine) updateLRUSize(lv *lruvec, l LRUList, z *Zone, delta int64) {
 	lv.nrPages[l] = uint64(int64(lv.nrPages[l]) + delta)
+	lv.zonePages[l][z.Type] = uint64(int64(lv.zonePages[l][z.Type]) + delta)
 	z.Stat[NR_ZONE_INACTIVE_ANON+ZoneStatItem(l)] += delta
 	z.Node.Stat[NR_INACTIVE_ANON+NodeStatItem(l)] += delta
 }
@@ -175,9 +178,7 @@ func (m *Machine) lruAdd(head PFN) {
 		}
 		lv.pinned[typ].pushHead(m.pages, head)
 		lv.pinnedCount[typ][act][z.Type] += nr
-		if p.flags&pgReferenced != 0 {
-			lv.pinnedYoung[typ][z.Type] += nr
-		}
+		lv.pinnedFolios[typ][act][z.Type]++
 	} else {
 		lv.lists[l].pushHead(m.pages, head)
 	}
@@ -214,16 +215,13 @@ func (m *Machine) lruDel(head PFN) {
 		lv.pinned[typ].remove(m.pages, head)
 		// The pool does not know which position this folio held:
 		// take it from the inactive count first.
-		if lv.pinnedCount[typ][0][z.Type] >= nr {
-			lv.pinnedCount[typ][0][z.Type] -= nr
-			l = lruListOf(typ == 1, false)
-		} else {
-			lv.pinnedCount[typ][1][z.Type] -= nr
-			l = lruListOf(typ == 1, true)
+		act := 1
+		if lv.pinnedCount[typ][0][z.Type] >= nr && lv.pinnedFolios[typ][0][z.Type] > 0 {
+			act = 0
 		}
-		if total := lv.pinnedCount[typ][0][z.Type] + lv.pinnedCount[typ][1][z.Type]; lv.pinnedYoung[typ][z.Type] > total {
-			lv.pinnedYoung[typ][z.Type] = total
-		}
+		lv.pinnedCount[typ][act][z.Type] -= nr
+		lv.pinnedFolios[typ][act][z.Type]--
+		l = lruListOf(typ == 1, act == 1)
 		if l.isActive() {
 			p.flags |= pgActive
 		} else {
@@ -322,8 +320,8 @@ func (m *Machine) checkLRUInvariants() error {
 					if in+act != byZone[zt] {
 						return m.fail(NilPFN, "cgroup %s node %d pinned pool type %d zone %s counts %d+%d pages, list holds %d", cg.Name, lv.node.ID, typ, zt, in, act, byZone[zt])
 					}
-					if lv.pinnedYoung[typ][zt] > in+act {
-						return m.fail(NilPFN, "pinned pool young count %d exceeds its pages %d", lv.pinnedYoung[typ][zt], in+act)
+					if (lv.pinnedFolios[typ][0][zt] == 0) != (in == 0) || (lv.pinnedFolios[typ][1][zt] == 0) != (act == 0) {
+						return m.fail(NilPFN, "pinned pool folio counts %v disagree with page counts %d/%d", lv.pinnedFolios[typ], in, act)
 					}
 					z := lv.node.Zones[zt]
 					count[lruListOf(typ == 1, false)] += in

@@ -52,7 +52,8 @@ func (m *Machine) setupFolio(head PFN, order Order, o *Owner) {
 	node := m.ZoneOf(head).Node
 	switch o.Kind {
 	case KindAnon:
-		m.pages[head].flags |= pgSwapBacked
+		// The instantiating fault leaves the PTE young.
+		m.pages[head].flags |= pgSwapBacked | pgYoung
 		node.Stat[NR_ANON_MAPPED] += int64(nr)
 		if order == HPagePMDOrder {
 			node.Stat[NR_ANON_THPS] += int64(nr)
@@ -247,4 +248,112 @@ func (m *Machine) Folio(pfn PFN) FolioInfo {
 	states := m.PageStates(pfn, make([]PageState, 1))
 	fi.Free = states[0] == PSFree || states[0] == PSPCP
 	return fi
+}
+
+// AnonRegion is an anonymous VMA faulted in address order: a process heap,
+// a VM's guest RAM, a memhog. pagesim keeps no page table: the region
+// faults sequentially from Cursor, which is how qemu's vfio mapping and the
+// seeds' fillers touch memory, so "is this range still unpopulated?"
+// (pte_range_none) is a comparison with the cursor.
+type AnonRegion struct {
+	Owner *Owner
+	// Pages is the region's size; Cursor the next page to fault.
+	Pages, Cursor uint64
+	// Madvised is VM_HUGEPAGE (MADV_HUGEPAGE), NoHugepage VM_NOHUGEPAGE.
+	Madvised, NoHugepage bool
+	Policy               Mempolicy
+	// Pages mapped by folio size, and per node.
+	PMDPages, MTHPPages, BasePages uint64
+	NodePages                      []uint64
+}
+
+// NewAnonRegion creates an anonymous region of pages in cgroup cg.
+func (m *Machine) NewAnonRegion(name string, cg *Memcg, pages uint64) *AnonRegion {
+	return &AnonRegion{Owner: m.NewOwner(KindAnon, name, cg), Pages: pages, NodePages: make([]uint64, len(m.Nodes))}
+}
+
+// FaultResult says what one fault mapped.
+type FaultResult struct {
+	Head  PFN
+	Order Order
+	OK    bool // false: even the order-0 fallback failed (OOM)
+}
+
+// FaultAnonNext takes the write fault at the region's cursor
+// (handle_mm_fault -> do_huge_pmd_anonymous_page or do_anonymous_page):
+// a PMD THP if the range allows it and THP is enabled, else the enabled
+// mTHP orders highest first, else a base page. With pin, the fault is taken
+// by a FOLL_LONGTERM pin (vfio, io_uring buffers), which pins the folio.
+func (m *Machine) FaultAnonNext(t *sim.Task, r *AnonRegion, pin bool) FaultResult {
+	if r.Cursor >= r.Pages {
+		return FaultResult{Head: NilPFN, OK: true}
+	}
+	nid := m.cpuNode[t.CPU]
+	gfpFix := func(g GFP) GFP {
+		// PF_MEMALLOC_PIN: current_gfp_context() strips __GFP_MOVABLE
+		// while a long-term pin faults pages in.
+		if pin && !m.Kernel.NoMemallocPin {
+			g &^= __GFP_MOVABLE
+		}
+		return g
+	}
+	ilx := int(r.Cursor)
+	// PMD-size THP (do_huge_pmd_anonymous_page).
+	if r.Cursor%HPagePMDNr == 0 && r.Pages-r.Cursor >= HPagePMDNr && m.THP.thpOrderAllowed(HPagePMDOrder, r.Madvised, r.NoHugepage) {
+		gfp := gfpFix(m.THP.vmaTHPGFPMask(r.Madvised))
+		head := m.allocPagesMpol(t, gfp|__GFP_COMP, HPagePMDOrder, &r.Policy, ilx>>HPagePMDOrder, nid)
+		if head != NilPFN {
+			m.countVMEvent(THP_FAULT_ALLOC)
+			m.MTHP[HPagePMDOrder].AnonFaultAlloc++
+			return m.mapAnonFolio(t, r, head, HPagePMDOrder, pin)
+		}
+		m.countVMEvent(THP_FAULT_FALLBACK)
+		m.MTHP[HPagePMDOrder].AnonFaultFallback++
+	}
+	// mTHP orders below PMD (alloc_anon_folio), highest first.
+	gfp := gfpFix(m.THP.vmaTHPGFPMask(r.Madvised))
+	for o := Order(HPagePMDOrder - 1); o >= 2; o-- {
+		n := uint64(1) << o
+		if r.Cursor%n != 0 || r.Pages-r.Cursor < n || !m.THP.thpOrderAllowed(o, r.Madvised, r.NoHugepage) {
+			continue
+		}
+		head := m.allocPagesMpol(t, gfp|__GFP_COMP, o, &r.Policy, ilx>>o, nid)
+		if head != NilPFN {
+			m.MTHP[o].AnonFaultAlloc++
+			return m.mapAnonFolio(t, r, head, o, pin)
+		}
+		m.MTHP[o].AnonFaultFallback++
+	}
+	// Order 0: vma_alloc_zeroed_movable_folio.
+	head := m.allocPagesMpol(t, gfpFix(GFP_HIGHUSER_MOVABLE|__GFP_ZERO), 0, &r.Policy, ilx, nid)
+	if head == NilPFN {
+		return FaultResult{Head: NilPFN}
+	}
+	return m.mapAnonFolio(t, r, head, 0, pin)
+}
+
+// mapAnonFolio sets up a faulted folio: zeroing, rmap, LRU, the pin.
+func (m *Machine) mapAnonFolio(t *sim.Task, r *AnonRegion, head PFN, order Order, pin bool) FaultResult {
+	n := order.Pages()
+	m.setupFolio(head, order, r.Owner)
+	if order == HPagePMDOrder {
+		t.Charge(m.Cost.HugeFault)
+		r.PMDPages += n
+	} else {
+		t.Charge(m.Cost.AnonFault)
+		if order > 0 {
+			r.MTHPPages += n
+		} else {
+			r.BasePages += n
+		}
+	}
+	t.Charge(m.Cost.ClearPage4K * sim.Time(n))
+	m.countVMEvent(PGFAULT)
+	r.NodePages[m.ZoneOf(head).Node.ID] += n
+	r.Cursor += n
+	if pin {
+		_ = m.PinFolio(t, head)
+		t.Charge(m.Cost.IOMMUMap)
+	}
+	return FaultResult{Head: head, Order: order, OK: true}
 }

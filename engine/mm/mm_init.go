@@ -185,15 +185,33 @@ type Machine struct {
 	Sysctl  Sysctl
 	THP     THPSettings
 	Patches Patches
-	Stat    VMStat
-	Frag    FragStats
-	Trace   *Trace
-	Cost    CostTable
+	Kernel  KernelBase
+	// MTHP holds the per-size hugepages-<size>kB/stats counters by order.
+	MTHP  [HPagePMDOrder + 1]MTHPStats
+	Stat  VMStat
+	Frag  FragStats
+	Trace *Trace
+	Cost  CostTable
 
 	memcgs []*Memcg
 	owners []*Owner
 	Swap   SwapDevice
 	PSI    PSI
+
+	// Slow, Reclaim and Compact count work the kernel has no vmstat
+	// counter for.
+	Slow    SlowpathStats
+	Reclaim ReclaimStats
+	Compact CompactStats
+
+	slowTrace      slowTraces
+	pcpuDrainMutex sim.Lock
+	// capc is current->capture_control of the task running direct
+	// compaction (capcTask), if any.
+	capc     *captureControl
+	capcTask *sim.Task
+	// folioNrFreed is set by shrinkFolio for the folio it freed.
+	folioNrFreed uint64
 
 	// minFreeKbytes is min_free_kbytes; userMinFreeKbytes is
 	// user_min_free_kbytes (-1 until the sysctl is written).
@@ -224,9 +242,12 @@ func NewMachine(cfg Config) (*Machine, error) {
 	m.initMemcg()
 	m.initPSI()
 	m.buildZonelists()
+	m.pcpuDrainMutex.Name = "pcpu_drain_mutex"
 	m.memmapInit()
 	m.freeAllManaged()
 	m.initPerZoneWmarkMin()
+	m.initKswapd()
+	m.initKcompactd()
 	for _, s := range cfg.Sysctl {
 		if err := m.SetSysctl(s.Name, s.Value); err != nil {
 			return nil, err

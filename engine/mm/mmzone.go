@@ -57,6 +57,7 @@ const (
 	pgWorkingset                     // PG_workingset
 	pgIsolated                       // taken off the LRU by reclaim or compaction
 	pgUnevictable                    // PG_unevictable (mlocked)
+	pgYoung                          // a PTE mapping the folio has its accessed bit set
 )
 
 // PageKind says what an in-use page is used for. It is pagesim's summary of
@@ -282,7 +283,9 @@ type Node struct {
 	zonelist [2][]*Zone
 	CPUs     []int
 	// Stat is vm_stat[] of the node (enum node_stat_item).
-	Stat [NrNodeStatItems]int64
+	Stat      [NrNodeStatItems]int64
+	kswapd    kswapdData
+	kcompactd kcompactdData
 	// StartPFN/SpannedPages of the whole node.
 	StartPFN     PFN
 	SpannedPages uint64

@@ -43,9 +43,19 @@ type Patches struct {
 	// MADV_HUGEPAGE mappings"): no __GFP_THISNODE on THP faults whose
 	// mask has __GFP_DIRECT_RECLAIM. Hunk: mm/mempolicy.c alloc_pages_vma.
 	THPDropThisnode bool
-	// THPLegacyThisnode selects the 2018 alloc_pages_vma THP placement
-	// (local node with __GFP_THISNODE, no second attempt) instead of
-	// today's alloc_pages_mpol (local __GFP_THISNODE|__GFP_NORETRY
-	// attempt, then all nodes). Seed 003's kernels all have it.
+}
+
+// KernelBase holds behaviours that differ between the kernel versions the
+// seeds were measured on. They are not patches under test: every variant
+// of a scenario shares them. The default (all false) is today's mm tree.
+type KernelBase struct {
+	// THPLegacyThisnode selects the 2018 alloc_pages_vma() THP placement
+	// (the local node with __GFP_THISNODE and no second attempt) instead
+	// of today's alloc_pages_mpol() (a local __GFP_THISNODE|__GFP_NORETRY
+	// attempt, then every allowed node). Seed 003's kernels have it.
 	THPLegacyThisnode bool
+	// NoMemallocPin turns off PF_MEMALLOC_PIN (5.12+): in older kernels
+	// the faults a FOLL_LONGTERM pin takes allocate with the VMA's mask,
+	// __GFP_MOVABLE included; today they lose __GFP_MOVABLE.
+	NoMemallocPin bool
 }

@@ -125,25 +125,27 @@ var traceDefs = [NrTraceIDs]traceDef{
 		return fmt.Sprintf("nid=%d", a[0])
 	}},
 	TraceMmCompactionWakeupKcompactd: {"compaction", "mm_compaction_wakeup_kcompactd", func(a *[8]int64) string {
-		return fmt.Sprintf("nid=%d order=%d highest_zoneidx=%-8s", a[0], a[1], zoneName(a[2]))
+		return fmt.Sprintf("nid=%d order=%d classzone_idx=%-8s", a[0], a[1], zoneName(a[2]))
 	}},
 	TraceMmCompactionKcompactdWake: {"compaction", "mm_compaction_kcompactd_wake", func(a *[8]int64) string {
-		return fmt.Sprintf("nid=%d order=%d highest_zoneidx=%-8s", a[0], a[1], zoneName(a[2]))
+		return fmt.Sprintf("nid=%d order=%d classzone_idx=%-8s", a[0], a[1], zoneName(a[2]))
 	}},
 	TraceMmVmscanKswapdSleep: {"vmscan", "mm_vmscan_kswapd_sleep", func(a *[8]int64) string {
 		return fmt.Sprintf("nid=%d", a[0])
 	}},
 	TraceMmVmscanKswapdWake: {"vmscan", "mm_vmscan_kswapd_wake", func(a *[8]int64) string {
-		return fmt.Sprintf("nid=%d zid=%d order=%d", a[0], a[1], a[2])
+		return fmt.Sprintf("nid=%d order=%d", a[0], a[1])
 	}},
 	TraceMmVmscanWakeupKswapd: {"vmscan", "mm_vmscan_wakeup_kswapd", func(a *[8]int64) string {
-		return fmt.Sprintf("nid=%d zid=%d order=%d gfp_flags=%s", a[0], a[1], a[2], GFP(a[3]))
+		return fmt.Sprintf("nid=%d order=%d gfp_flags=%s", a[0], a[1], GFP(a[2]))
 	}},
+	// The trailing "%s" prints "(in-irq)" for reclaim from interrupt
+	// context, else nothing: the line ends in a space.
 	TraceMmVmscanDirectReclaimBegin: {"vmscan", "mm_vmscan_direct_reclaim_begin", func(a *[8]int64) string {
-		return fmt.Sprintf("order=%d gfp_flags=%s", a[0], GFP(a[1]))
+		return fmt.Sprintf("order=%d gfp_flags=%s pid=%d memcg_id=%d ", a[0], GFP(a[1]), a[2], a[3])
 	}},
 	TraceMmVmscanDirectReclaimEnd: {"vmscan", "mm_vmscan_direct_reclaim_end", func(a *[8]int64) string {
-		return fmt.Sprintf("nr_reclaimed=%d", a[0])
+		return fmt.Sprintf("nr_reclaimed=%d pid=%d memcg_id=%d ", a[0], a[1], a[2])
 	}},
 	TraceMmVmscanLruShrinkInactive: {"vmscan", "mm_vmscan_lru_shrink_inactive", func(a *[8]int64) string {
 		return fmt.Sprintf("nid=%d nr_scanned=%d nr_reclaimed=%d nr_dirty=0 nr_writeback=0 nr_congested=0 nr_immediate=0 nr_activate_anon=%d nr_activate_file=%d nr_ref_keep=%d nr_unmap_fail=%d priority=%d flags=%s",

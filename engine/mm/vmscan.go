@@ -1,13 +1,881 @@
 package mm
 
-// vmscan.go models mm/vmscan.c. (Filled in by the reclaim work; the
-// foundation only needs the wakeup hooks.)
+// vmscan.go models page reclaim, mm/vmscan.c: direct reclaim
+// (try_to_free_pages, do_try_to_free_pages and its retries, shrink_zones
+// with compaction_ready, shrink_node, shrink_node_memcgs with memory.min and
+// memory.low, get_scan_count, shrink_lruvec, shrink_inactive_list,
+// shrink_folio_list, shrink_active_list, should_continue_reclaim) and kswapd
+// (wakeup_kswapd, balance_pgdat with watermark boosting, pgdat_balanced,
+// kswapd_try_to_sleep, kswapd_failures).
+//
+// # What the model keeps
+//
+// The classic two-list LRU (MGLRU changes which pages go first, not how
+// reclaim and compaction interact, spec B section 7), the scan targets and
+// their priority loop exactly, the anon/file balance (swappiness, no swap
+// means no anon scanning), the folio decisions of shrink_folio_list that the
+// seeds depend on (referenced -> keep or activate, pinned anon -> keep,
+// dirty file -> activate for writeback, clean file -> freed leaving a
+// shadow entry, anon -> swapped out when there is swap), and the counters:
+// allocstall_*, pgscan_* and pgsteal_* by reclaimer, pgscan_anon/file,
+// pgsteal_anon/file, pgactivate, pgdeactivate, pgrefill, pswpout, pageoutrun,
+// kswapd_*_wmark_hit_quickly.
+//
+// # What it simplifies
+//
+// Shrinkers (slab reclaim) are not modelled: slab is unreclaimable. Reclaim
+// throttling (reclaim_throttle) is not modelled: a step runs to completion,
+// so pages isolated by one reclaimer are back on the LRU before another step
+// starts and too_many_isolated() cannot trigger. Dirty page writeback is done
+// by the flusher (FileSync); reclaim never writes file pages, as in today's
+// kernel for direct reclaim. Swap-out completes within the pass (the I/O is
+// asynchronous; its CPU cost is charged).
+//
+// # Cost
+//
+// A scan charges LRUScanPage for every folio it isolates, plus FolioRefWalk
+// for the reverse-map walk of every mapped folio (folio_referenced), and the
+// unmap/free or swap-out cost of folios it frees. Pinned folios are visited
+// by count (lru.go), and charged the same.
 
-import "github.com/pagesim/pagesim/engine/sim"
+import (
+	"github.com/pagesim/pagesim/engine/sim"
+)
 
-// wakeupKswapd is wakeup_kswapd().
-func (m *Machine) wakeupKswapd(t *sim.Task, z *Zone, gfp GFP, order Order, highest ZoneType) {}
+// Reclaim constants (mm/vmscan.c, include/linux/mmzone.h).
+const (
+	defPriority       = 12 // DEF_PRIORITY
+	maxReclaimRetries = 16 // MAX_RECLAIM_RETRIES
+	maxSwappiness     = 200
+)
 
-// kswapdActive reports whether the node's kswapd is running (not waiting
-// on kswapd_wait).
-func (m *Machine) kswapdActive(n *Node) bool { return false }
+type reclaimer uint8
+
+const (
+	reclaimerKswapd reclaimer = iota
+	reclaimerDirect
+)
+
+// scanControl is struct scan_control.
+type scanControl struct {
+	nrToReclaim     uint64
+	nrReclaimed     uint64
+	nrScanned       uint64
+	gfp             GFP
+	order           Order
+	reclaimIdx      ZoneType
+	priority        int
+	nodemask        NodeMask
+	mayWritepage    bool
+	mayUnmap        bool
+	maySwap         bool
+	compactionReady bool
+	who             reclaimer
+	// Deactivation and protection state (may_deactivate, force_deactivate,
+	// skipped_deactivate, memcg_low_reclaim, memcg_low_skipped,
+	// memcg_full_walk).
+	mayDeactivateAnon, mayDeactivateFile bool
+	forceDeactivate                      bool
+	skippedDeactivate                    bool
+	memcgLowReclaim                      bool
+	memcgLowSkipped                      bool
+	memcgFullWalk                        bool
+	cacheTrimMode                        bool
+	fileIsTiny                           bool
+	anonCost, fileCost                   uint64
+	// allocFlags/migratetype are the allocation's, for seed 001 patch 3.
+	allocFlags  AllocFlags
+	migratetype MigrateType
+	// nrFreed counts pages freed by this control (for traces).
+	nrActivate [2]uint64
+}
+
+func (sc *scanControl) pgscanEvent() VMEventItem {
+	if sc.who == reclaimerKswapd {
+		return PGSCAN_KSWAPD
+	}
+	return PGSCAN_DIRECT
+}
+
+func (sc *scanControl) pgstealEvent() VMEventItem {
+	if sc.who == reclaimerKswapd {
+		return PGSTEAL_KSWAPD
+	}
+	return PGSTEAL_DIRECT
+}
+
+// ---------------------------------------------------------------------------
+// Direct reclaim
+
+// tryToFreePages is try_to_free_pages(): direct reclaim for an allocation
+// of order with gfp over the zonelist. It returns the pages reclaimed (or 1
+// if reclaim stopped to let compaction run).
+func (m *Machine) tryToFreePages(t *sim.Task, zonelist []*Zone, order Order, gfp GFP, nodemask NodeMask, allocFlags AllocFlags, mt MigrateType) uint64 {
+	sc := scanControl{
+		nrToReclaim:  SwapClusterMax,
+		gfp:          gfp,
+		reclaimIdx:   gfpZone(gfp),
+		order:        order,
+		nodemask:     nodemask,
+		priority:     defPriority,
+		mayWritepage: true,
+		mayUnmap:     true,
+		maySwap:      true,
+		who:          reclaimerDirect,
+		allocFlags:   allocFlags,
+		migratetype:  mt,
+	}
+	pid := int64(t.ID + 1)
+	m.Trace.Emit(t, TraceMmVmscanDirectReclaimBegin, int64(order), int64(gfp), pid, 0)
+	m.Reclaim.DirectRuns[order]++
+	nr := m.doTryToFreePages(t, zonelist, &sc)
+	m.Trace.Emit(t, TraceMmVmscanDirectReclaimEnd, int64(nr), pid, 0)
+	return nr
+}
+
+// doTryToFreePages is do_try_to_free_pages().
+func (m *Machine) doTryToFreePages(t *sim.Task, zonelist []*Zone, sc *scanControl) uint64 {
+	initialPriority := sc.priority
+retry:
+	m.countVMEvent(allocstallEvent(sc.reclaimIdx))
+	for {
+		sc.nrScanned = 0
+		m.shrinkZones(t, zonelist, sc)
+		if sc.nrReclaimed >= sc.nrToReclaim {
+			break
+		}
+		if sc.compactionReady {
+			break
+		}
+		if sc.priority < defPriority-2 {
+			sc.mayWritepage = true
+		}
+		sc.priority--
+		if sc.priority < 0 {
+			break
+		}
+	}
+	for _, n := range m.nodesOf(zonelist, sc.reclaimIdx, sc.nodemask) {
+		m.snapshotRefaults(n)
+	}
+	if sc.nrReclaimed > 0 {
+		return sc.nrReclaimed
+	}
+	if sc.compactionReady {
+		return 1
+	}
+	// Direct reclaimers may have walked only part of the cgroup tree.
+	if !sc.memcgFullWalk {
+		sc.priority = initialPriority
+		sc.memcgFullWalk = true
+		goto retry
+	}
+	if sc.skippedDeactivate {
+		sc.priority = initialPriority
+		sc.forceDeactivate = true
+		sc.skippedDeactivate = false
+		goto retry
+	}
+	if sc.memcgLowSkipped {
+		sc.priority = initialPriority
+		sc.forceDeactivate = false
+		sc.memcgLowReclaim = true
+		sc.memcgLowSkipped = false
+		goto retry
+	}
+	return 0
+}
+
+// nodesOf lists the nodes of the zonelist's eligible zones, once each.
+func (m *Machine) nodesOf(zonelist []*Zone, highest ZoneType, nm NodeMask) []*Node {
+	var out []*Node
+	var last *Node
+	for _, z := range zonelist {
+		if z.Type > highest || !nm.Has(z.Node.ID) || z.Node == last {
+			continue
+		}
+		last = z.Node
+		out = append(out, z.Node)
+	}
+	return out
+}
+
+// snapshotRefaults is snapshot_refaults().
+func (m *Machine) snapshotRefaults(n *Node) {
+	for _, cg := range m.memcgs {
+		lv := cg.lruvecs[n.ID]
+		lv.refaults[0] = uint64(n.Stat[WORKINGSET_ACTIVATE_ANON])
+		lv.refaults[1] = uint64(n.Stat[WORKINGSET_ACTIVATE_FILE])
+	}
+}
+
+// shrinkZones is shrink_zones().
+func (m *Machine) shrinkZones(t *sim.Task, zonelist []*Zone, sc *scanControl) {
+	var last *Node
+	for _, z := range zonelist {
+		if z.Type > sc.reclaimIdx || !sc.nodemask.Has(z.Node.ID) || !z.Managed() {
+			continue
+		}
+		// If we already have plenty of memory free for compaction in
+		// this zone, don't free any more.
+		if sc.order > PageAllocCostlyOrder && m.compactionReady(z, sc) {
+			sc.compactionReady = true
+			continue
+		}
+		if z.Node == last {
+			continue
+		}
+		last = z.Node
+		m.shrinkNode(t, z.Node, sc)
+	}
+}
+
+// compactionReady is compaction_ready(): the zone already has enough free
+// memory for compaction to build the page, so reclaim need not go on.
+func (m *Machine) compactionReady(z *Zone, sc *scanControl) bool {
+	if !gfpCompactionAllowed(sc.gfp) {
+		return false
+	}
+	// Seed 001 patch 3: tell the check the allocation is
+	// ALLOC_NOFRAGMENT (and its migratetype).
+	var flags AllocFlags
+	mt := MigrateUnmovable
+	if m.Patches.NofragReclaim {
+		flags = sc.allocFlags & ALLOC_NOFRAGMENT
+		mt = sc.migratetype
+	}
+	if m.zoneWatermarkOK(z, sc.order, z.WmarkPages(WmarkMin), sc.reclaimIdx, flags, z.Stat[NR_FREE_PAGES], mt) {
+		return true
+	}
+	return m.compactionSuitable(z, sc.order, z.WmarkPages(WmarkHigh), sc.reclaimIdx)
+}
+
+// shrinkNode is shrink_node().
+func (m *Machine) shrinkNode(t *sim.Task, n *Node, sc *scanControl) {
+	for {
+		reclaimedBefore := sc.nrReclaimed
+		m.prepareScanControl(n, sc)
+		m.shrinkNodeMemcgs(t, n, sc)
+		nrNodeReclaimed := sc.nrReclaimed - reclaimedBefore
+		if !m.shouldContinueReclaim(n, nrNodeReclaimed, sc) {
+			if nrNodeReclaimed > 0 {
+				m.kswapdTryClearHopeless(n, sc.order, sc.reclaimIdx)
+			}
+			return
+		}
+	}
+}
+
+// prepareScanControl is prepare_scan_control() for global reclaim.
+func (m *Machine) prepareScanControl(n *Node, sc *scanControl) {
+	// The target lruvec of global reclaim is the root's, whose sizes are
+	// the node's.
+	var anonCost, fileCost uint64
+	for _, cg := range m.memcgs {
+		anonCost += cg.lruvecs[n.ID].anonCost
+		fileCost += cg.lruvecs[n.ID].fileCost
+	}
+	sc.anonCost, sc.fileCost = anonCost, fileCost
+	root := m.memcgs[0].lruvecs[n.ID]
+	if !sc.forceDeactivate {
+		sc.mayDeactivateAnon = uint64(n.Stat[WORKINGSET_ACTIVATE_ANON]) != root.refaults[0] ||
+			inactiveIsLow(uint64(n.Stat[NR_INACTIVE_ANON]), uint64(n.Stat[NR_ACTIVE_ANON]))
+		sc.mayDeactivateFile = uint64(n.Stat[WORKINGSET_ACTIVATE_FILE]) != root.refaults[1] ||
+			inactiveIsLow(uint64(n.Stat[NR_INACTIVE_FILE]), uint64(n.Stat[NR_ACTIVE_FILE]))
+	} else {
+		sc.mayDeactivateAnon, sc.mayDeactivateFile = true, true
+	}
+	file := uint64(n.Stat[NR_INACTIVE_FILE])
+	sc.cacheTrimMode = file>>uint(sc.priority) != 0 && !sc.mayDeactivateFile
+	var totalHigh uint64
+	var free int64
+	for _, z := range n.Zones {
+		free += z.Stat[NR_FREE_PAGES]
+		if z.Managed() {
+			totalHigh += z.WmarkPages(WmarkHigh)
+		}
+	}
+	file = uint64(n.Stat[NR_ACTIVE_FILE] + n.Stat[NR_INACTIVE_FILE])
+	anon := uint64(n.Stat[NR_INACTIVE_ANON])
+	sc.fileIsTiny = file+uint64(max(free, 0)) <= totalHigh && !sc.mayDeactivateAnon && anon>>uint(sc.priority) != 0
+}
+
+// inactiveIsLow is inactive_is_low().
+func inactiveIsLow(inactive, active uint64) bool {
+	gb := (inactive + active) >> (30 - PageShift)
+	ratio := uint64(1)
+	if gb > 0 {
+		ratio = intSqrt(10 * gb)
+	}
+	return inactive*ratio < active
+}
+
+// shrinkNodeMemcgs is shrink_node_memcgs(): every cgroup's lruvec on the
+// node, skipping protected ones.
+func (m *Machine) shrinkNodeMemcgs(t *sim.Task, n *Node, sc *scanControl) {
+	for _, cg := range m.memcgs {
+		if cg.belowMin() {
+			continue
+		}
+		if cg.belowLow() {
+			if !sc.memcgLowReclaim {
+				sc.memcgLowSkipped = true
+				continue
+			}
+			cg.EventsLow++
+		}
+		scannedBefore := sc.nrScanned
+		m.shrinkLruvec(t, cg.lruvecs[n.ID], sc)
+		_ = scannedBefore
+		// Direct reclaimers stop walking cgroups once they have
+		// enough (partial walks), unless asked for a full walk.
+		if sc.who == reclaimerDirect && !sc.memcgFullWalk && sc.nrReclaimed >= sc.nrToReclaim {
+			return
+		}
+	}
+}
+
+// lruvecLRUSize is lruvec_lru_size(lruvec, lru, zone_idx).
+func (lv *lruvec) lruSizeUpTo(l LRUList, idx ZoneType) uint64 {
+	var s uint64
+	for z := ZoneType(0); z <= idx; z++ {
+		s += lv.zonePages[l][z]
+	}
+	return s
+}
+
+// getScanCount is get_scan_count().
+func (m *Machine) getScanCount(lv *lruvec, sc *scanControl) [NR_LRU_LISTS]uint64 {
+	const (
+		scanEqual = iota
+		scanFract
+		scanAnon
+		scanFile
+	)
+	swappiness := uint64(m.Sysctl.Swappiness)
+	var fraction [2]uint64
+	var denominator uint64
+	balance := scanFract
+	switch {
+	case !sc.maySwap || !m.canReclaimAnonPages():
+		balance = scanFile
+	case sc.priority == 0 && swappiness != 0:
+		balance = scanEqual
+	case sc.fileIsTiny:
+		balance = scanAnon
+	case sc.cacheTrimMode:
+		balance = scanFile
+	default:
+		total := sc.anonCost + sc.fileCost
+		anonCost := total + sc.anonCost
+		fileCost := total + sc.fileCost
+		total = anonCost + fileCost
+		ap := swappiness * (total + 1) / (anonCost + 1)
+		fp := (maxSwappiness - swappiness) * (total + 1) / (fileCost + 1)
+		fraction[0], fraction[1] = ap, fp
+		denominator = ap + fp
+	}
+	var nr [NR_LRU_LISTS]uint64
+	cg := lv.memcg
+	for l := LRUList(0); l < LRU_UNEVICTABLE; l++ {
+		file := 0
+		if l.isFile() {
+			file = 1
+		}
+		size := lv.lruSizeUpTo(l, sc.reclaimIdx)
+		var scan uint64
+		min, low := cg.protection()
+		if min > 0 || low > 0 {
+			cgSize := cg.Usage
+			var protection uint64
+			if !sc.memcgLowReclaim && low > min {
+				protection = low
+				sc.memcgLowSkipped = true
+			} else {
+				protection = min
+			}
+			if cgSize < protection {
+				cgSize = protection
+			}
+			scan = size - size*protection/(cgSize+1)
+			if scan < SwapClusterMax {
+				scan = SwapClusterMax
+			}
+		} else {
+			scan = size
+		}
+		scan >>= uint(sc.priority)
+		switch balance {
+		case scanFract:
+			if denominator > 0 {
+				scan = scan * fraction[file] / denominator
+			}
+		case scanFile:
+			if file == 0 {
+				scan = 0
+			}
+		case scanAnon:
+			if file == 1 {
+				scan = 0
+			}
+		}
+		nr[l] = scan
+	}
+	return nr
+}
+
+// protection returns the cgroup's effective memory.min and memory.low
+// (mem_cgroup_protection; flat hierarchy).
+func (cg *Memcg) protection() (min, low uint64) {
+	if cg.ID == 0 {
+		return 0, 0
+	}
+	return cg.Min, cg.Low
+}
+
+// shrinkLruvec is shrink_lruvec().
+func (m *Machine) shrinkLruvec(t *sim.Task, lv *lruvec, sc *scanControl) {
+	nr := m.getScanCount(lv, sc)
+	targets := nr
+	var reclaimed uint64
+	proportional := sc.who == reclaimerDirect && sc.priority == defPriority
+	for nr[LRU_INACTIVE_ANON] != 0 || nr[LRU_ACTIVE_FILE] != 0 || nr[LRU_INACTIVE_FILE] != 0 {
+		for l := LRUList(0); l < LRU_UNEVICTABLE; l++ {
+			if nr[l] == 0 {
+				continue
+			}
+			n := min(nr[l], SwapClusterMax)
+			nr[l] -= n
+			reclaimed += m.shrinkList(t, l, n, lv, sc)
+		}
+		if reclaimed < sc.nrToReclaim || proportional {
+			continue
+		}
+		nrFile := nr[LRU_INACTIVE_FILE] + nr[LRU_ACTIVE_FILE]
+		nrAnon := nr[LRU_INACTIVE_ANON] + nr[LRU_ACTIVE_ANON]
+		if nrFile == 0 || nrAnon == 0 {
+			break
+		}
+		var smaller, other LRUList
+		var percentage uint64
+		if nrFile > nrAnon {
+			target := targets[LRU_INACTIVE_ANON] + targets[LRU_ACTIVE_ANON] + 1
+			smaller, other = LRU_INACTIVE_ANON, LRU_INACTIVE_FILE
+			percentage = nrAnon * 100 / target
+		} else {
+			target := targets[LRU_INACTIVE_FILE] + targets[LRU_ACTIVE_FILE] + 1
+			smaller, other = LRU_INACTIVE_FILE, LRU_INACTIVE_ANON
+			percentage = nrFile * 100 / target
+		}
+		nr[smaller], nr[smaller+1] = 0, 0
+		for _, l := range []LRUList{other, other + 1} {
+			scanned := targets[l] - nr[l]
+			nr[l] = targets[l] * (100 - percentage) / 100
+			nr[l] -= min(nr[l], scanned)
+		}
+	}
+	sc.nrReclaimed += reclaimed
+	// Keep enough anon reclaim candidates for the next cycle.
+	if m.canReclaimAnonPages() && inactiveIsLow(lv.nrPages[LRU_INACTIVE_ANON], lv.nrPages[LRU_ACTIVE_ANON]) {
+		m.shrinkActiveList(t, SwapClusterMax, lv, sc, LRU_ACTIVE_ANON)
+	}
+}
+
+// shrinkList is shrink_list().
+func (m *Machine) shrinkList(t *sim.Task, l LRUList, nr uint64, lv *lruvec, sc *scanControl) uint64 {
+	if l.isActive() {
+		may := sc.mayDeactivateAnon
+		if l.isFile() {
+			may = sc.mayDeactivateFile
+		}
+		if may {
+			m.shrinkActiveList(t, nr, lv, sc, l)
+		} else {
+			sc.skippedDeactivate = true
+		}
+		return 0
+	}
+	return m.shrinkInactiveList(t, nr, lv, sc, l)
+}
+
+// pinnedShare decides how many of n pages a scan of list l takes from the
+// pinned pool, in proportion to the eligible pinned and unpinned pages.
+func (lv *lruvec) pinnedShare(l LRUList, n uint64, idx ZoneType) (pages, folios uint64) {
+	typ, act := 0, 0
+	if l.isFile() {
+		typ = 1
+	}
+	if l.isActive() {
+		act = 1
+	}
+	var pinned, pinnedF uint64
+	for z := ZoneType(0); z <= idx; z++ {
+		pinned += lv.pinnedCount[typ][act][z]
+		pinnedF += lv.pinnedFolios[typ][act][z]
+	}
+	total := lv.lruSizeUpTo(l, idx)
+	if pinned == 0 || total == 0 {
+		return 0, 0
+	}
+	pages = n * pinned / total
+	if pages == 0 && pinned == total {
+		pages = n
+	}
+	if pages > pinned {
+		pages = pinned
+	}
+	if pages == 0 {
+		return 0, 0
+	}
+	// Whole folios: a scan takes at least one, and a batch of n pages
+	// visits as many folios as fit (isolate_lru_folios counts pages).
+	per := pinned / pinnedF
+	folios = (pages + per - 1) / per
+	return folios * per, folios
+}
+
+// shrinkInactiveList is shrink_inactive_list() with isolate_lru_folios()
+// and shrink_folio_list(): take up to n pages from the tail and decide
+// each folio's fate.
+func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scanControl, l LRUList) uint64 {
+	file := l.isFile()
+	lv.Lock.Lock(t)
+	var scanned, reclaimed uint64
+	// Pinned folios are visited by count and kept.
+	pinPages, pinFolios := lv.pinnedShare(l, n, sc.reclaimIdx)
+	scanned += pinPages
+	costFolios := pinFolios
+	mappedFolios := pinFolios
+	if !file {
+		// Keep the pool's position: pinned anon folios stay inactive.
+	}
+	// Unpinned folios are visited one by one from the tail.
+	var skipped [MaxNrZones]uint64
+	list := &lv.lists[l]
+	want := n - min(n, pinPages)
+	var batch []PFN
+	cursor := list.tail
+	for scanned < n && cursor != NilPFN && want > 0 {
+		head := cursor
+		cursor = m.pages[head].prev
+		nr := m.folioNr(head)
+		zt := m.ZoneOf(head).Type
+		if zt > sc.reclaimIdx {
+			skipped[zt] += nr
+			continue
+		}
+		scanned += nr
+		if nr >= want {
+			want = 0
+		} else {
+			want -= nr
+		}
+		batch = append(batch, head)
+	}
+	for zt, s := range skipped {
+		if s > 0 {
+			m.countVMEvents(PGSCAN_SKIP_DMA+VMEventItem(zt), s)
+		}
+	}
+	for _, head := range batch {
+		m.isolateLRUFolio(head)
+	}
+	t.Charge(m.Cost.LRUScanPage * sim.Time(len(batch)))
+	lv.Lock.Unlock(t)
+	// shrink_folio_list
+	var activated, kept uint64
+	for _, head := range batch {
+		costFolios++
+		p := &m.pages[head]
+		if p.kind == KindAnon || p.flags&pgYoung != 0 {
+			mappedFolios++
+		}
+		fate := m.shrinkFolio(t, head, sc)
+		switch fate {
+		case folioFreed:
+			reclaimed += m.folioNrFreed
+		case folioActivated:
+			activated += m.folioNr(head)
+		default:
+			kept++
+		}
+	}
+	t.Charge(m.Cost.FolioRefWalk * sim.Time(mappedFolios))
+	_ = costFolios
+	// Put back what was not freed (move_folios_to_lru).
+	lv.Lock.Lock(t)
+	for _, head := range batch {
+		if m.pages[head].flags&pgIsolated != 0 {
+			m.putbackLRUFolio(head)
+		}
+	}
+	lv.Lock.Unlock(t)
+	sc.nrScanned += scanned
+	m.countVMEvents(sc.pgscanEvent(), scanned)
+	m.countVMEvents(sc.pgstealEvent(), reclaimed)
+	if file {
+		m.countVMEvents(PGSCAN_FILE, scanned)
+		m.countVMEvents(PGSTEAL_FILE, reclaimed)
+		lv.fileCost += scanned
+	} else {
+		m.countVMEvents(PGSCAN_ANON, scanned)
+		m.countVMEvents(PGSTEAL_ANON, reclaimed)
+		lv.anonCost += scanned
+	}
+	if activated > 0 {
+		m.countVMEvents(PGACTIVATE, activated)
+	}
+	if m.Trace.Enabled(TraceMmVmscanLruShrinkInactive) {
+		var aa, af int64
+		if file {
+			af = int64(activated)
+		} else {
+			aa = int64(activated)
+		}
+		m.Trace.Emit(t, TraceMmVmscanLruShrinkInactive, int64(lv.node.ID), int64(scanned), int64(reclaimed), aa, af,
+			int64(kept), 0, int64(sc.priority)<<8|int64(b2i(file)))
+	}
+	return reclaimed
+}
+
+type folioFate uint8
+
+const (
+	folioKept folioFate = iota
+	folioActivated
+	folioFreed
+)
+
+// shrinkFolio is the per-folio decision of shrink_folio_list() for an
+// isolated folio. Freed folios leave the machine; m.folioNrFreed says how
+// many pages.
+func (m *Machine) shrinkFolio(t *sim.Task, head PFN, sc *scanControl) folioFate {
+	p := &m.pages[head]
+	nr := m.folioNr(head)
+	m.folioNrFreed = 0
+	if p.owner == 0 {
+		// Truncated while isolated: just free it.
+		m.pages[head].flags &^= pgIsolated | pgLRU
+		m.unisolateStat(head)
+		m.folioNrFreed = nr
+		m.freeIsolatedFolio(t, head)
+		return folioFreed
+	}
+	if p.flags&pgWriteback != 0 {
+		return folioKept
+	}
+	// folio_check_references()
+	young := p.flags&pgYoung != 0
+	referenced := p.flags&pgReferenced != 0
+	p.flags &^= pgYoung | pgReferenced
+	isFile := p.kind == KindFile
+	if young {
+		p.flags |= pgReferenced
+		if referenced {
+			m.activateIsolated(head, sc)
+			return folioActivated
+		}
+		return folioKept
+	}
+	if p.flags&pgUnevictable != 0 {
+		return folioKept
+	}
+	if !isFile {
+		// Anonymous memory needs swap space.
+		if sc.gfp&__GFP_IO == 0 {
+			return folioKept
+		}
+		if p.flags&pgPinned != 0 {
+			return folioKept // folio_maybe_dma_pinned: keep_locked
+		}
+		if !sc.maySwap || m.nrSwapPagesFree() < nr {
+			m.activateIsolated(head, sc)
+			return folioActivated
+		}
+		// add_to_swap, try_to_unmap, pageout: the write is
+		// submitted, the folio freed when it completes.
+		o := m.owners[p.owner]
+		m.Swap.UsedPages += nr
+		o.Swapped += nr
+		t.Charge(m.Cost.SwapOutPage * sim.Time(nr))
+		m.countVMEvents(PSWPOUT, nr)
+		m.countVMEvents(PGPGOUT, nr*4)
+		if nr > 1 {
+			m.countVMEvent(THP_SWPOUT)
+		}
+		m.ZoneOf(head).Node.Stat[WORKINGSET_NODES] += 0
+		m.folioNrFreed = nr
+		m.freeIsolatedFolio(t, head)
+		return folioFreed
+	}
+	if referenced {
+		// FOLIOREF_RECLAIM_CLEAN: reclaim only if clean.
+	}
+	if p.flags&pgDirty != 0 {
+		// Dirty file folios are left for the flusher; mark them for
+		// immediate reclaim when writeback ends and activate.
+		m.ZoneOf(head).Node.Stat[NR_VMSCAN_IMMEDIATE] += int64(nr)
+		m.activateIsolated(head, sc)
+		return folioActivated
+	}
+	if p.flags&pgPinned != 0 {
+		return folioKept // __remove_mapping fails on the extra reference
+	}
+	// Clean page cache: unmap if mapped, __remove_mapping, free.
+	o, slot := m.fileSlot(head)
+	if slot >= 0 {
+		o.file.pages[slot] = NilPFN
+		o.file.shadows += nr
+	}
+	t.Charge(m.Cost.ReclaimCleanPage * sim.Time(nr))
+	m.folioNrFreed = nr
+	m.freeIsolatedFolio(t, head)
+	return folioFreed
+}
+
+func (m *Machine) unisolateStat(head PFN) {
+	nr := int64(m.folioNr(head))
+	n := m.ZoneOf(head).Node
+	if m.pages[head].kind == KindFile {
+		n.Stat[NR_ISOLATED_FILE] -= nr
+	} else {
+		n.Stat[NR_ISOLATED_ANON] -= nr
+	}
+}
+
+// activateIsolated sets PG_active so the putback puts the folio on the
+// active list (activate_locked).
+func (m *Machine) activateIsolated(head PFN, sc *scanControl) {
+	p := &m.pages[head]
+	if p.flags&pgPinned != 0 {
+		return // the pinned pool keeps its own position
+	}
+	p.flags |= pgActive
+}
+
+// freeIsolatedFolio frees a folio reclaim took off the LRU (the folio is
+// isolated, so it is not on any list).
+func (m *Machine) freeIsolatedFolio(t *sim.Task, head PFN) {
+	p := &m.pages[head]
+	if p.flags&pgIsolated != 0 {
+		p.flags &^= pgIsolated
+		m.unisolateStat(head)
+	}
+	order := Order(0)
+	if p.flags&pgHead != 0 {
+		order = Order(p.order)
+	}
+	if p.owner != 0 {
+		m.teardownFolio(head)
+	}
+	m.FreePages(t, head, order)
+}
+
+// shrinkActiveList is shrink_active_list(): take up to n pages from the
+// tail of an active list and move the unreferenced ones to the inactive
+// list.
+func (m *Machine) shrinkActiveList(t *sim.Task, n uint64, lv *lruvec, sc *scanControl, l LRUList) {
+	lv.Lock.Lock(t)
+	inactive := l - 1
+	typ := 0
+	if l.isFile() {
+		typ = 1
+	}
+	// Pinned folios on the active list are deactivated by count.
+	pinPages, pinFolios := lv.pinnedShare(l, n, sc.reclaimIdx)
+	var moved uint64
+	for z := ZoneType(0); z <= sc.reclaimIdx && moved < pinPages; z++ {
+		for lv.pinnedCount[typ][1][z] > 0 && moved < pinPages {
+			per := lv.pinnedCount[typ][1][z] / lv.pinnedFolios[typ][1][z]
+			lv.pinnedCount[typ][1][z] -= per
+			lv.pinnedFolios[typ][1][z]--
+			lv.pinnedCount[typ][0][z] += per
+			lv.pinnedFolios[typ][0][z]++
+			m.updateLRUSize(lv, l, lv.node.Zones[z], -int64(per))
+			m.updateLRUSize(lv, inactive, lv.node.Zones[z], int64(per))
+			moved += per
+		}
+	}
+	scanned := moved
+	var deactivated uint64 = moved
+	list := &lv.lists[l]
+	var batch []PFN
+	want := n - min(n, pinPages)
+	for cursor := list.tail; cursor != NilPFN && want > 0; {
+		head := cursor
+		cursor = m.pages[head].prev
+		if m.ZoneOf(head).Type > sc.reclaimIdx {
+			continue
+		}
+		nr := m.folioNr(head)
+		scanned += nr
+		if nr >= want {
+			want = 0
+		} else {
+			want -= nr
+		}
+		batch = append(batch, head)
+	}
+	for _, head := range batch {
+		m.lruDel(head)
+		p := &m.pages[head]
+		keepActive := false
+		if p.flags&pgYoung != 0 {
+			p.flags &^= pgYoung
+			// Executable file pages stay active; pagesim has none.
+		}
+		if keepActive {
+			m.lruAdd(head)
+			continue
+		}
+		p.flags &^= pgActive | pgReferenced
+		m.lruAdd(head)
+		deactivated += m.folioNr(head)
+	}
+	t.Charge(m.Cost.LRUScanPage * sim.Time(len(batch)+int(pinFolios)))
+	t.Charge(m.Cost.FolioRefWalk * sim.Time(len(batch)))
+	lv.Lock.Unlock(t)
+	m.countVMEvents(PGREFILL, scanned)
+	m.countVMEvents(PGDEACTIVATE, deactivated)
+}
+
+// shouldContinueReclaim is should_continue_reclaim(): in reclaim/compaction
+// mode (costly orders, or any order > 0 at raised priority) keep reclaiming
+// until compaction has enough room.
+func (m *Machine) shouldContinueReclaim(n *Node, nrReclaimed uint64, sc *scanControl) bool {
+	// in_reclaim_compaction()
+	if !(gfpCompactionAllowed(sc.gfp) && sc.order > 0 && (sc.order > PageAllocCostlyOrder || sc.priority < defPriority-2)) {
+		return false
+	}
+	if nrReclaimed == 0 {
+		return false
+	}
+	for z := ZoneType(0); z <= sc.reclaimIdx; z++ {
+		zone := n.Zones[z]
+		if !zone.Managed() {
+			continue
+		}
+		if m.zoneWatermarkOK(zone, sc.order, zone.WmarkPages(WmarkMin), sc.reclaimIdx, 0, zone.Stat[NR_FREE_PAGES], MigrateUnmovable) {
+			return false
+		}
+		if m.compactionSuitable(zone, sc.order, zone.WmarkPages(WmarkMin), sc.reclaimIdx) {
+			return false
+		}
+	}
+	// If we have not reclaimed enough pages for compaction and the
+	// inactive lists are large enough, continue reclaiming.
+	pagesForCompaction := compactGap(sc.order)
+	inactive := uint64(n.Stat[NR_INACTIVE_FILE])
+	if m.canReclaimAnonPages() {
+		inactive += uint64(n.Stat[NR_INACTIVE_ANON])
+	}
+	return inactive > pagesForCompaction
+}
+
+// ReclaimStats counts reclaim work by kind (no vmstat counter exists for
+// these; seed 002 measures "order-9 reclaim runs" from the
+// mm_vmscan_direct_reclaim_begin tracepoint).
+type ReclaimStats struct {
+	// DirectRuns[order] counts try_to_free_pages calls by sc.order.
+	DirectRuns [NrPageOrders]uint64
+}

@@ -1,0 +1,221 @@
+package mm
+
+// compaction_kcompactd.go models kcompactd, the per-node background
+// compaction thread of mm/compaction.c: wakeup_kcompactd() (from kswapd when
+// it goes to sleep, from wakeup_kswapd for callers that cannot reclaim, and
+// after boosted reclaim), kcompactd_do_work() at MIGRATE_SYNC_LIGHT honouring
+// skip bits and deferral, and the 500 ms timer that runs proactive
+// compaction when the node's fragmentation score is above the
+// vm.compaction_proactiveness high mark. kcompactd's work on a wakeup is a
+// PSI memory stall; proactive compaction is not.
+
+import (
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+type kcompactdData struct {
+	task           *sim.Task
+	maxOrder       Order
+	highestZoneidx ZoneType
+	waitActive     bool
+	timeout        sim.Time
+	// proactiveTrigger is set by writing vm.compaction_proactiveness.
+	proactiveTrigger bool
+}
+
+func (m *Machine) initKcompactd() {
+	for _, n := range m.Nodes {
+		cpu := 0
+		if len(n.CPUs) > 0 {
+			cpu = n.CPUs[0]
+		}
+		kc := &n.kcompactd
+		kc.highestZoneidx = MaxNrZones - 1
+		kc.waitActive = true
+		kc.timeout = hpageFragCheckIntervalMsec * sim.Millisecond
+		node := n
+		kc.task = m.World.NewTask(kthreadName("kcompactd", n.ID), cpu, sim.ProgramFunc(func(w *sim.World, t *sim.Task) sim.Time {
+			return m.kcompactdStep(t, node)
+		}), kc.timeout)
+		kc.task.Flags = sim.PF_KTHREAD
+		if len(n.CPUs) > 0 {
+			kc.task.AllowedCPUs = n.CPUs
+		}
+	}
+}
+
+// kcompactdNodeSuitable is kcompactd_node_suitable().
+func (m *Machine) kcompactdNodeSuitable(n *Node) bool {
+	kc := &n.kcompactd
+	flags := ALLOC_WMARK_MIN
+	if m.Sysctl.DefragMode != 0 {
+		flags = ALLOC_WMARK_HIGH
+	}
+	for i := ZoneType(0); i <= kc.highestZoneidx && i < MaxNrZones; i++ {
+		z := n.Zones[i]
+		if !z.Populated() {
+			continue
+		}
+		if m.compactionSuitAllocationOrder(nil, z, kc.maxOrder, kc.highestZoneidx, flags, false, true, MigrateUnmovable) == CompactContinue {
+			return true
+		}
+	}
+	return false
+}
+
+// wakeupKcompactd is wakeup_kcompactd().
+func (m *Machine) wakeupKcompactd(t *sim.Task, n *Node, order Order, highest ZoneType) {
+	if order == 0 {
+		return
+	}
+	kc := &n.kcompactd
+	if kc.maxOrder < order {
+		kc.maxOrder = order
+	}
+	if kc.highestZoneidx > highest {
+		kc.highestZoneidx = highest
+	}
+	if !kc.waitActive {
+		return
+	}
+	if !m.kcompactdNodeSuitable(n) {
+		return
+	}
+	m.Trace.Emit(t, TraceMmCompactionWakeupKcompactd, int64(n.ID), int64(order), int64(highest))
+	kc.waitActive = false
+	now := m.World.Now()
+	if t != nil && t.Now > now {
+		now = t.Now
+	}
+	m.World.Wake(kc.task, now)
+}
+
+// kcompactdStep is one turn of the kcompactd() loop.
+func (m *Machine) kcompactdStep(t *sim.Task, n *Node) sim.Time {
+	kc := &n.kcompactd
+	defaultTimeout := hpageFragCheckIntervalMsec * sim.Millisecond
+	if kc.maxOrder > 0 && !kc.proactiveTrigger {
+		// Woken with work.
+		kc.waitActive = false
+		m.psiMemstallEnter(t)
+		m.kcompactdDoWork(t, n)
+		m.psiMemstallLeave(t)
+	} else {
+		if m.shouldProactiveCompactNode(n) {
+			prev := m.fragmentationScoreNode(n)
+			m.compactNode(t, n, true)
+			if m.fragmentationScoreNode(n) >= prev {
+				defaultTimeout <<= compactMaxDeferShift
+			}
+		}
+		kc.proactiveTrigger = false
+	}
+	kc.waitActive = true
+	m.Trace.Emit(t, TraceMmCompactionKcompactdSleep, int64(n.ID))
+	if m.Sysctl.CompactionProactiveness == 0 {
+		return sim.Never
+	}
+	return t.Now + defaultTimeout
+}
+
+// kcompactdDoWork is kcompactd_do_work().
+func (m *Machine) kcompactdDoWork(t *sim.Task, n *Node) {
+	kc := &n.kcompactd
+	flags := ALLOC_WMARK_MIN
+	if m.Sysctl.DefragMode != 0 {
+		flags = ALLOC_WMARK_HIGH
+	}
+	order := kc.maxOrder
+	highest := kc.highestZoneidx
+	m.Trace.Emit(t, TraceMmCompactionKcompactdWake, int64(n.ID), int64(order), int64(highest))
+	m.countVMEvent(KCOMPACTD_WAKE)
+	for i := ZoneType(0); i <= highest && i < MaxNrZones; i++ {
+		z := n.Zones[i]
+		if !z.Populated() {
+			continue
+		}
+		if m.compactionDeferred(t, z, order) {
+			continue
+		}
+		if m.compactionSuitAllocationOrder(t, z, order, i, flags, false, true, MigrateUnmovable) != CompactContinue {
+			continue
+		}
+		cc := &compactControl{zone: z, order: int(order), highestZoneidx: highest, mode: migrateSyncLight,
+			gfp: GFP_KERNEL, allocFlags: flags}
+		status := m.compactZone(t, cc)
+		switch status {
+		case CompactSuccess:
+			m.compactionDeferReset(t, z, order, false)
+		case CompactPartialSkipped, CompactComplete:
+			m.drainAllPages(t, z)
+			m.deferCompaction(t, z, order)
+		}
+		m.countVMEvents(KCOMPACTD_MIGRATE_SCANNED, cc.totalMigrateScanned)
+		m.countVMEvents(KCOMPACTD_FREE_SCANNED, cc.totalFreeScanned)
+	}
+	if kc.maxOrder <= order {
+		kc.maxOrder = 0
+	}
+	if kc.highestZoneidx >= highest {
+		kc.highestZoneidx = MaxNrZones - 1
+	}
+}
+
+// fragmentationScoreWmark is fragmentation_score_wmark().
+func (m *Machine) fragmentationScoreWmark(low bool) int {
+	wmarkLow := 100 - m.Sysctl.CompactionProactiveness
+	if low {
+		return wmarkLow
+	}
+	leeway := min(10, wmarkLow/2)
+	return min(wmarkLow+leeway, 100)
+}
+
+// fragmentationScoreNode is fragmentation_score_node().
+func (m *Machine) fragmentationScoreNode(n *Node) uint64 {
+	var score uint64
+	for _, z := range n.Zones {
+		if !z.Populated() {
+			continue
+		}
+		score += z.PresentPages * extfragForOrder(z, compactionHPageOrder) / (n.PresentPages + 1)
+	}
+	return score
+}
+
+// shouldProactiveCompactNode is should_proactive_compact_node().
+func (m *Machine) shouldProactiveCompactNode(n *Node) bool {
+	if m.Sysctl.CompactionProactiveness == 0 || m.kswapdIsRunning(n) {
+		return false
+	}
+	return m.fragmentationScoreNode(n) > uint64(m.fragmentationScoreWmark(false))
+}
+
+// compactNode is compact_node(): whole-zone compaction of every zone
+// (proactive: MIGRATE_SYNC_LIGHT until the score is low enough; manual,
+// vm.compact_memory: MIGRATE_SYNC).
+func (m *Machine) compactNode(t *sim.Task, n *Node, proactive bool) {
+	for _, z := range n.Zones {
+		if !z.Populated() {
+			continue
+		}
+		cc := &compactControl{zone: z, order: -1, mode: migrateSync, ignoreSkipHint: true, wholeZone: true,
+			gfp: GFP_KERNEL, proactive: proactive}
+		if proactive {
+			cc.mode = migrateSyncLight
+		}
+		m.compactZone(t, cc)
+		if proactive {
+			m.countVMEvents(KCOMPACTD_MIGRATE_SCANNED, cc.totalMigrateScanned)
+			m.countVMEvents(KCOMPACTD_FREE_SCANNED, cc.totalFreeScanned)
+		}
+	}
+}
+
+// CompactMemory is `echo 1 > /proc/sys/vm/compact_memory`: compact every
+// node fully, in the calling task.
+func (m *Machine) CompactMemory(t *sim.Task) {
+	for _, n := range m.Nodes {
+		m.compactNode(t, n, false)
+	}
+}

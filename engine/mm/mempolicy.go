@@ -1,0 +1,156 @@
+package mm
+
+// mempolicy.go models the NUMA memory policies of mm/mempolicy.c
+// (linux-mm/linux-mm @01cec79d): MPOL_DEFAULT/LOCAL, MPOL_PREFERRED,
+// MPOL_BIND and MPOL_INTERLEAVE, policy_nodemask(), and the allocation entry
+// points for VMA faults: today's alloc_pages_mpol() with its local-node-first
+// THP attempt (__GFP_THISNODE|__GFP_NORETRY, then every allowed node when the
+// mask may reclaim), and the 2018 alloc_pages_vma() that seed 003 patches
+// (local node with __GFP_THISNODE and no second attempt), with the seed's two
+// fixes where their diffs put them.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// MempolicyMode is enum mempolicy_mode (the modes pagesim models).
+type MempolicyMode uint8
+
+const (
+	MPOL_DEFAULT MempolicyMode = iota
+	MPOL_PREFERRED
+	MPOL_BIND
+	MPOL_INTERLEAVE
+	MPOL_LOCAL
+)
+
+var mpolNames = []string{"default", "preferred", "bind", "interleave", "local"}
+
+func (mm MempolicyMode) String() string { return mpolNames[mm] }
+
+// ParseMempolicyMode reads "default", "bind", ...
+func ParseMempolicyMode(s string) (MempolicyMode, error) {
+	for i, n := range mpolNames {
+		if n == strings.TrimSpace(s) {
+			return MempolicyMode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown mempolicy %q (want %s)", s, strings.Join(mpolNames, ", "))
+}
+
+// Mempolicy is struct mempolicy.
+type Mempolicy struct {
+	Mode  MempolicyMode
+	Nodes NodeMask
+}
+
+// noInterleaveIndex is NO_INTERLEAVE_INDEX: not a VMA fault.
+const noInterleaveIndex = -1
+
+// policyNodemask is policy_nodemask(): the nodemask to allocate from and
+// the node to prefer.
+func (m *Machine) policyNodemask(gfp GFP, pol *Mempolicy, ilx int, nid int) (NodeMask, int) {
+	switch pol.Mode {
+	case MPOL_PREFERRED:
+		return 0, firstNode(pol.Nodes, nid)
+	case MPOL_BIND:
+		return pol.Nodes, nid
+	case MPOL_INTERLEAVE:
+		n := popcount(pol.Nodes, len(m.Nodes))
+		if n == 0 || ilx < 0 {
+			return 0, nid
+		}
+		target := ilx % n
+		for node := 0; node < len(m.Nodes); node++ {
+			if pol.Nodes.Has(node) {
+				if target == 0 {
+					return 0, node
+				}
+				target--
+			}
+		}
+	}
+	return 0, nid
+}
+
+func firstNode(nm NodeMask, def int) int {
+	for i := 0; i < 64; i++ {
+		if nm&(1<<uint(i)) != 0 {
+			return i
+		}
+	}
+	return def
+}
+
+func popcount(nm NodeMask, nodes int) int {
+	if nm == 0 {
+		return nodes
+	}
+	n := 0
+	for i := 0; i < nodes; i++ {
+		if nm.Has(i) {
+			n++
+		}
+	}
+	return n
+}
+
+// allocPagesMpol is alloc_pages_mpol() for a VMA fault (ilx >= 0) or a
+// plain allocation (ilx = noInterleaveIndex), with the 2018
+// alloc_pages_vma() THP placement when the kernel base asks for it.
+func (m *Machine) allocPagesMpol(t *sim.Task, gfp GFP, order Order, pol *Mempolicy, ilx int, nid int) PFN {
+	if pol == nil {
+		pol = &Mempolicy{}
+	}
+	if m.Kernel.THPLegacyThisnode && order == HPagePMDOrder && ilx >= 0 {
+		return m.allocPagesVMA2018(t, gfp, order, pol, ilx, nid)
+	}
+	nodemask, nid := m.policyNodemask(gfp, pol, ilx, nid)
+	if order == HPagePMDOrder && ilx >= 0 && pol.Mode != MPOL_INTERLEAVE && nodemask.Has(nid) {
+		pfn := m.AllocPages(t, gfp|__GFP_THISNODE|__GFP_NORETRY, order, nid, 0)
+		if pfn != NilPFN || gfp&__GFP_DIRECT_RECLAIM == 0 {
+			return pfn
+		}
+	}
+	pfn := m.AllocPages(t, gfp, order, nid, nodemask)
+	if pol.Mode == MPOL_INTERLEAVE && pfn != NilPFN && m.ZoneOf(pfn).Node.ID == nid {
+		m.ZoneOf(pfn).NumaEvents[NUMA_INTERLEAVE_HIT]++
+	}
+	return pfn
+}
+
+// allocPagesVMA2018 is alloc_pages_vma() of Linux 4.18 for a hugepage
+// fault, with seed 003's fixes.
+func (m *Machine) allocPagesVMA2018(t *sim.Task, gfp GFP, order Order, pol *Mempolicy, ilx int, nid int) PFN {
+	if pol.Mode == MPOL_INTERLEAVE {
+		_, inid := m.policyNodemask(gfp, pol, ilx, nid)
+		return m.AllocPages(t, gfp, order, inid, 0)
+	}
+	hpageNode := nid
+	if pol.Mode == MPOL_PREFERRED {
+		hpageNode = firstNode(pol.Nodes, nid)
+	}
+	var nmask NodeMask
+	if pol.Mode == MPOL_BIND {
+		nmask = pol.Nodes
+	}
+	if nmask.Has(hpageNode) {
+		switch {
+		case m.Patches.THPDropThisnode:
+			// Fix 2: no __GFP_THISNODE when the caller may reclaim.
+			if gfp&__GFP_DIRECT_RECLAIM == 0 {
+				gfp |= __GFP_THISNODE
+			}
+		case m.Patches.OnlyCompact:
+			// Fix 1: at most one compaction attempt, never reclaim.
+			gfp |= __GFP_THISNODE | __GFP_ONLY_COMPACT
+		default:
+			gfp |= __GFP_THISNODE
+		}
+		return m.AllocPages(t, gfp, order, hpageNode, 0)
+	}
+	return m.AllocPages(t, gfp, order, nid, nmask)
+}

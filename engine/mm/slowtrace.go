@@ -1,0 +1,178 @@
+package mm
+
+// slowtrace.go records the slow path's decisions for one allocation, step by
+// step in kernel function names, so a person can see why an allocation
+// stalled:
+//
+//	GFP_TRANSHUGE|__GFP_THISNODE order=9: fast path missed at low watermark
+//	-> wake_all_kswapds(order=9) -> get_page_from_freelist(ALLOC_WMARK_MIN|...): NULL
+//	-> __alloc_pages_direct_compact(COMPACT_PRIO_ASYNC): COMPACT_SKIPPED
+//	-> __alloc_pages_direct_reclaim(order=9): 0 pages -> ... -> nopage: costly order
+//
+// Steps are recorded as small structs into a reused buffer (the slow path is
+// hot in a storm); the text is built only when someone asks. The trace of
+// the latest allocation that stalled (entered direct reclaim or
+// compaction) is kept for the page and the command line.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+type stepKind uint8
+
+const (
+	stepCostlyNoretry stepKind = iota
+	stepWakeKswapd
+	stepFreelistMin
+	stepDirectReclaim
+	stepDrainAllPages
+	stepDirectCompact
+	stepShouldReclaimRetry
+	stepShouldCompactRetry
+	stepNofragGiveUp
+	stepWouldOOM
+	stepNopage
+)
+
+const (
+	nopageNoDirectReclaim = iota
+	nopagePFMemalloc
+	nopageOnlyCompact
+	nopageNoretryThisnode
+	nopageNoretry
+	nopageCostly
+	nopageOOM
+)
+
+var nopageReasons = [...]string{
+	"no __GFP_DIRECT_RECLAIM",
+	"PF_MEMALLOC (no reclaim recursion)",
+	"__GFP_ONLY_COMPACT after one compaction",
+	"__GFP_NORETRY|__GFP_THISNODE after compaction",
+	"__GFP_NORETRY",
+	"costly order without __GFP_RETRY_MAYFAIL",
+	"reclaim and compaction cannot help (would OOM)",
+}
+
+type slowStep struct {
+	kind stepKind
+	a, b int64
+	at   sim.Time
+}
+
+// slowTrace is the recorder of one slow-path run.
+type slowTrace struct {
+	gfp      GFP
+	order    Order
+	start    sim.Time
+	task     string
+	steps    []slowStep
+	stalled  bool
+	result   PFN
+	finalGFP GFP
+	elapsed  sim.Time
+	owner    *slowTraces
+}
+
+// slowTraces holds the current recorder and the latest stalled one.
+type slowTraces struct {
+	cur, last slowTrace
+	haveLast  bool
+	// Stalls counts allocations that stalled in direct reclaim/compaction.
+	Stalls uint64
+}
+
+func (s *slowTraces) begin(t *sim.Task, gfp GFP, order Order) *slowTrace {
+	c := &s.cur
+	c.gfp, c.order, c.start, c.task = gfp, order, t.Now, t.Name
+	c.steps = c.steps[:0]
+	c.stalled = false
+	c.result = NilPFN
+	c.finalGFP = gfp
+	c.owner = s
+	return c
+}
+
+func (c *slowTrace) step(k stepKind, a, b int64) {
+	if k == stepDirectReclaim || k == stepDirectCompact {
+		c.stalled = true
+	}
+	if len(c.steps) < 64 {
+		c.steps = append(c.steps, slowStep{kind: k, a: a, b: b})
+	}
+}
+
+func (c *slowTrace) end(t *sim.Task, pfn PFN, gfp GFP) {
+	c.result = pfn
+	c.finalGFP = gfp
+	if c.stalled {
+		s := c.owner
+		s.Stalls++
+		s.last.gfp, s.last.order, s.last.start, s.last.task = c.gfp, c.order, c.start, c.task
+		s.last.steps = append(s.last.steps[:0], c.steps...)
+		s.last.result, s.last.finalGFP, s.last.stalled = pfn, gfp, true
+		s.last.elapsed = t.Now - c.start
+		s.haveLast = true
+	}
+}
+
+// String formats the trace as one line of steps joined by " -> ".
+func (c *slowTrace) String() string {
+	var parts []string
+	parts = append(parts, fmt.Sprintf("%s order=%d: fast path missed at low watermark", c.gfp, c.order))
+	for _, s := range c.steps {
+		parts = append(parts, s.String())
+	}
+	if c.result != NilPFN {
+		parts = append(parts, fmt.Sprintf("got page pfn=%#x", c.result))
+	} else if c.finalGFP&__GFP_NOWARN == 0 {
+		parts = append(parts, fmt.Sprintf("warn_alloc: %s: page allocation failure: order:%d, mode:%#x(%s), nodemask=(null)", c.task, c.order, uint32(c.finalGFP), c.finalGFP))
+	} else {
+		parts = append(parts, "fail (__GFP_NOWARN: no warning)")
+	}
+	return strings.Join(parts, " -> ")
+}
+
+func (s slowStep) String() string {
+	switch s.kind {
+	case stepCostlyNoretry:
+		return "costly __GFP_NORETRY: clear __GFP_DIRECT_RECLAIM"
+	case stepWakeKswapd:
+		return fmt.Sprintf("wake_all_kswapds(order=%d)", s.a)
+	case stepFreelistMin:
+		if s.a != 0 {
+			return fmt.Sprintf("get_page_from_freelist(%s): page", AllocFlags(s.b))
+		}
+		return fmt.Sprintf("get_page_from_freelist(%s): NULL", AllocFlags(s.b))
+	case stepDirectReclaim:
+		return fmt.Sprintf("__alloc_pages_direct_reclaim(order=%d): %d pages", s.b, s.a)
+	case stepDrainAllPages:
+		return "drain_all_pages"
+	case stepDirectCompact:
+		return fmt.Sprintf("__alloc_pages_direct_compact(%s): %s", CompactPriority(s.b), CompactResult(s.a).Name())
+	case stepShouldReclaimRetry:
+		return fmt.Sprintf("should_reclaim_retry: %v (no_progress_loops=%d)", s.a != 0, s.b)
+	case stepShouldCompactRetry:
+		return fmt.Sprintf("should_compact_retry: %v (priority %s)", s.a != 0, CompactPriority(s.b))
+	case stepNofragGiveUp:
+		return "defrag_mode: drop ALLOC_NOFRAGMENT and retry"
+	case stepWouldOOM:
+		return "__alloc_pages_may_oom (pagesim has no OOM killer)"
+	case stepNopage:
+		return "nopage: " + nopageReasons[s.a]
+	}
+	return "?"
+}
+
+// LastStall returns the decision trace of the latest allocation that
+// stalled in direct reclaim or compaction, and whether there was one.
+func (m *Machine) LastStall() (string, bool) {
+	if !m.slowTrace.haveLast {
+		return "", false
+	}
+	l := &m.slowTrace.last
+	return fmt.Sprintf("[%s] %s (stalled %s s): %s", l.start, l.task, l.elapsed, l.String()), true
+}

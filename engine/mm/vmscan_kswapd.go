@@ -1,0 +1,409 @@
+package mm
+
+// vmscan_kswapd.go models kswapd, the per-node background reclaim thread of
+// mm/vmscan.c (vmscan.c @000fc868 in the project's kernel notes): the
+// kswapd() loop, kswapd_try_to_sleep() with its 100 ms nap and the
+// *_wmark_hit_quickly counters, balance_pgdat() with watermark boosting and
+// the order-0 hand-over to kcompactd, pgdat_balanced() (which counts whole
+// free pageblocks under defrag_mode), wakeup_kswapd() with the
+// kcompactd-instead branch, and the "hopeless" node after
+// MAX_RECLAIM_RETRIES failed runs.
+//
+// kswapd is a sim task on the node's first CPU. Each of its steps runs one
+// priority iteration of balance_pgdat (one kswapd_shrink_node), so its
+// work interleaves with the allocations that woke it; the whole balance run
+// is one PSI memory stall, as in the kernel.
+
+import (
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+type kswapdState uint8
+
+const (
+	ksTrySleep kswapdState = iota
+	ksNap
+	ksSleep
+	ksBalanceStart
+	ksBalance
+)
+
+// kswapdData is the pgdat's kswapd part and the thread's program state.
+type kswapdData struct {
+	task                     *sim.Task
+	state                    kswapdState
+	order                    Order    // pgdat->kswapd_order
+	highestZoneidx           ZoneType // pgdat->kswapd_highest_zoneidx (MaxNrZones = unset)
+	failures                 int      // pgdat->kswapd_failures
+	waitActive               bool     // waitqueue_active(&pgdat->kswapd_wait)
+	allocOrder, reclaimOrder Order
+	highest                  ZoneType
+	napEnd                   sim.Time
+	bal                      balanceState
+	// Wakeups counts wake_up_interruptible calls that woke the thread.
+	Wakeups uint64
+}
+
+type balanceState struct {
+	sc             scanControl
+	nrBoostReclaim uint64
+	zoneBoosts     [MaxNrZones]uint64
+	boosted        bool
+	noCacheTrim    bool
+}
+
+func (m *Machine) initKswapd() {
+	for _, n := range m.Nodes {
+		cpu := 0
+		if len(n.CPUs) > 0 {
+			cpu = n.CPUs[0]
+		}
+		k := &n.kswapd
+		k.highestZoneidx = MaxNrZones
+		k.highest = MaxNrZones - 1
+		k.state = ksSleep
+		k.waitActive = true
+		node := n
+		k.task = m.World.NewTask(kthreadName("kswapd", n.ID), cpu, sim.ProgramFunc(func(w *sim.World, t *sim.Task) sim.Time {
+			return m.kswapdStep(t, node)
+		}), sim.Never)
+		k.task.Flags = sim.PF_MEMALLOC | sim.PF_KSWAPD | sim.PF_KTHREAD
+		if len(n.CPUs) > 0 {
+			k.task.AllowedCPUs = n.CPUs
+		}
+	}
+}
+
+func kthreadName(base string, id int) string {
+	return base + itoa(id)
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b [20]byte
+	p := len(b)
+	neg := i < 0
+	if neg {
+		i = -i
+	}
+	for i > 0 {
+		p--
+		b[p] = byte('0' + i%10)
+		i /= 10
+	}
+	if neg {
+		p--
+		b[p] = '-'
+	}
+	return string(b[p:])
+}
+
+// kswapdHighestZoneidx is kswapd_highest_zoneidx(): the pending index, or
+// prev if none is pending.
+func kswapdHighestZoneidx(k *kswapdData, prev ZoneType) ZoneType {
+	if k.highestZoneidx == MaxNrZones {
+		return prev
+	}
+	return k.highestZoneidx
+}
+
+// kswapdTestHopeless is kswapd_test_hopeless().
+func (k *kswapdData) hopeless() bool { return k.failures >= maxReclaimRetries }
+
+// KswapdFailures returns pgdat->kswapd_failures.
+func (n *Node) KswapdFailures() int { return n.kswapd.failures }
+
+// KswapdRunning reports whether the node's kswapd is awake.
+func (n *Node) KswapdRunning() bool { return !n.kswapd.waitActive }
+
+// kswapdActive reports whether the node's kswapd is running (the allocator
+// skips such nodes first on multi-node machines).
+func (m *Machine) kswapdActive(n *Node) bool { return !n.kswapd.waitActive }
+
+// kswapdIsRunning is kswapd_is_running().
+func (m *Machine) kswapdIsRunning(n *Node) bool {
+	return n.kswapd.state == ksBalance || n.kswapd.state == ksBalanceStart
+}
+
+// kswapdTryClearHopeless is kswapd_try_clear_hopeless().
+func (m *Machine) kswapdTryClearHopeless(n *Node, order Order, idx ZoneType) {
+	if n.kswapd.failures != 0 && m.pgdatBalanced(n, order, idx) {
+		n.kswapd.failures = 0
+	}
+}
+
+// pgdatBalanced is pgdat_balanced().
+func (m *Machine) pgdatBalanced(n *Node, order Order, highest ZoneType) bool {
+	sawZone := false
+	for i := ZoneType(0); i <= highest && i < MaxNrZones; i++ {
+		z := n.Zones[i]
+		if !z.Managed() {
+			continue
+		}
+		sawZone = true
+		mark := z.WmarkPages(WmarkHigh)
+		free := z.Stat[NR_FREE_PAGES]
+		if m.Sysctl.DefragMode != 0 && order > 0 {
+			free = z.Stat[NR_FREE_PAGES_BLOCKS]
+		}
+		if m.zoneWatermarkOK(z, order, mark, highest, 0, free, MigrateUnmovable) {
+			return true
+		}
+	}
+	return !sawZone
+}
+
+// pgdatWatermarkBoosted is pgdat_watermark_boosted().
+func pgdatWatermarkBoosted(n *Node, highest ZoneType) bool {
+	for i := ZoneType(0); i <= highest && i < MaxNrZones; i++ {
+		if z := n.Zones[i]; z.Managed() && z.WatermarkBoost != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// wakeupKswapd is wakeup_kswapd().
+func (m *Machine) wakeupKswapd(t *sim.Task, z *Zone, gfp GFP, order Order, highest ZoneType) {
+	if !z.Managed() {
+		return
+	}
+	n := z.Node
+	k := &n.kswapd
+	if k.highestZoneidx == MaxNrZones || k.highestZoneidx < highest {
+		k.highestZoneidx = highest
+	}
+	if k.order < order {
+		k.order = order
+	}
+	if !k.waitActive {
+		return
+	}
+	if k.hopeless() || (m.pgdatBalanced(n, order, highest) && !pgdatWatermarkBoosted(n, highest)) {
+		if gfp&__GFP_DIRECT_RECLAIM == 0 {
+			m.wakeupKcompactd(t, n, order, highest)
+		}
+		return
+	}
+	m.Trace.Emit(t, TraceMmVmscanWakeupKswapd, int64(n.ID), int64(order), int64(gfp))
+	k.Wakeups++
+	now := m.World.Now()
+	if t != nil && t.Now > now {
+		now = t.Now
+	}
+	k.waitActive = false
+	m.World.Wake(k.task, now)
+}
+
+// prepareKswapdSleep is prepare_kswapd_sleep().
+func (m *Machine) prepareKswapdSleep(n *Node, order Order, highest ZoneType) bool {
+	if n.kswapd.hopeless() {
+		return true
+	}
+	return m.pgdatBalanced(n, order, highest)
+}
+
+// kswapdStep runs the kswapd state machine one step.
+func (m *Machine) kswapdStep(t *sim.Task, n *Node) sim.Time {
+	k := &n.kswapd
+	for {
+		switch k.state {
+		case ksSleep:
+			// schedule() returned: someone woke us.
+			k.state = ksBalanceStart
+		case ksTrySleep:
+			if m.prepareKswapdSleep(n, k.reclaimOrder, k.highest) {
+				m.resetIsolationSuitablePgdat(n)
+				m.wakeupKcompactd(t, n, k.allocOrder, k.highest)
+				k.state = ksNap
+				k.waitActive = true
+				k.napEnd = t.Now + 100*sim.Millisecond // HZ/10
+				return k.napEnd
+			}
+			m.countVMEvent(KSWAPD_HIGH_WMARK_HIT_QUICKLY)
+			k.state = ksBalanceStart
+		case ksNap:
+			if t.Now < k.napEnd {
+				// Woken before the nap ended (remaining != 0).
+				k.highestZoneidx = kswapdHighestZoneidx(k, k.highest)
+				if k.order < k.reclaimOrder {
+					k.order = k.reclaimOrder
+				}
+				m.countVMEvent(KSWAPD_LOW_WMARK_HIT_QUICKLY)
+				k.waitActive = false
+				k.state = ksBalanceStart
+				continue
+			}
+			if m.prepareKswapdSleep(n, k.reclaimOrder, k.highest) {
+				m.Trace.Emit(t, TraceMmVmscanKswapdSleep, int64(n.ID))
+				k.state = ksSleep
+				k.waitActive = true
+				return sim.Never
+			}
+			m.countVMEvent(KSWAPD_HIGH_WMARK_HIT_QUICKLY)
+			k.waitActive = false
+			k.state = ksBalanceStart
+		case ksBalanceStart:
+			k.waitActive = false
+			k.allocOrder = k.order
+			k.highest = kswapdHighestZoneidx(k, k.highest)
+			k.order = 0
+			k.highestZoneidx = MaxNrZones
+			m.Trace.Emit(t, TraceMmVmscanKswapdWake, int64(n.ID), int64(k.allocOrder))
+			m.balancePgdatBegin(t, n, k.allocOrder, k.highest)
+			k.state = ksBalance
+			return t.Now
+		case ksBalance:
+			done, reclaimOrder := m.balancePgdatStep(t, n)
+			if !done {
+				return t.Now
+			}
+			k.reclaimOrder = reclaimOrder
+			if reclaimOrder < k.allocOrder {
+				k.state = ksTrySleep
+				continue
+			}
+			// Top of the loop: alloc_order = reclaim_order = kswapd_order.
+			k.allocOrder = k.order
+			k.reclaimOrder = k.order
+			k.highest = kswapdHighestZoneidx(k, k.highest)
+			k.state = ksTrySleep
+		}
+	}
+}
+
+// balancePgdatBegin is the start of balance_pgdat().
+func (m *Machine) balancePgdatBegin(t *sim.Task, n *Node, order Order, highest ZoneType) {
+	b := &n.kswapd.bal
+	*b = balanceState{}
+	b.sc = scanControl{gfp: GFP_KERNEL, order: order, mayUnmap: true, who: reclaimerKswapd, reclaimIdx: highest, priority: defPriority}
+	m.psiMemstallEnter(t)
+	m.countVMEvent(PAGEOUTRUN)
+	for i := ZoneType(0); i <= highest; i++ {
+		z := n.Zones[i]
+		if z.Managed() {
+			b.nrBoostReclaim += z.WatermarkBoost
+			b.zoneBoosts[i] = z.WatermarkBoost
+		}
+	}
+	b.boosted = b.nrBoostReclaim != 0
+	m.setReclaimActive(n, highest, true)
+}
+
+func (m *Machine) setReclaimActive(n *Node, highest ZoneType, on bool) {
+	for i := ZoneType(0); i <= highest; i++ {
+		z := n.Zones[i]
+		if !z.Managed() {
+			continue
+		}
+		if on {
+			z.flags |= ZONE_RECLAIM_ACTIVE
+		} else {
+			z.flags &^= ZONE_RECLAIM_ACTIVE
+		}
+	}
+}
+
+// balancePgdatStep runs one iteration of balance_pgdat's priority loop.
+// It returns true when the run is over, with the order kswapd finished at.
+func (m *Machine) balancePgdatStep(t *sim.Task, n *Node) (bool, Order) {
+	b := &n.kswapd.bal
+	sc := &b.sc
+	highest := n.kswapd.highest
+	before := sc.nrReclaimed
+	raisePriority := true
+	sc.reclaimIdx = highest
+	balanced := m.pgdatBalanced(n, sc.order, highest)
+	if !balanced && b.nrBoostReclaim != 0 {
+		// Ignore boosting and restart.
+		b.nrBoostReclaim = 0
+		sc.priority = defPriority
+		return false, 0
+	}
+	if b.nrBoostReclaim == 0 && balanced {
+		return true, m.balancePgdatEnd(t, n)
+	}
+	if b.nrBoostReclaim != 0 && sc.priority == defPriority-2 {
+		raisePriority = false
+	}
+	sc.mayWritepage = b.nrBoostReclaim == 0
+	sc.maySwap = b.nrBoostReclaim == 0
+	m.kswapdAgeNode(t, n, sc)
+	sc.nrScanned = 0
+	if m.kswapdShrinkNode(t, n, sc) {
+		raisePriority = false
+	}
+	nrReclaimed := sc.nrReclaimed - before
+	b.nrBoostReclaim -= min(b.nrBoostReclaim, nrReclaimed)
+	if b.nrBoostReclaim != 0 && nrReclaimed == 0 {
+		return true, m.balancePgdatFinish(t, n)
+	}
+	if raisePriority || nrReclaimed == 0 {
+		sc.priority--
+	}
+	if sc.priority >= 1 {
+		return false, 0
+	}
+	return true, m.balancePgdatFinish(t, n)
+}
+
+// balancePgdatFinish is the tail of balance_pgdat's loop: count a failure
+// if nothing was reclaimed, then out.
+func (m *Machine) balancePgdatFinish(t *sim.Task, n *Node) Order {
+	b := &n.kswapd.bal
+	if b.sc.nrReclaimed == 0 && !b.boosted {
+		n.kswapd.failures++
+	}
+	return m.balancePgdatEnd(t, n)
+}
+
+// balancePgdatEnd is the out: label of balance_pgdat().
+func (m *Machine) balancePgdatEnd(t *sim.Task, n *Node) Order {
+	b := &n.kswapd.bal
+	highest := n.kswapd.highest
+	m.setReclaimActive(n, highest, false)
+	if b.boosted {
+		for i := ZoneType(0); i <= highest; i++ {
+			if b.zoneBoosts[i] == 0 {
+				continue
+			}
+			z := n.Zones[i]
+			z.WatermarkBoost -= min(z.WatermarkBoost, b.zoneBoosts[i])
+		}
+		m.wakeupKcompactd(t, n, PageblockOrder, highest)
+	}
+	m.snapshotRefaults(n)
+	m.psiMemstallLeave(t)
+	return b.sc.order
+}
+
+// kswapdAgeNode is kswapd_age_node().
+func (m *Machine) kswapdAgeNode(t *sim.Task, n *Node, sc *scanControl) {
+	if !m.canReclaimAnonPages() {
+		return
+	}
+	if !inactiveIsLow(uint64(n.Stat[NR_INACTIVE_ANON]), uint64(n.Stat[NR_ACTIVE_ANON])) {
+		return
+	}
+	for _, cg := range m.memcgs {
+		m.shrinkActiveList(t, SwapClusterMax, cg.lruvecs[n.ID], sc, LRU_ACTIVE_ANON)
+	}
+}
+
+// kswapdShrinkNode is kswapd_shrink_node().
+func (m *Machine) kswapdShrinkNode(t *sim.Task, n *Node, sc *scanControl) bool {
+	before := sc.nrReclaimed
+	sc.nrToReclaim = 0
+	for i := ZoneType(0); i <= sc.reclaimIdx; i++ {
+		if z := n.Zones[i]; z.Managed() {
+			sc.nrToReclaim += max(z.WmarkPages(WmarkHigh), SwapClusterMax)
+		}
+	}
+	m.shrinkNode(t, n, sc)
+	if sc.order > 0 && sc.nrReclaimed >= compactGap(sc.order) {
+		sc.order = 0
+	}
+	return max(sc.nrScanned, sc.nrReclaimed-before) >= sc.nrToReclaim
+}
