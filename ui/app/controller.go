@@ -1,0 +1,503 @@
+// Package app is the browser app's controller: it owns the simulation
+// runs, advances them in bounded slices, and turns their state into
+// snapshots and permalinks. It is plain Go (no Ebiten, no syscall/js) so
+// every decision the page makes can be tested natively.
+//
+// # Ownership
+//
+// One goroutine owns a Controller (in the page, the Ebiten game loop) and
+// is the only one that calls its methods or reads the runs' machines. Other
+// goroutines (the Vugu panel, JavaScript callbacks) talk to it through a
+// Loop: they queue commands, which the owner applies at the start of its
+// next tick, and they read immutable Snapshots the owner publishes. No lock
+// is held while simulating or drawing.
+//
+// # Time
+//
+// The controller keeps a clock target in simulated nanoseconds. While
+// playing, each tick moves the target by speed x wall time, rounded down
+// to a whole millisecond, and the runs are advanced towards it in chunks
+// of events until they reach it or the tick's wall-time budget is spent.
+// Every run is advanced to the same target, so the variants stay in
+// lockstep; when the budget is not enough the clock stops moving ahead
+// (the page shows the speed actually achieved) instead of piling up debt.
+// Paused and caught up, every run sits exactly at the target, a whole
+// millisecond, which is what a permalink records and what reopening it
+// runs to. Because a Run's outcome depends only on the times it reaches,
+// not on the slicing, the reopened page shows the same machine.
+package app
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// Options tune a Controller.
+type Options struct {
+	// Wall is a monotonic wall clock used only for work budgets and the
+	// achieved-speed display; nil uses time.Since(start).
+	Wall func() time.Duration
+	// MaxChunk bounds the events per Advance call (default 65536).
+	MaxChunk int
+	// TraceLines is how many trace lines per variant snapshots carry
+	// (default 40).
+	TraceLines int
+}
+
+// Controller owns the runs of the selected scenario and variants.
+type Controller struct {
+	cat  *Catalog
+	opt  Options
+	st   State
+	scen Scenario
+	info Info
+	runs []NamedRun
+
+	playing bool
+	// clock is the unrounded simulated time the clock asks for; target
+	// is clock rounded down to a millisecond. Invariant: target <= clock
+	// and target is a multiple of sim.Millisecond.
+	clock  float64
+	target sim.Time
+	// goal is the time a permalink asked for while the runs catch up to
+	// it (restoring); -1 otherwise.
+	goal sim.Time
+
+	message  string // why the last permalink was refused ("" = none)
+	runErr   string // why the runs could not start ("" = none)
+	paramErr map[string]string
+
+	// version counts changes to anything drawn: events processed,
+	// restarts. Views redraw when it moves.
+	version uint64
+	// gen counts restarts.
+	gen uint64
+
+	chunk int // events per Advance call, adapted to ~1 ms of work
+
+	// speed measurement: wall time and simulated time at the start of
+	// the current window.
+	winWall time.Duration
+	winSim  sim.Time
+	actual  float64
+
+	traceCache []traceCache
+}
+
+type traceCache struct {
+	written uint64
+	lines   []string
+}
+
+// NewController returns a controller showing the catalog's defaults.
+func NewController(cat *Catalog, opt Options) *Controller {
+	if opt.Wall == nil {
+		start := time.Now()
+		opt.Wall = func() time.Duration { return time.Since(start) }
+	}
+	if opt.MaxChunk <= 0 {
+		opt.MaxChunk = 1 << 16
+	}
+	if opt.TraceLines <= 0 {
+		opt.TraceLines = 40
+	}
+	c := &Controller{cat: cat, opt: opt, goal: -1, chunk: min(256, opt.MaxChunk)}
+	c.apply(cat.Defaults(""))
+	return c
+}
+
+// apply switches to st and restarts the runs at time 0; a non-zero
+// st.Time becomes the goal the runs catch up to.
+func (c *Controller) apply(st State) {
+	c.st = st
+	c.scen, c.info, _ = c.cat.Lookup(st.Scenario)
+	c.paramErr = map[string]string{}
+	c.restart()
+	if st.Time > 0 {
+		goal := st.Time
+		if d := c.duration(); d > 0 && goal > d {
+			goal = d
+		}
+		c.goal = goal
+		c.setTarget(goal)
+	}
+}
+
+// restart boots fresh runs for the current state at time 0.
+func (c *Controller) restart() {
+	c.gen++
+	c.version++
+	c.runs = nil
+	c.runErr = ""
+	c.goal = -1
+	c.clock, c.target = 0, 0
+	c.st.Time = 0
+	c.traceCache = nil
+	c.winWall, c.winSim, c.actual = c.opt.Wall(), 0, 0
+	for _, v := range c.st.Variants {
+		r, err := c.scen.NewRun(RunConfig{Variant: v, Seed: c.st.Seed, Params: copyParams(c.st.Params)})
+		if err != nil {
+			c.runErr = fmt.Sprintf("variant %s could not start: %v", v, err)
+			c.runs = nil
+			c.playing = false
+			return
+		}
+		c.runs = append(c.runs, NamedRun{Variant: v, Run: r})
+	}
+	c.traceCache = make([]traceCache, len(c.runs))
+}
+
+func copyParams(p map[string]string) map[string]string {
+	out := make(map[string]string, len(p))
+	for k, v := range p {
+		out[k] = v
+	}
+	return out
+}
+
+// duration is the runs' common end (0 = unbounded).
+func (c *Controller) duration() sim.Time {
+	var d sim.Time
+	for _, r := range c.runs {
+		rd := r.Run.Duration()
+		if rd == 0 {
+			return 0
+		}
+		d = max(d, rd)
+	}
+	return d
+}
+
+func (c *Controller) setTarget(t sim.Time) {
+	if d := c.duration(); d > 0 && t > d {
+		t = d
+	}
+	if t < 0 {
+		t = 0
+	}
+	t -= t % sim.Millisecond
+	c.target = t
+	c.clock = float64(t)
+}
+
+// LoadFragment applies a permalink. A fragment the decoder refuses leaves
+// the defaults and a message (Message) saying why; the previous message is
+// cleared otherwise.
+func (c *Controller) LoadFragment(frag string) {
+	st, err := c.cat.Decode(frag)
+	c.message = ""
+	if err != nil {
+		c.message = "This link could not be read: " + err.Error() + ". Showing the defaults instead."
+	}
+	c.playing = false
+	c.apply(st)
+}
+
+// Fragment is the permalink of the current state (without '#').
+func (c *Controller) Fragment() string {
+	st := c.st
+	st.Time = c.target
+	return c.cat.Encode(st)
+}
+
+// State returns the current state, with Time the clock target.
+func (c *Controller) State() State {
+	st := c.st
+	st.Params = copyParams(st.Params)
+	st.Variants = append([]string(nil), st.Variants...)
+	st.Time = c.target
+	return st
+}
+
+// Catalog returns the catalog.
+func (c *Controller) Catalog() *Catalog { return c.cat }
+
+// Info returns the current scenario's Info.
+func (c *Controller) Info() Info { return c.info }
+
+// Runs returns the runs, one per selected variant, in the scenario's order.
+// Only the owner goroutine may use them.
+func (c *Controller) Runs() []NamedRun { return c.runs }
+
+// Version moves whenever anything a view draws may have changed.
+func (c *Controller) Version() uint64 { return c.version }
+
+// Generation moves whenever the runs are restarted.
+func (c *Controller) Generation() uint64 { return c.gen }
+
+// Message is the permalink error to show ("" = none).
+func (c *Controller) Message() string { return c.message }
+
+// DismissMessage clears Message.
+func (c *Controller) DismissMessage() { c.message = "" }
+
+// RunError says why the runs could not start ("" = they did).
+func (c *Controller) RunError() string { return c.runErr }
+
+// ParamErrors maps parameter names to the last refused value's error.
+func (c *Controller) ParamErrors() map[string]string { return c.paramErr }
+
+// Now is the simulated time every run has reached (the lockstep time).
+func (c *Controller) Now() sim.Time {
+	if len(c.runs) == 0 {
+		return c.target
+	}
+	now := sim.Time(math.MaxInt64)
+	for _, r := range c.runs {
+		now = min(now, r.Run.Now())
+	}
+	return now
+}
+
+// Target is the simulated time the clock asks for.
+func (c *Controller) Target() sim.Time { return c.target }
+
+// Playing reports whether the clock runs.
+func (c *Controller) Playing() bool { return c.playing }
+
+// Restoring reports whether the runs are still catching up to a
+// permalink's time; Progress says how far (0..1).
+func (c *Controller) Restoring() bool { return c.goal >= 0 }
+
+// Progress is the fraction of the catch-up done.
+func (c *Controller) Progress() float64 {
+	if c.goal <= 0 {
+		return 1
+	}
+	return float64(c.Now()) / float64(c.goal)
+}
+
+// Ended reports whether every run reached its duration.
+func (c *Controller) Ended() bool {
+	d := c.duration()
+	return len(c.runs) > 0 && d > 0 && c.Now() >= d
+}
+
+// ActualSpeed is the simulated seconds per wall second achieved recently.
+func (c *Controller) ActualSpeed() float64 { return c.actual }
+
+// Play starts the clock (a finished run does not restart).
+func (c *Controller) Play() {
+	if len(c.runs) > 0 && !c.Ended() {
+		c.playing = true
+	}
+}
+
+// Pause stops the clock at the next whole millisecond the runs reach.
+func (c *Controller) Pause() {
+	if !c.playing {
+		return
+	}
+	c.playing = false
+	now := c.Now()
+	t := now - now%sim.Millisecond
+	if t < now {
+		t += sim.Millisecond
+	}
+	if t < c.target {
+		c.setTarget(t)
+	}
+}
+
+// TogglePlay plays or pauses.
+func (c *Controller) TogglePlay() {
+	if c.playing {
+		c.Pause()
+	} else {
+		c.Play()
+	}
+}
+
+// StepSize is how far Step moves the clock: one 60 Hz frame at the current
+// speed, at least a millisecond.
+func (c *Controller) StepSize() sim.Time {
+	d := sim.Time(c.st.Speed * float64(sim.Second) / 60)
+	d -= d % sim.Millisecond
+	return max(d, sim.Millisecond)
+}
+
+// Step pauses and moves the clock one StepSize ahead of where the runs are.
+func (c *Controller) Step() {
+	c.playing = false
+	base := max(c.target, c.Now())
+	c.setTarget(base + c.StepSize())
+}
+
+// SetSpeed sets the speed to one of Speeds.
+func (c *Controller) SetSpeed(x float64) error {
+	for _, v := range Speeds {
+		if v == x {
+			c.st.Speed = x
+			return nil
+		}
+	}
+	return fmt.Errorf("speed %v is not one of %s", x, speedList())
+}
+
+// SetSeed restarts the runs with a new seed.
+func (c *Controller) SetSeed(seed uint64) {
+	c.st.Seed = seed
+	c.restart()
+}
+
+// Reset restarts the runs at time 0 with the current settings.
+func (c *Controller) Reset() {
+	c.playing = false
+	c.restart()
+}
+
+// SelectScenario switches scenario, with its defaults.
+func (c *Controller) SelectScenario(name string) error {
+	if _, _, ok := c.cat.Lookup(name); !ok {
+		return fmt.Errorf("unknown scenario %q", name)
+	}
+	if name == c.st.Scenario {
+		return nil
+	}
+	st := c.cat.Defaults(name)
+	st.Seed, st.Speed = c.st.Seed, c.st.Speed
+	c.playing = false
+	c.apply(st)
+	return nil
+}
+
+// SetVariant selects or deselects a variant and restarts the runs. The
+// last selected variant cannot be deselected.
+func (c *Controller) SetVariant(name string, on bool) error {
+	known := false
+	for _, v := range c.info.Variants {
+		known = known || v.Name == name
+	}
+	if !known {
+		return fmt.Errorf("scenario %s has no variant %q", c.info.Name, name)
+	}
+	sel := map[string]bool{}
+	for _, v := range c.st.Variants {
+		sel[v] = true
+	}
+	if sel[name] == on {
+		return nil
+	}
+	sel[name] = on
+	var out []string
+	for _, v := range c.info.Variants {
+		if sel[v.Name] {
+			out = append(out, v.Name)
+		}
+	}
+	if len(out) == 0 {
+		return fmt.Errorf("at least one variant must stay selected")
+	}
+	c.st.Variants = out
+	c.restart()
+	return nil
+}
+
+// SetParam sets a parameter and restarts the runs; a value that fails the
+// parameter's check is refused and recorded in ParamErrors.
+func (c *Controller) SetParam(name, value string) error {
+	p, ok := findParam(c.info, name)
+	if !ok {
+		return fmt.Errorf("scenario %s has no parameter %q", c.info.Name, name)
+	}
+	if p.Check != nil {
+		if err := p.Check(value); err != nil {
+			c.paramErr[name] = err.Error()
+			return err
+		}
+	}
+	delete(c.paramErr, name)
+	if c.st.Params[name] == value {
+		return nil
+	}
+	c.st.Params[name] = value
+	c.restart()
+	return nil
+}
+
+// MaxLag bounds how far the clock may run ahead of the runs while
+// playing, in wall time at the current speed.
+const MaxLag = 250 * time.Millisecond
+
+// Tick moves the clock by dt of wall time (if playing) and advances the
+// runs towards it for at most budget of wall time. It returns the number
+// of events processed.
+func (c *Controller) Tick(dt, budget time.Duration) int {
+	if len(c.runs) == 0 {
+		return 0
+	}
+	if dt > MaxLag {
+		dt = MaxLag
+	}
+	if c.playing && c.goal < 0 {
+		lag := float64(c.target-c.Now()) / c.st.Speed
+		if lag < float64(MaxLag) {
+			c.clock += c.st.Speed * float64(dt)
+			t := sim.Time(c.clock)
+			t -= t % sim.Millisecond
+			if d := c.duration(); d > 0 && t >= d {
+				t = d
+				c.clock = float64(d)
+			}
+			c.target = t
+		}
+	}
+	n := c.advance(budget)
+	if c.goal >= 0 && c.Now() >= c.goal {
+		c.goal = -1
+	}
+	if c.Ended() {
+		c.playing = false
+	}
+	c.measure()
+	return n
+}
+
+// advance runs every run towards the target until all are there or the
+// budget is spent.
+func (c *Controller) advance(budget time.Duration) int {
+	deadline := c.opt.Wall() + budget
+	total := 0
+	for {
+		behind := false
+		start := c.opt.Wall()
+		n := 0
+		for _, r := range c.runs {
+			until := c.target
+			if d := r.Run.Duration(); d > 0 && until > d {
+				until = d
+			}
+			if r.Run.Now() < until {
+				behind = true
+				n += r.Run.Advance(until, c.chunk)
+			}
+		}
+		if !behind {
+			break
+		}
+		total += n
+		c.version++
+		now := c.opt.Wall()
+		// Aim for chunks of about a millisecond of work.
+		if el := now - start; el > 0 && n > 0 {
+			want := int(float64(c.chunk) * float64(time.Millisecond) / float64(el))
+			c.chunk = min(max(want, 16), c.opt.MaxChunk, c.chunk*2)
+		}
+		if now >= deadline {
+			break
+		}
+	}
+	return total
+}
+
+func (c *Controller) measure() {
+	w := c.opt.Wall()
+	if el := w - c.winWall; el >= 500*time.Millisecond {
+		now := c.Now()
+		c.actual = float64(now-c.winSim) / float64(sim.Second) / el.Seconds()
+		c.winWall, c.winSim = w, now
+	}
+}

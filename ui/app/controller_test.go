@@ -1,0 +1,366 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// fakeScenario is a second scenario with a free-text parameter, run by
+// the churn workload on a small machine.
+type fakeScenario struct{}
+
+func (fakeScenario) Info() Info {
+	return Info{Name: "fake", Title: "Fake", Variants: []VariantInfo{{Name: "a", Default: true}, {Name: "b"}},
+		Params: []Param{{Name: "label", Default: "x"}}}
+}
+
+func (fakeScenario) NewRun(cfg RunConfig) (Run, error) {
+	p := smallChurn()
+	return Churn{}.NewRun(RunConfig{Variant: "baseline", Seed: cfg.Seed, Params: p})
+}
+
+func smallChurn() map[string]string {
+	p := map[string]string{}
+	for _, q := range churnInfo.Params {
+		p[q.Name] = q.Default
+	}
+	p["mem"] = "32"
+	p["duration"] = "2"
+	return p
+}
+
+// fakeWall is a wall clock that moves step on every reading, so budgets
+// run out after a known number of readings.
+type fakeWall struct {
+	now, step time.Duration
+}
+
+func (w *fakeWall) read() time.Duration { w.now += w.step; return w.now }
+
+func newTestController(t *testing.T, frag string) (*Controller, *fakeWall) {
+	t.Helper()
+	cat, err := NewCatalog(Churn{}, fakeScenario{})
+	require.NoError(t, err)
+	w := &fakeWall{step: 10 * time.Microsecond}
+	c := NewController(cat, Options{Wall: w.read, MaxChunk: 64})
+	c.LoadFragment(frag)
+	require.Empty(t, c.Message())
+	require.Empty(t, c.RunError())
+	return c, w
+}
+
+// machineDigest prints everything a view can read from a machine.
+func machineDigest(m *mm.Machine) string {
+	var b strings.Builder
+	for _, v := range m.BlockViews(nil) {
+		fmt.Fprintf(&b, "%v ", v)
+	}
+	for _, z := range m.ZoneViews() {
+		fmt.Fprintf(&b, "%+v\n", z)
+	}
+	ps := m.PageStates(0, make([]mm.PageState, m.MaxPFN()))
+	fmt.Fprintf(&b, "%x\n", ps)
+	for _, n := range DefaultVmstat {
+		v, _ := m.VMStatValue(n)
+		fmt.Fprintf(&b, "%s %d\n", n, v)
+	}
+	fmt.Fprintf(&b, "now %d\n", m.World.Now())
+	return b.String()
+}
+
+func runDigests(c *Controller) []string {
+	var out []string
+	for _, r := range c.Runs() {
+		out = append(out, r.Variant+"\n"+machineDigest(r.Run.Machine())+fmt.Sprint(r.Run.Results()))
+	}
+	return out
+}
+
+// tickUntilCaughtUp ticks with no wall time passing until the runs reach
+// the target.
+func tickUntilCaughtUp(t *testing.T, c *Controller, budget time.Duration) int {
+	t.Helper()
+	ticks := 0
+	for c.Now() < c.Target() {
+		c.Tick(0, budget)
+		ticks++
+		require.Less(t, ticks, 100000)
+	}
+	return ticks
+}
+
+func TestTheControllerOpensOnTheDefaultsPaused(t *testing.T) {
+	c, _ := newTestController(t, "")
+	assert.False(t, c.Playing())
+	assert.EqualValues(t, 0, c.Now())
+	require.Len(t, c.Runs(), 2)
+	assert.Equal(t, "baseline", c.Runs()[0].Variant)
+	assert.Equal(t, "small_pcp", c.Runs()[1].Variant)
+	c.Tick(time.Second, time.Second)
+	assert.EqualValues(t, 0, c.Now(), "paused: the clock does not move")
+}
+
+func TestPlayingMovesTheClockBySpeedTimesWallTimeInLockstep(t *testing.T) {
+	c, _ := newTestController(t, "v1/churn?mem=32&x=0.5")
+	c.Play()
+	c.Tick(100*time.Millisecond, time.Hour)
+	assert.Equal(t, 50*sim.Millisecond, c.Target())
+	for _, r := range c.Runs() {
+		assert.Equal(t, 50*sim.Millisecond, r.Run.Now(), r.Variant)
+	}
+	c.Pause()
+	c.Tick(100*time.Millisecond, time.Hour)
+	assert.Equal(t, 50*sim.Millisecond, c.Now())
+}
+
+func TestTheClockNeverRunsFarAheadOfTheRuns(t *testing.T) {
+	c, _ := newTestController(t, "v1/churn?mem=32&x=1000")
+	c.Play()
+	for i := 0; i < 20; i++ {
+		c.Tick(16*time.Millisecond, 30*time.Microsecond) // budget: a few readings
+		lag := time.Duration(float64(c.Target()-c.Now()) / 1000)
+		assert.LessOrEqual(t, lag, MaxLag+16*time.Millisecond)
+	}
+	assert.Greater(t, int64(c.Now()), int64(0))
+}
+
+func TestATickStopsWhenItsBudgetIsSpent(t *testing.T) {
+	c, w := newTestController(t, "v1/churn?mem=32")
+	c.Step()
+	c.Step()
+	c.Step()
+	before := w.now
+	c.Tick(0, 200*time.Microsecond)
+	// Each chunk reads the clock a few times; the budget allows a handful.
+	assert.Less(t, w.now-before, 400*time.Microsecond)
+}
+
+func TestSlicingDoesNotChangeTheOutcome(t *testing.T) {
+	const frag = "v1/churn?mem=32&v=baseline,small_pcp,high_wmark&seed=5"
+	a, _ := newTestController(t, frag)
+	b, _ := newTestController(t, frag)
+	a.setTarget(300 * sim.Millisecond)
+	b.setTarget(300 * sim.Millisecond)
+	tickUntilCaughtUp(t, a, time.Hour)
+	ticks := tickUntilCaughtUp(t, b, 25*time.Microsecond)
+	assert.Greater(t, ticks, 10, "the small budget should need many ticks")
+	assert.Equal(t, runDigests(a), runDigests(b))
+}
+
+func TestVariantsDivergeButEachIsReproducible(t *testing.T) {
+	a, _ := newTestController(t, "v1/churn?mem=32&v=baseline,high_wmark")
+	a.setTarget(500 * sim.Millisecond)
+	tickUntilCaughtUp(t, a, time.Hour)
+	d := runDigests(a)
+	assert.True(t, d[0][len("baseline"):] != d[1][len("high_wmark"):], "high_wmark behaves like baseline")
+	a.LoadFragment("v1/churn?mem=32&v=baseline,small_pcp")
+	a.setTarget(500 * sim.Millisecond)
+	tickUntilCaughtUp(t, a, time.Hour)
+	d = runDigests(a)
+	assert.True(t, d[0][len("baseline"):] != d[1][len("small_pcp"):], "small_pcp behaves like baseline")
+}
+
+func TestPauseStopsOnAWholeMillisecondAndTheLinkRestoresTheSameMachines(t *testing.T) {
+	c, _ := newTestController(t, "v1/churn?mem=32&seed=9&x=2")
+	c.Play()
+	for i := 0; i < 7; i++ {
+		c.Tick(17*time.Millisecond+123*time.Microsecond, 40*time.Microsecond)
+	}
+	c.Pause()
+	tickUntilCaughtUp(t, c, time.Hour)
+	assert.Zero(t, c.Now()%sim.Millisecond)
+	assert.Greater(t, int64(c.Now()), int64(0))
+	link := c.Fragment()
+	assert.Contains(t, link, "t="+FormatSeconds(c.Now()))
+
+	d, _ := newTestController(t, "#"+link)
+	assert.True(t, d.Restoring())
+	tickUntilCaughtUp(t, d, 50*time.Microsecond)
+	d.Tick(0, time.Hour)
+	assert.False(t, d.Restoring())
+	assert.False(t, d.Playing())
+	assert.Equal(t, c.Now(), d.Now())
+	assert.Equal(t, runDigests(c), runDigests(d))
+	assert.Equal(t, link, d.Fragment())
+}
+
+func TestStepMovesOneFrameAtTheCurrentSpeed(t *testing.T) {
+	c, _ := newTestController(t, "v1/churn?mem=32&x=10")
+	c.Play()
+	c.Step()
+	assert.False(t, c.Playing())
+	assert.Equal(t, 166*sim.Millisecond, c.Target())
+	require.NoError(t, c.SetSpeed(0.25))
+	assert.Equal(t, 4*sim.Millisecond, c.StepSize())
+	require.NoError(t, c.SetSpeed(1000))
+	assert.Equal(t, 16666*sim.Millisecond, c.StepSize())
+	assert.Error(t, c.SetSpeed(3))
+}
+
+func TestTheRunsStopAtTheirDuration(t *testing.T) {
+	c, _ := newTestController(t, "v1/churn?mem=32&duration=1&x=1000")
+	c.Play()
+	for i := 0; i < 100 && !c.Ended(); i++ {
+		c.Tick(50*time.Millisecond, time.Hour)
+	}
+	assert.True(t, c.Ended())
+	assert.False(t, c.Playing())
+	assert.Equal(t, sim.Second, c.Now())
+	c.Play()
+	assert.False(t, c.Playing(), "a finished run does not play")
+}
+
+func TestChangingSettingsRestartsTheRuns(t *testing.T) {
+	c, _ := newTestController(t, "v1/churn?mem=32")
+	step := func() {
+		c.Step()
+		tickUntilCaughtUp(t, c, time.Hour)
+		require.NotZero(t, c.Now())
+	}
+	step()
+	g := c.Generation()
+	c.SetSeed(2)
+	assert.Zero(t, c.Now())
+	assert.Greater(t, c.Generation(), g)
+	assert.Contains(t, c.Fragment(), "seed=2")
+
+	step()
+	require.NoError(t, c.SetVariant("high_wmark", true))
+	assert.Zero(t, c.Now())
+	assert.Len(t, c.Runs(), 3)
+	require.NoError(t, c.SetVariant("baseline", false))
+	require.NoError(t, c.SetVariant("small_pcp", false))
+	assert.Error(t, c.SetVariant("high_wmark", false), "the last variant stays")
+	assert.Error(t, c.SetVariant("nosuch", true))
+
+	step()
+	require.NoError(t, c.SetParam("nodes", "2"))
+	assert.Zero(t, c.Now())
+	assert.Len(t, c.Runs()[0].Run.Machine().Nodes, 2)
+	assert.Error(t, c.SetParam("nodes", "5"))
+	assert.Equal(t, "must be between 1 and 4", c.ParamErrors()["nodes"])
+	assert.Equal(t, "2", c.State().Params["nodes"], "a refused value is not applied")
+	require.NoError(t, c.SetParam("nodes", "1"))
+	assert.Empty(t, c.ParamErrors())
+
+	step()
+	c.Reset()
+	assert.Zero(t, c.Now())
+
+	require.NoError(t, c.SelectScenario("fake"))
+	assert.Equal(t, "fake", c.Info().Name)
+	assert.Equal(t, []string{"a"}, c.State().Variants)
+	assert.Error(t, c.SelectScenario("nosuch"))
+}
+
+func TestABrokenLinkShowsAMessageAndTheDefaults(t *testing.T) {
+	cat, err := NewCatalog(Churn{})
+	require.NoError(t, err)
+	c := NewController(cat, Options{})
+	c.LoadFragment("#v1/churn?nodes=<img src=x onerror=alert(1)>")
+	assert.Contains(t, c.Message(), "This link could not be read")
+	assert.Contains(t, c.Message(), "Showing the defaults")
+	assert.True(t, c.State().Equal(cat.Defaults("")))
+	assert.Len(t, c.Runs(), 2)
+	c.DismissMessage()
+	assert.Empty(t, c.Message())
+}
+
+func TestALinkBeyondTheEndRestoresTheEnd(t *testing.T) {
+	c, _ := newTestController(t, "v1/churn?mem=32&duration=1&t=5")
+	assert.Equal(t, sim.Second, c.Target())
+	tickUntilCaughtUp(t, c, time.Hour)
+	assert.True(t, c.Ended())
+}
+
+func TestASnapshotCarriesWhatThePanelShows(t *testing.T) {
+	c, _ := newTestController(t, "v1/churn?mem=32")
+	c.setTarget(200 * sim.Millisecond)
+	tickUntilCaughtUp(t, c, time.Hour)
+	s := c.Snapshot(7)
+	assert.EqualValues(t, 7, s.Seq)
+	assert.Equal(t, []ScenarioItem{{"churn", "Placeholder: allocation churn"}, {"fake", "Fake"}}, s.Scenarios)
+	assert.Equal(t, c.Fragment(), s.Link)
+	require.Len(t, s.Live, 2)
+	assert.Equal(t, "nr_free_pages", s.Live[0].Vmstat[0].Name)
+	assert.Positive(t, s.Live[0].Vmstat[0].Value)
+	require.Len(t, s.Toggles, 3)
+	assert.True(t, s.Toggles[0].Selected)
+	assert.False(t, s.Toggles[2].Selected)
+	assert.Equal(t, []string{"metric", "baseline", "small_pcp"}, s.Table.Header)
+	assert.Equal(t, "allocations", s.Table.Rows[0][0])
+	assert.Contains(t, s.TableText, "allocations")
+	assert.Contains(t, s.TableText, "at 0.2 s, seed 1")
+}
+
+func TestTableTextAlignsColumns(t *testing.T) {
+	tb := Table{Title: "T", Header: []string{"metric", "a", "bb"}, Rows: [][]string{{"x", "1", "22"}, {"long name", "333", "4"}}, Notes: []string{"n"}}
+	assert.Equal(t, "T\n"+
+		"metric       a  bb\n"+
+		"---------  ---  --\n"+
+		"x            1  22\n"+
+		"long name  333   4\n"+
+		"n\n", tb.Text())
+}
+
+func TestTheLoopRunsCommandsOnTheOwnerAndPublishesSnapshots(t *testing.T) {
+	c, w := newTestController(t, "v1/churn?mem=32")
+	l := NewLoop(c)
+	var links []string
+	l.OnLink = func(s string) { links = append(links, s) }
+	first := l.Snapshot()
+	require.NotNil(t, first)
+	<-l.Updated()
+	l.Do(func(c *Controller) { c.Step() })
+	assert.Same(t, first, l.Snapshot(), "nothing happens before the owner ticks")
+	l.Tick(0, time.Hour)
+	s := l.Snapshot()
+	assert.Greater(t, s.Seq, first.Seq)
+	assert.Equal(t, 16*sim.Millisecond, s.Now)
+	select {
+	case <-l.Updated():
+	default:
+		t.Fatal("no update signal")
+	}
+	require.Len(t, links, 1)
+	assert.Contains(t, links[0], "t=0.016")
+
+	// Paused and settled: no new snapshot.
+	seq := s.Seq
+	w.now += time.Second
+	l.Tick(0, time.Hour)
+	assert.Equal(t, seq, l.Snapshot().Seq)
+
+	// Catching up slowly: the last state is published once settled.
+	l.Do(func(c *Controller) { c.setTarget(300 * sim.Millisecond) })
+	for i := 0; i < 100000 && l.Snapshot().Now < 300*sim.Millisecond; i++ {
+		l.Tick(0, 20*time.Microsecond)
+	}
+	assert.Equal(t, 300*sim.Millisecond, l.Snapshot().Now)
+}
+
+func TestRegisteringABadScenarioFails(t *testing.T) {
+	_, err := NewCatalog()
+	assert.Error(t, err)
+	_, err = NewCatalog(Churn{}, Churn{})
+	assert.Error(t, err)
+	_, err = NewCatalog(badScenario{Info{Name: "Bad"}})
+	assert.Error(t, err)
+	_, err = NewCatalog(badScenario{Info{Name: "b", Variants: []VariantInfo{{Name: "a"}}}})
+	assert.ErrorContains(t, err, "no variant is selected by default")
+	_, err = NewCatalog(badScenario{Info{Name: "b", Variants: []VariantInfo{{Name: "a", Default: true}}, Params: []Param{{Name: "seed"}}}})
+	assert.ErrorContains(t, err, "reserved")
+}
+
+type badScenario struct{ in Info }
+
+func (b badScenario) Info() Info                        { return b.in }
+func (b badScenario) NewRun(cfg RunConfig) (Run, error) { return nil, fmt.Errorf("no") }

@@ -1,0 +1,402 @@
+package app
+
+// permalink.go encodes the page's whole state in the URL fragment and reads
+// it back.
+//
+// # Format
+//
+//	v1/<scenario>[?<key>=<value>&...]
+//
+// Keys, in the order Encode writes them:
+//
+//	seed  the RNG seed (decimal uint64)
+//	v     the selected variants, comma separated
+//	x     the speed (simulated seconds per wall second: 0.25 ... 1000)
+//	t     the simulated time reached, in seconds ("2.5")
+//	NAME  a scenario parameter, only when it differs from its default
+//
+// v and x are left out when they equal the defaults and t when it is 0, so
+// a typical link is "#v1/churn?seed=7&t=12.5". Values are
+// query-escaped. The version prefix lets a later format (v2) change all
+// of this; a v1 decoder refuses anything else with a message that says so.
+//
+// Decoding is strict: an unknown key, a repeated key, a parameter that
+// fails its check or a damaged escape rejects the whole link, and the
+// caller falls back to the defaults and shows the error. The error text
+// may quote parts of the link; the page inserts it as text, never as HTML.
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// LinkVersion is the permalink format version Encode writes.
+const LinkVersion = "v1"
+
+// MaxLinkLen bounds the fragment a decoder accepts.
+const MaxLinkLen = 4096
+
+// MaxLinkTime bounds the simulated time a link may ask the page to reach.
+const MaxLinkTime = 24 * 3600 * sim.Second
+
+// reservedKeys are the permalink keys that are not scenario parameters.
+var reservedKeys = map[string]bool{"seed": true, "v": true, "x": true, "t": true}
+
+// Speeds are the speeds the page offers, in simulated seconds per wall
+// second.
+var Speeds = []float64{0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}
+
+// DefaultSpeed is the speed the page opens with.
+const DefaultSpeed = 1.0
+
+// DefaultSeed is the seed the page opens with.
+const DefaultSeed = 1
+
+// State is everything a permalink carries.
+type State struct {
+	Scenario string
+	// Variants are the selected variants, in the scenario's order.
+	Variants []string
+	// Params holds every parameter of the scenario.
+	Params map[string]string
+	Seed   uint64
+	Speed  float64
+	// Time is the simulated time reached (restored by running to it).
+	Time sim.Time
+}
+
+// Equal reports whether two states are the same.
+func (s State) Equal(o State) bool {
+	if s.Scenario != o.Scenario || s.Seed != o.Seed || s.Speed != o.Speed || s.Time != o.Time {
+		return false
+	}
+	if !slices.Equal(s.Variants, o.Variants) || len(s.Params) != len(o.Params) {
+		return false
+	}
+	for k, v := range s.Params {
+		if w, ok := o.Params[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Catalog is the list of scenarios the page offers.
+type Catalog struct {
+	list []Scenario
+	info []Info
+}
+
+// NewCatalog checks every scenario's Info and returns the catalog. The
+// first scenario is the default.
+func NewCatalog(list ...Scenario) (*Catalog, error) {
+	if len(list) == 0 {
+		return nil, errors.New("no scenarios")
+	}
+	c := &Catalog{}
+	seen := map[string]bool{}
+	for _, s := range list {
+		in := s.Info()
+		if err := checkInfo(in); err != nil {
+			return nil, err
+		}
+		if seen[in.Name] {
+			return nil, fmt.Errorf("scenario %s registered twice", in.Name)
+		}
+		seen[in.Name] = true
+		c.list = append(c.list, s)
+		c.info = append(c.info, in)
+	}
+	return c, nil
+}
+
+// Infos returns every scenario's Info, in catalog order.
+func (c *Catalog) Infos() []Info { return c.info }
+
+// Lookup returns the scenario with the given name.
+func (c *Catalog) Lookup(name string) (Scenario, Info, bool) {
+	for i, in := range c.info {
+		if in.Name == name {
+			return c.list[i], in, true
+		}
+	}
+	return nil, Info{}, false
+}
+
+// Defaults returns the state of a freshly opened page for a scenario
+// (the first one if name is unknown).
+func (c *Catalog) Defaults(name string) State {
+	_, in, ok := c.Lookup(name)
+	if !ok {
+		in = c.info[0]
+	}
+	st := State{Scenario: in.Name, Seed: DefaultSeed, Speed: DefaultSpeed, Params: map[string]string{}}
+	st.Variants = defaultVariants(in)
+	for _, p := range in.Params {
+		st.Params[p.Name] = p.Default
+	}
+	return st
+}
+
+func defaultVariants(in Info) []string {
+	var out []string
+	for _, v := range in.Variants {
+		if v.Default {
+			out = append(out, v.Name)
+		}
+	}
+	return out
+}
+
+// Encode writes st as a fragment (without the leading '#').
+func (c *Catalog) Encode(st State) string {
+	_, in, _ := c.Lookup(st.Scenario)
+	var kv []string
+	kv = append(kv, "seed="+strconv.FormatUint(st.Seed, 10))
+	if !slices.Equal(st.Variants, defaultVariants(in)) {
+		kv = append(kv, "v="+strings.Join(st.Variants, ","))
+	}
+	if st.Speed != DefaultSpeed {
+		kv = append(kv, "x="+formatSpeed(st.Speed))
+	}
+	if st.Time > 0 {
+		kv = append(kv, "t="+FormatSeconds(st.Time))
+	}
+	for _, p := range in.Params {
+		if v, ok := st.Params[p.Name]; ok && v != p.Default {
+			kv = append(kv, p.Name+"="+url.QueryEscape(v))
+		}
+	}
+	return LinkVersion + "/" + st.Scenario + "?" + strings.Join(kv, "&")
+}
+
+// LinkError is a fragment the decoder refused.
+type LinkError struct{ Reason string }
+
+func (e *LinkError) Error() string { return e.Reason }
+
+func linkErr(format string, args ...any) error {
+	return &LinkError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// Decode reads a fragment (with or without the leading '#'). An empty
+// fragment gives the defaults and no error; anything it cannot read in
+// full gives the defaults and a *LinkError saying why.
+func (c *Catalog) Decode(frag string) (State, error) {
+	frag = strings.TrimPrefix(frag, "#")
+	if frag == "" {
+		return c.Defaults(""), nil
+	}
+	st, err := c.decode(frag)
+	if err != nil {
+		return c.Defaults(""), err
+	}
+	return st, nil
+}
+
+func (c *Catalog) decode(frag string) (State, error) {
+	if len(frag) > MaxLinkLen {
+		return State{}, linkErr("the link is too long (%d characters, at most %d)", len(frag), MaxLinkLen)
+	}
+	ver, rest, ok := strings.Cut(frag, "/")
+	if !ok || ver != LinkVersion {
+		if len(ver) > 1 && ver[0] == 'v' && allDigits(ver[1:]) {
+			return State{}, linkErr("the link has format %s; this page reads %s", clip(ver), LinkVersion)
+		}
+		return State{}, linkErr("the link is not a pagesim %s link (it should start with #%s/)", LinkVersion, LinkVersion)
+	}
+	name, query, _ := strings.Cut(rest, "?")
+	_, in, ok := c.Lookup(name)
+	if !ok {
+		return State{}, linkErr("unknown scenario %q", clip(name))
+	}
+	st := c.Defaults(name)
+	seen := map[string]bool{}
+	if query == "" {
+		return st, nil
+	}
+	for _, pair := range strings.Split(query, "&") {
+		if pair == "" {
+			continue
+		}
+		k, v, hasEq := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(k)
+		if err != nil || !hasEq {
+			return State{}, linkErr("the link is damaged near %q", clip(pair))
+		}
+		val, err := url.QueryUnescape(v)
+		if err != nil {
+			return State{}, linkErr("the link is damaged near %q", clip(pair))
+		}
+		if seen[key] {
+			return State{}, linkErr("%q is given twice", clip(key))
+		}
+		seen[key] = true
+		switch key {
+		case "seed":
+			n, err := strconv.ParseUint(val, 10, 64)
+			if err != nil {
+				return State{}, linkErr("seed %q is not a whole number between 0 and %d", clip(val), uint64(1<<64-1))
+			}
+			st.Seed = n
+		case "v":
+			vs, err := parseVariants(in, val)
+			if err != nil {
+				return State{}, err
+			}
+			st.Variants = vs
+		case "x":
+			x, err := ParseSpeed(val)
+			if err != nil {
+				return State{}, linkErr("%v", err)
+			}
+			st.Speed = x
+		case "t":
+			t, err := ParseSeconds(val)
+			if err != nil {
+				return State{}, linkErr("time %q: %v", clip(val), err)
+			}
+			st.Time = t
+		default:
+			p, ok := findParam(in, key)
+			if !ok {
+				return State{}, linkErr("scenario %s has no parameter %q", in.Name, clip(key))
+			}
+			if p.Check != nil {
+				if err := p.Check(val); err != nil {
+					return State{}, linkErr("%s=%q: %v", p.Name, clip(val), err)
+				}
+			}
+			st.Params[p.Name] = val
+		}
+	}
+	return st, nil
+}
+
+func findParam(in Info, name string) (Param, bool) {
+	for _, p := range in.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// parseVariants reads a comma-separated variant list and returns it in the
+// scenario's order.
+func parseVariants(in Info, s string) ([]string, error) {
+	if s == "" {
+		return nil, linkErr("no variant is selected")
+	}
+	want := map[string]bool{}
+	for _, v := range strings.Split(s, ",") {
+		known := false
+		for _, vi := range in.Variants {
+			known = known || vi.Name == v
+		}
+		if !known {
+			return nil, linkErr("scenario %s has no variant %q", in.Name, clip(v))
+		}
+		if want[v] {
+			return nil, linkErr("variant %q is given twice", clip(v))
+		}
+		want[v] = true
+	}
+	var out []string
+	for _, vi := range in.Variants {
+		if want[vi.Name] {
+			out = append(out, vi.Name)
+		}
+	}
+	return out, nil
+}
+
+// clip shortens a piece of a link for an error message.
+func clip(s string) string {
+	r := []rune(s)
+	if len(r) > 40 {
+		return string(r[:40]) + "..."
+	}
+	return s
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseSpeed reads one of Speeds ("10", "x10", "0.25").
+func ParseSpeed(s string) (float64, error) {
+	x, err := strconv.ParseFloat(strings.TrimPrefix(s, "x"), 64)
+	if err == nil {
+		for _, v := range Speeds {
+			if v == x {
+				return v, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("speed %q is not one of %s", clip(s), speedList())
+}
+
+func speedList() string {
+	var s []string
+	for _, v := range Speeds {
+		s = append(s, formatSpeed(v))
+	}
+	return strings.Join(s, ", ")
+}
+
+func formatSpeed(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// FormatSpeed prints a speed as the panel shows it ("x0.25").
+func FormatSpeed(x float64) string { return "x" + formatSpeed(x) }
+
+// FormatSeconds prints t in seconds with as many decimals as it needs
+// ("0", "2.5", "0.000001").
+func FormatSeconds(t sim.Time) string {
+	neg := t < 0
+	if neg {
+		t = -t
+	}
+	s := strconv.FormatInt(int64(t/sim.Second), 10)
+	if frac := int64(t % sim.Second); frac != 0 {
+		f := strings.TrimRight(fmt.Sprintf("%09d", frac), "0")
+		s += "." + f
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// ParseSeconds reads a non-negative decimal number of seconds with at
+// most 9 decimals, exactly (no floating point), up to MaxLinkTime.
+func ParseSeconds(s string) (sim.Time, error) {
+	whole, frac, dot := strings.Cut(s, ".")
+	if !allDigits(whole) || (dot && !allDigits(frac)) || len(frac) > 9 || len(whole) > 6 {
+		return 0, errors.New("not a number of seconds like 2.5")
+	}
+	w, _ := strconv.ParseInt(whole, 10, 64)
+	var f int64
+	if frac != "" {
+		f, _ = strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
+	}
+	t := sim.Time(w)*sim.Second + sim.Time(f)
+	if t > MaxLinkTime {
+		return 0, fmt.Errorf("more than %s seconds", FormatSeconds(MaxLinkTime))
+	}
+	return t, nil
+}

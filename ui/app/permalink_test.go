@@ -1,0 +1,181 @@
+package app
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+func testCatalog(t testing.TB) *Catalog {
+	t.Helper()
+	cat, err := NewCatalog(Churn{})
+	require.NoError(t, err)
+	return cat
+}
+
+func TestAnEmptyFragmentGivesTheDefaultsWithoutComplaint(t *testing.T) {
+	cat := testCatalog(t)
+	for _, frag := range []string{"", "#"} {
+		st, err := cat.Decode(frag)
+		require.NoError(t, err)
+		assert.True(t, st.Equal(cat.Defaults("")), "fragment %q", frag)
+	}
+	d := cat.Defaults("")
+	assert.Equal(t, "churn", d.Scenario)
+	assert.Equal(t, []string{"baseline", "small_pcp"}, d.Variants)
+	assert.Equal(t, "256", d.Params["mem"])
+	assert.EqualValues(t, DefaultSeed, d.Seed)
+	assert.Equal(t, DefaultSpeed, d.Speed)
+}
+
+func TestTheDefaultLinkIsShort(t *testing.T) {
+	cat := testCatalog(t)
+	st := cat.Defaults("")
+	st.Time = 12500 * sim.Millisecond
+	assert.Equal(t, "v1/churn?seed=1&t=12.5", cat.Encode(st))
+}
+
+func TestEveryFieldSurvivesARoundTrip(t *testing.T) {
+	cat := testCatalog(t)
+	cases := []struct {
+		name string
+		edit func(*State)
+		link string
+	}{
+		{"seed", func(s *State) { s.Seed = 18446744073709551615 }, "v1/churn?seed=18446744073709551615"},
+		{"variants", func(s *State) { s.Variants = []string{"high_wmark"} }, "v1/churn?seed=1&v=high_wmark"},
+		{"three variants", func(s *State) { s.Variants = []string{"baseline", "small_pcp", "high_wmark"} }, "v1/churn?seed=1&v=baseline,small_pcp,high_wmark"},
+		{"speed", func(s *State) { s.Speed = 0.25 }, "v1/churn?seed=1&x=0.25"},
+		{"time", func(s *State) { s.Time = 1 }, "v1/churn?seed=1&t=0.000000001"},
+		{"params", func(s *State) { s.Params["nodes"] = "2"; s.Params["fill"] = "90" }, "v1/churn?seed=1&nodes=2&fill=90"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st := cat.Defaults("")
+			c.edit(&st)
+			link := cat.Encode(st)
+			assert.Equal(t, c.link, link)
+			back, err := cat.Decode("#" + link)
+			require.NoError(t, err)
+			assert.True(t, back.Equal(st), "%+v != %+v", back, st)
+		})
+	}
+}
+
+func TestVariantsComeBackInTheScenarioOrder(t *testing.T) {
+	cat := testCatalog(t)
+	st, err := cat.Decode("v1/churn?v=high_wmark,baseline")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"baseline", "high_wmark"}, st.Variants)
+}
+
+func TestABrokenLinkIsRefusedWithAReasonAndTheDefaults(t *testing.T) {
+	cat := testCatalog(t)
+	cases := []struct {
+		frag, want string
+	}{
+		{"hello", "not a pagesim v1 link"},
+		{"v2/churn?seed=1", "has format v2; this page reads v1"},
+		{"v1/nosuch", `unknown scenario "nosuch"`},
+		{"v1/churn?seed=x", `seed "x" is not a whole number`},
+		{"v1/churn?seed=-1", `seed "-1"`},
+		{"v1/churn?seed=1&seed=2", `"seed" is given twice`},
+		{"v1/churn?v=", "no variant is selected"},
+		{"v1/churn?v=baseline,baseline", `variant "baseline" is given twice`},
+		{"v1/churn?v=kernel", `no variant "kernel"`},
+		{"v1/churn?x=3", `speed "3" is not one of 0.25, 0.5`},
+		{"v1/churn?t=1e9", `time "1e9"`},
+		{"v1/churn?t=-1", `time "-1"`},
+		{"v1/churn?t=100000", "more than 86400 seconds"},
+		{"v1/churn?t=1.0000000001", "not a number of seconds"},
+		{"v1/churn?nodes=9", `nodes="9": must be between 1 and 4`},
+		{"v1/churn?bogus=1", `no parameter "bogus"`},
+		{"v1/churn?seed", `damaged near "seed"`},
+		{"v1/churn?seed=%zz", `damaged near "seed=%zz"`},
+		{"v1/churn?" + strings.Repeat("a", MaxLinkLen), "too long"},
+	}
+	for _, c := range cases {
+		t.Run(c.frag[:min(len(c.frag), 30)], func(t *testing.T) {
+			st, err := cat.Decode(c.frag)
+			require.Error(t, err)
+			var le *LinkError
+			require.ErrorAs(t, err, &le)
+			assert.Contains(t, err.Error(), c.want)
+			assert.True(t, st.Equal(cat.Defaults("")))
+		})
+	}
+}
+
+func TestAnErrorQuotesAtMostAShortPieceOfTheLink(t *testing.T) {
+	cat := testCatalog(t)
+	_, err := cat.Decode("v1/" + strings.Repeat("<script>", 100))
+	require.Error(t, err)
+	assert.Less(t, len(err.Error()), 200)
+}
+
+func TestSecondsPrintAndParseExactly(t *testing.T) {
+	for _, c := range []struct {
+		t sim.Time
+		s string
+	}{
+		{0, "0"}, {sim.Second, "1"}, {1500 * sim.Millisecond, "1.5"}, {sim.Millisecond, "0.001"},
+		{123*sim.Second + 456789012, "123.456789012"},
+	} {
+		assert.Equal(t, c.s, FormatSeconds(c.t))
+		back, err := ParseSeconds(c.s)
+		require.NoError(t, err)
+		assert.Equal(t, c.t, back)
+	}
+	for _, bad := range []string{"", ".", "1.", "a", "1.2.3", "+1", " 1", "1e3"} {
+		_, err := ParseSeconds(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestAParamValueIsEscapedInTheLink(t *testing.T) {
+	cat, err := NewCatalog(fakeScenario{})
+	require.NoError(t, err)
+	st := cat.Defaults("")
+	st.Params["label"] = "a b&c=d/é"
+	link := cat.Encode(st)
+	assert.NotContains(t, link, " ")
+	back, err := cat.Decode(link)
+	require.NoError(t, err)
+	assert.Equal(t, "a b&c=d/é", back.Params["label"])
+}
+
+// FuzzDecodeFragment: the decoder never panics, an error always leaves
+// the defaults, and whatever it accepts encodes to a link that decodes to
+// the same state.
+func FuzzDecodeFragment(f *testing.F) {
+	cat := testCatalog(f)
+	for _, s := range []string{"", "v1/churn", "v1/churn?seed=3&v=high_wmark&x=10&t=1.5&nodes=2",
+		"v1/churn?t=0.001", "v2/x", "v1/churn?seed=1&seed=1", "v1/churn?%", "v1/churn?nodes=4&fill=0&mem=16"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, frag string) {
+		st, err := cat.Decode(frag)
+		if err != nil {
+			if !st.Equal(cat.Defaults("")) {
+				t.Fatalf("error %v but state %+v", err, st)
+			}
+			if utf8.ValidString(frag) && !utf8.ValidString(err.Error()) {
+				t.Fatalf("error text is not UTF-8: %q", err.Error())
+			}
+			return
+		}
+		link := cat.Encode(st)
+		back, err := cat.Decode(link)
+		if err != nil {
+			t.Fatalf("re-decoding %q (from %q): %v", link, frag, err)
+		}
+		if !back.Equal(st) {
+			t.Fatalf("%q -> %+v -> %q -> %+v", frag, st, link, back)
+		}
+	})
+}
