@@ -353,7 +353,6 @@ func (m *Machine) mapAnonFolio(t *sim.Task, r *AnonRegion, head PFN, order Order
 	r.Cursor += n
 	if pin {
 		_ = m.PinFolio(t, head)
-		t.Charge(m.Cost.IOMMUMap)
 	}
 	return FaultResult{Head: head, Order: order, OK: true}
 }

@@ -1,0 +1,88 @@
+// Package workload holds the task programs the scenarios run on a simulated
+// machine: a qemu/vfio guest-RAM mapper, a page-cache filler, and the
+// setup helpers that fill, fragment and pin memory. Each program is a
+// sim.Program: one step does a bounded piece of work (one fault, one
+// file) and charges its simulated cost, so the world interleaves tasks the
+// way the scheduler would.
+package workload
+
+import (
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// QemuVfio maps a guest's RAM the way qemu with a vfio-assigned device
+// does at start-up: VFIO_IOMMU_MAP_DMA pins (FOLL_LONGTERM) every page of
+// guest RAM in address order, faulting each 2 MiB range in as it goes (one
+// THP, or 512 base pages after a THP fallback). With Pin false the guest
+// RAM is only touched (a memhog), so nothing is pinned.
+type QemuVfio struct {
+	M      *mm.Machine
+	Region *mm.AnonRegion
+	Pin    bool
+	// Start and Finish are when mapping began and ended.
+	Start, Finish sim.Time
+	Started, Done bool
+	// Failed is set if a fault could not be served (OOM).
+	Failed bool
+}
+
+// Step maps the next 2 MiB of guest RAM.
+func (q *QemuVfio) Step(w *sim.World, t *sim.Task) sim.Time {
+	if !q.Started {
+		q.Started = true
+		q.Start = t.Now
+	}
+	r := q.Region
+	end := min(r.Pages, (r.Cursor/mm.HPagePMDNr+1)*mm.HPagePMDNr)
+	for r.Cursor < end {
+		res := q.M.FaultAnonNext(t, r, q.Pin)
+		if !res.OK {
+			q.Failed = true
+			break
+		}
+	}
+	if q.Pin {
+		// vfio maps the pinned, physically contiguous runs of a batch
+		// with one iommu_map() call.
+		t.Charge(q.M.Cost.IOMMUMap)
+	}
+	if r.Cursor >= r.Pages || q.Failed {
+		q.Done = true
+		q.Finish = t.Now
+		return sim.Exit
+	}
+	return t.Now
+}
+
+// Elapsed returns the mapping time so far (or in total when done).
+func (q *QemuVfio) Elapsed(now sim.Time) sim.Time {
+	if !q.Started {
+		return 0
+	}
+	if q.Done {
+		return q.Finish - q.Start
+	}
+	return now - q.Start
+}
+
+// FillPageCache writes bytes of clean page cache from a task on the node's
+// first CPU (so the pages land on that node), in files of 16 MiB, and writes
+// them back so they are clean. It returns the files.
+func FillPageCache(m *mm.Machine, t *sim.Task, name string, cg *mm.Memcg, bytes uint64) []*mm.File {
+	const filePages = 4096
+	pages := bytes / mm.PageSize
+	var files []*mm.File
+	for done := uint64(0); done < pages; {
+		n := min(uint64(filePages), pages-done)
+		f := m.NewFile(name, cg)
+		got := m.FileWrite(t, f, 0, n, mm.GFP_HIGHUSER_MOVABLE)
+		m.FileSync(t, f)
+		files = append(files, f)
+		done += got
+		if got < n {
+			break
+		}
+	}
+	return files
+}
