@@ -1,8 +1,11 @@
 module github.com/pagesim/pagesim
 
-go 1.26
+go 1.26.0
 
-require github.com/stretchr/testify v1.12.1
+require (
+	github.com/prometheus/procfs v0.23.0
+	github.com/stretchr/testify v1.12.1
+)
 
 require (
 	github.com/andybalholm/brotli v1.3.0 // indirect
@@ -18,8 +21,8 @@ require (
 	github.com/vugu/vugu v0.4.0 // indirect
 	github.com/vugu/xxhash v0.0.0-20191111030615-ed24d0179019 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/sync v0.8.0 // indirect
-	golang.org/x/sys v0.25.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 )
 
 tool github.com/vugu/vugu/cmd/vugugen
