@@ -410,6 +410,11 @@ func (m *Machine) buildZonelists() {
 		}
 		n.zonelist[0] = fallback
 		n.zonelist[1] = own
+		for l := 0; l < 2; l++ {
+			for h := ZoneType(0); h < MaxNrZones; h++ {
+				n.firstZone[l][h] = int16(firstZonesZonelist(n.zonelist[l], h, 0))
+			}
+		}
 	}
 }
 

@@ -281,7 +281,10 @@ type Node struct {
 	// nodes by distance), zonelist[1] ZONELIST_NOFALLBACK (own zones only).
 	// Each lists zones highest type first within a node.
 	zonelist [2][]*Zone
-	CPUs     []int
+	// firstZone[thisnode][highest] caches first_zones_zonelist() for an
+	// empty nodemask (-1: no eligible zone).
+	firstZone [2][MaxNrZones]int16
+	CPUs      []int
 	// Stat is vm_stat[] of the node (enum node_stat_item).
 	Stat      [NrNodeStatItems]int64
 	kswapd    kswapdData

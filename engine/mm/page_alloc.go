@@ -815,7 +815,7 @@ retry:
 	noFallback := allocFlags&ALLOC_NOFRAGMENT != 0
 	for i := ac.preferredIdx; i < len(ac.zonelist); i++ {
 		z := ac.zonelist[i]
-		if z.Type > ac.highestZoneidx || !ac.nodemask.Has(z.Node.ID) {
+		if z.Type > ac.highestZoneidx || (ac.nodemask != 0 && !ac.nodemask.Has(z.Node.ID)) {
 			continue
 		}
 		if noFallback && m.Sysctl.DefragMode == 0 && multiNode && i != ac.preferredIdx {
@@ -890,16 +890,22 @@ func (m *Machine) allocFlagsNofragment(z *Zone, gfp GFP) AllocFlags {
 }
 
 // prepareAllocPages is prepare_alloc_pages().
-func (m *Machine) prepareAllocPages(gfp GFP, order Order, nid int, nodemask NodeMask) (allocContext, AllocFlags) {
-	ac := allocContext{
-		highestZoneidx: gfpZone(gfp),
-		nodemask:       nodemask,
-		migratetype:    gfpMigratetype(gfp),
-		spreadDirty:    gfp&__GFP_WRITE != 0,
+func (m *Machine) prepareAllocPages(ac *allocContext, gfp GFP, order Order, nid int, nodemask NodeMask) AllocFlags {
+	ac.highestZoneidx = gfpZone(gfp)
+	ac.nodemask = nodemask
+	ac.migratetype = gfpMigratetype(gfp)
+	ac.spreadDirty = gfp&__GFP_WRITE != 0
+	if gfp&__GFP_THISNODE != 0 {
+		ac.zonelist = m.Nodes[nid].zonelist[1]
+	} else {
+		ac.zonelist = m.Nodes[nid].zonelist[0]
 	}
-	ac.zonelist = m.Nodes[nid].Zonelist(gfp&__GFP_THISNODE != 0)
-	ac.preferredIdx = firstZonesZonelist(ac.zonelist, ac.highestZoneidx, ac.nodemask)
-	return ac, ALLOC_WMARK_LOW
+	if nodemask == 0 {
+		ac.preferredIdx = int(m.Nodes[nid].firstZone[b2i(gfp&__GFP_THISNODE != 0)][ac.highestZoneidx])
+	} else {
+		ac.preferredIdx = firstZonesZonelist(ac.zonelist, ac.highestZoneidx, ac.nodemask)
+	}
+	return ALLOC_WMARK_LOW
 }
 
 // AllocPages is __alloc_pages(gfp, order, preferred_nid, nodemask): the
@@ -915,7 +921,8 @@ func (m *Machine) AllocPages(t *sim.Task, gfp GFP, order Order, nid int, nodemas
 		nid = m.cpuNode[t.CPU]
 	}
 	t.Charge(m.Cost.AllocFastPath)
-	ac, allocFlags := m.prepareAllocPages(gfp, order, nid, nodemask)
+	var ac allocContext
+	allocFlags := m.prepareAllocPages(&ac, gfp, order, nid, nodemask)
 	if ac.preferredIdx < 0 {
 		return NilPFN
 	}
