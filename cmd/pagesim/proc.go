@@ -1,0 +1,266 @@
+package main
+
+// proc.go is `pagesim proc FILE`: print a /proc file of a simulated machine,
+// either freshly booted (an x86-64 layout of --mem over --nodes, --cpus CPUs
+// per node) or built from a folder of real /proc files (--import DIR).
+//
+// The files it can print are a table, procFiles, filled by
+// registerProcFile. Another file of this package adds one (pagesim proc
+// pressure, say) with its own init:
+//
+//	func init() {
+//		registerProcFile(&procFile{name: "pressure", summary: "...", write: writePressure})
+//	}
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/procfs"
+)
+
+// procFile is one file `pagesim proc` prints.
+type procFile struct {
+	name    string // as in /proc: "buddyinfo"
+	summary string
+	write   func(w io.Writer, m *mm.Machine) error
+}
+
+var procFiles = map[string]*procFile{}
+
+// procCommand is the registered `proc` command, whose usage lists procFiles.
+var procCommand *command
+
+// registerProcFile adds a file to `pagesim proc`.
+func registerProcFile(f *procFile) {
+	procFiles[f.name] = f
+	if procCommand != nil {
+		procCommand.usage = procUsage()
+	}
+}
+
+// Defaults of a freshly booted machine.
+const (
+	procDefaultMem   = "8G"
+	procDefaultNodes = 1
+)
+
+func init() {
+	registerProcFile(&procFile{name: "buddyinfo", summary: "free chunks per zone and order", write: procfs.Buddyinfo})
+	registerProcFile(&procFile{name: "pagetypeinfo", summary: "free chunks per migratetype, pageblocks per migratetype", write: procfs.Pagetypeinfo})
+	registerProcFile(&procFile{name: "zoneinfo", summary: "watermarks, protection, counters and pagesets per zone", write: procfs.Zoneinfo})
+	registerProcFile(&procFile{name: "vmstat", summary: "system-wide counters and events", write: procfs.Vmstat})
+	procCommand = &command{
+		name:    "proc",
+		summary: "print a /proc file (buddyinfo, zoneinfo, ...) of a simulated machine",
+		run:     runProc,
+	}
+	procCommand.usage = procUsage()
+	register(procCommand)
+}
+
+func procUsage() string {
+	var b strings.Builder
+	b.WriteString(`Usage: pagesim proc FILE [--mem SIZE] [--nodes N] [--cpus N] [--set vm.NAME=VALUE]...
+       pagesim proc FILE --import DIR [--cpus N] [--set vm.NAME=VALUE]...
+
+Print FILE as the Linux kernel would for a simulated machine: a freshly booted
+x86-64 machine, or the machine built from the /proc files in DIR.
+
+Files:
+`)
+	var names []string
+	for n := range procFiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-13s %s\n", n, procFiles[n].summary)
+	}
+	fmt.Fprintf(&b, `
+Options:
+  --mem SIZE     memory of a booted machine, split evenly over the nodes
+                 (a number of bytes with an optional K, M, G or T suffix;
+                 default %s)
+  --nodes N      NUMA nodes of a booted machine (default %d)
+  --cpus N       CPUs per node (default %d); with --import, used only when
+                 the dump's zoneinfo does not list the CPUs
+  --import DIR   build the machine from DIR, a folder holding any of
+                 buddyinfo, pagetypeinfo, zoneinfo, vmstat copied from /proc,
+                 and optionally sys_vm/NAME files copied from /proc/sys/vm
+  --set vm.NAME=VALUE
+                 write a sysctl (repeatable); it wins over DIR's sys_vm files
+
+Exit status: 0 on success, 1 for bad input (a malformed file, an impossible
+value), 2 for a usage error.
+`, procDefaultMem, procDefaultNodes, procfs.DefaultCPUsPerNode)
+	return b.String()
+}
+
+// sysctlFlag collects --set values.
+type sysctlFlag []mm.SysctlSetting
+
+func (s *sysctlFlag) String() string { return "" }
+
+func (s *sysctlFlag) Set(v string) error {
+	name, value, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(name) == "" {
+		return fmt.Errorf("want vm.NAME=VALUE, got %q", v)
+	}
+	name = strings.TrimSpace(name)
+	if !mm.IsSysctl(name) {
+		return fmt.Errorf("unknown sysctl %q (pagesim models %s)", name, strings.Join(mm.SysctlNames(), ", "))
+	}
+	*s = append(*s, mm.SysctlSetting{Name: name, Value: value})
+	return nil
+}
+
+// parseSize reads "8G", "512M", "4096", "1TiB": bytes with a binary suffix.
+func parseSize(s string) (uint64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
+	mult := uint64(1)
+	if t != "" {
+		switch t[len(t)-1] {
+		case 'K':
+			mult = 1 << 10
+		case 'M':
+			mult = 1 << 20
+		case 'G':
+			mult = 1 << 30
+		case 'T':
+			mult = 1 << 40
+		}
+		if mult != 1 {
+			t = t[:len(t)-1]
+		}
+	}
+	n, err := strconv.ParseUint(t, 10, 64)
+	if err != nil || n == 0 || n > (1<<63)/mult {
+		return 0, fmt.Errorf("%q is not a memory size (like 8G or 512M)", s)
+	}
+	return n * mult, nil
+}
+
+// parseInterspersed parses flags that may come before and after positional
+// arguments ("zoneinfo --mem 4G" and "--mem 4G zoneinfo").
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func runProc(args []string, stdout, stderr io.Writer) int {
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "pagesim proc: %s (see 'pagesim proc --help')\n", fmt.Sprintf(format, a...))
+		return exitUsage
+	}
+	inputErr := func(err error) int {
+		msg := strings.SplitN(err.Error(), "\n", 2)[0]
+		fmt.Fprintf(stderr, "pagesim proc: %s\n", msg)
+		return exitInput
+	}
+
+	fs := flag.NewFlagSet("proc", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	mem := fs.String("mem", procDefaultMem, "")
+	nodes := fs.Int("nodes", procDefaultNodes, "")
+	cpus := fs.Int("cpus", procfs.DefaultCPUsPerNode, "")
+	dir := fs.String("import", "", "")
+	var sets sysctlFlag
+	fs.Var(&sets, "set", "")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if len(pos) != 1 {
+		if len(pos) == 0 {
+			return usageErr("which file? one of %s", strings.Join(procFileNames(), ", "))
+		}
+		return usageErr("one file at a time, got %s", strings.Join(pos, " "))
+	}
+	file, ok := procFiles[pos[0]]
+	if !ok {
+		return usageErr("no file %q; pagesim prints %s", pos[0], strings.Join(procFileNames(), ", "))
+	}
+	explicit := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+	if *cpus < 1 || *cpus > 1024 {
+		return usageErr("--cpus must be between 1 and 1024, got %d", *cpus)
+	}
+
+	var m *mm.Machine
+	if explicit["import"] {
+		if explicit["mem"] || explicit["nodes"] {
+			return usageErr("--mem and --nodes describe a booted machine; an imported one takes its memory from DIR")
+		}
+		if *dir == "" {
+			return usageErr("--import needs a folder")
+		}
+		info, err := os.Stat(*dir)
+		if err != nil {
+			return inputErr(fmt.Errorf("--import %s: %w", *dir, errors.Unwrap(err)))
+		}
+		if !info.IsDir() {
+			return inputErr(fmt.Errorf("--import %s: not a folder", *dir))
+		}
+		var warnings []string
+		m, warnings, err = procfs.Import(os.DirFS(*dir), procfs.ImportOptions{Sysctl: sets, CPUsPerNode: *cpus})
+		if err != nil {
+			var pe *procfs.ParseError
+			if errors.As(err, &pe) {
+				pe.File = filepath.Join(*dir, pe.File)
+			}
+			return inputErr(err)
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "pagesim proc: warning: %s\n", w)
+		}
+	} else {
+		size, err := parseSize(*mem)
+		if err != nil {
+			return usageErr("--mem: %v", err)
+		}
+		if *nodes < 1 || *nodes > 64 {
+			return usageErr("--nodes must be between 1 and 64, got %d", *nodes)
+		}
+		cfg, err := mm.X86Layout(size, *nodes, *cpus)
+		if err != nil {
+			return inputErr(err)
+		}
+		cfg.Sysctl = sets
+		if m, err = mm.NewMachine(cfg); err != nil {
+			return inputErr(err)
+		}
+	}
+	if err := file.write(stdout, m); err != nil {
+		return inputErr(fmt.Errorf("writing %s: %w", file.name, err))
+	}
+	return exitOK
+}
+
+func procFileNames() []string {
+	var names []string
+	for n := range procFiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
