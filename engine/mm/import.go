@@ -76,13 +76,20 @@ package mm
 //     dump's count (the kernel does not count blocks in memory holes,
 //     pagesim's pageblock walk does) stay MIGRATE_MOVABLE, the boot default.
 //
-// If the dump is inconsistent (its free chunks of a migratetype need more
-// blocks than it says that type has, or it counts more blocks than the zone
-// spans), the free counts are kept exact, the block types are adjusted as
-// little as possible (other types lose blocks, the type with the most blocks
-// first), and Import returns a warning for each adjustment. A dump whose
-// free pages exceed the zone's managed pages cannot be built and is an
-// error.
+// If the dump is inconsistent, the free counts are kept exact and the rest
+// gives way, with a warning for each adjustment:
+//   - free chunks of a migratetype that need more blocks than the dump says
+//     that type has, or more blocks than the zone spans: the block types are
+//     adjusted as little as possible (other types lose blocks, the type with
+//     the most blocks first);
+//   - more free pages than managed pages (files copied at different times,
+//     or from different machines): managed, and present and spanned if
+//     needed, grow to the free pages;
+//   - a start_pfn inside the zone before it: the zone moves up to the next
+//     1024-page boundary after it.
+//
+// A chunk that finds no room (an order-10 chunk in a zone without an aligned
+// pair of whole blocks left) is an error.
 //
 // Sysctls come from the spec in order (package procfs puts the dump's
 // sys_vm files first and explicit settings after them, so explicit ones
