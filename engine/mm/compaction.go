@@ -994,7 +994,7 @@ func (m *Machine) moveFolio(t *sim.Task, src, dst PFN, order Order) {
 	wasFile := sp.kind == KindFile
 	if wasFile {
 		if ext, slot := m.fileSlot(src); slot >= 0 {
-			ext.file.pages[slot] = dst
+			setFileSlots(ext, slot, src, dst)
 		}
 	}
 	m.unisolateStat(src)

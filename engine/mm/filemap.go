@@ -21,7 +21,12 @@ import (
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
-const fileExtentPages = 64
+// fileExtentPages is the most pages one extent (one Owner) holds: a PMD
+// folio's worth, so that every page-cache folio fits in one extent.
+const fileExtentPages = HPagePMDNr
+
+// maxPagecacheOrder is MAX_PAGECACHE_ORDER on x86-64 with 4 KiB pages.
+const maxPagecacheOrder = HPagePMDOrder
 
 // fileState is the page-cache state of one extent.
 type fileState struct {
@@ -56,13 +61,14 @@ func (m *Machine) fileExtent(f *File, index uint64) (*Owner, int) {
 		o := m.NewOwner(KindFile, f.Name, f.Memcg)
 		o.file.file = f
 		o.file.base = uint64(len(f.extents)) * fileExtentPages
-		o.file.pages = make([]PFN, fileExtentPages)
-		for i := range o.file.pages {
-			o.file.pages[i] = NilPFN
-		}
 		f.extents = append(f.extents, o)
 	}
-	return f.extents[e], int(index % fileExtentPages)
+	o := f.extents[e]
+	slot := int(index % fileExtentPages)
+	for len(o.file.pages) <= slot {
+		o.file.pages = append(o.file.pages, NilPFN)
+	}
+	return o, slot
 }
 
 // Resident returns the file's cached pages.
@@ -80,26 +86,108 @@ func (f *File) Resident() uint64 {
 // becomes dirty. It returns the pages written; fewer than nr means an
 // allocation failed.
 func (m *Machine) FileWrite(t *sim.Task, f *File, index, nr uint64, gfp GFP) uint64 {
+	return m.FileWriteOrder(t, f, index, nr, gfp, 0)
+}
+
+// FileWriteOrder is FileWrite with a folio order hint, as iomap's buffered
+// write passes one since "iomap: Copy larger chunks from userspace"
+// (fgf_set_order of the write length): missing pages are allocated by
+// __filemap_get_folio_mpol's order loop, which tries the hinted order
+// (lowered to the index's alignment and to what is not cached yet), then
+// one order less at a time down to 0, with __GFP_NORETRY|__GFP_NOWARN on
+// every attempt above order 0.
+func (m *Machine) FileWriteOrder(t *sim.Task, f *File, index, nr uint64, gfp GFP, hint Order) uint64 {
 	var done uint64
-	for i := index; i < index+nr; i++ {
+	end := index + nr
+	for i := index; i < end; {
 		o, slot := m.fileExtent(f, i)
 		head := o.file.pages[slot]
 		if head == NilPFN {
-			head = m.AllocPagesLocal(t, gfp, 0)
+			var order Order
+			head, order = m.filemapGetFolio(t, f, i, gfp, hint)
 			if head == NilPFN {
 				break
 			}
-			m.setupFolio(head, 0, o)
-			o.file.pages[slot] = head
+			first := i &^ (uint64(1)<<order - 1)
+			m.fileExtent(f, first+uint64(1)<<order-1) // grow the slots
+			o, slot = m.fileExtent(f, first)
+			m.setupFolio(head, order, o)
+			for k := 0; k < 1<<order; k++ {
+				o.file.pages[slot+k] = head
+			}
+			slot = int(i % fileExtentPages)
 		}
-		t.Charge(m.Cost.CopyPage4K / 2) // copy_from_user of 4 KiB
+		// Copy what this write covers of the folio (copy_from_user).
+		fStart := o.file.base + uint64(slot) - (uint64(slot) & (m.folioNr(head) - 1))
+		fEnd := fStart + m.folioNr(head)
+		n := min(fEnd, end) - i
+		t.Charge(m.Cost.CopyPage4K / 2 * sim.Time(n))
 		m.setDirty(head)
-		done++
+		done += n
+		i += n
 	}
 	if index+done > f.Size {
 		f.Size = index + done
 	}
 	return done
+}
+
+// filemapGetFolio is the allocation part of __filemap_get_folio_mpol() for
+// a missing page at index: the order loop.
+func (m *Machine) filemapGetFolio(t *sim.Task, f *File, index uint64, gfp GFP, hint Order) (PFN, Order) {
+	order := hint
+	if order > maxPagecacheOrder {
+		order = maxPagecacheOrder
+	}
+	if index != 0 {
+		if low := Order(trailingZeros(index)); low < order {
+			order = low
+		}
+	}
+	// A folio must not cover pages already in the cache (filemap_add_folio
+	// would return -EEXIST and the kernel retries at a lower order).
+	for order > 0 && m.fileRangeCached(f, index&^(uint64(1)<<order-1), uint64(1)<<order) {
+		order--
+	}
+	for {
+		allocGFP := gfp
+		if order > 0 {
+			allocGFP |= __GFP_NORETRY | __GFP_NOWARN | __GFP_COMP
+		}
+		head := m.AllocPagesLocal(t, allocGFP, order)
+		if head != NilPFN {
+			return head, order
+		}
+		if order == 0 {
+			return NilPFN, 0
+		}
+		order--
+	}
+}
+
+func trailingZeros(x uint64) int {
+	n := 0
+	for x&1 == 0 && n < 64 {
+		x >>= 1
+		n++
+	}
+	return n
+}
+
+// fileRangeCached reports whether any page of [index, index+n) is cached.
+func (m *Machine) fileRangeCached(f *File, index, n uint64) bool {
+	for i := index; i < index+n; i++ {
+		e := i / fileExtentPages
+		if e >= uint64(len(f.extents)) {
+			continue
+		}
+		o := f.extents[e]
+		s := int(i % fileExtentPages)
+		if s < len(o.file.pages) && o.file.pages[s] != NilPFN {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *Machine) setDirty(head PFN) {
@@ -136,8 +224,8 @@ func (m *Machine) FileSync(t *sim.Task, f *File) uint64 {
 	for _, o := range f.extents {
 		for _, head := range o.file.pages {
 			if head != NilPFN && m.pages[head].flags&pgDirty != 0 {
+				n += m.folioNr(head)
 				m.clearDirty(head)
-				n++
 			}
 		}
 	}
@@ -212,7 +300,9 @@ func (m *Machine) FileTruncate(t *sim.Task, f *File) {
 			if head == NilPFN {
 				continue
 			}
-			o.file.pages[i] = NilPFN
+			for k := i; k < len(o.file.pages) && o.file.pages[k] == head; k++ {
+				o.file.pages[k] = NilPFN
+			}
 			if m.pages[head].flags&pgIsolated != 0 {
 				// Reclaim or compaction holds it; they will see
 				// the folio has no mapping and free it.
@@ -232,7 +322,7 @@ func (m *Machine) FileUnlink(t *sim.Task, f *File) {
 	f.Unlinked = true
 }
 
-// fileSlot returns the extent and slot of a cached folio head.
+// fileSlot returns the extent and first slot of a cached folio head.
 func (m *Machine) fileSlot(head PFN) (*Owner, int) {
 	o := m.owners[m.pages[head].owner]
 	if o.file == nil {
@@ -244,4 +334,11 @@ func (m *Machine) fileSlot(head PFN) (*Owner, int) {
 		}
 	}
 	return o, -1
+}
+
+// setFileSlots points every slot of a folio (starting at slot) at head.
+func setFileSlots(o *Owner, slot int, old, head PFN) {
+	for k := slot; k < len(o.file.pages) && o.file.pages[k] == old; k++ {
+		o.file.pages[k] = head
+	}
 }

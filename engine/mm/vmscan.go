@@ -808,7 +808,7 @@ func (m *Machine) shrinkFolio(t *sim.Task, head PFN, sc *scanControl) folioFate 
 	// Clean page cache: unmap if mapped, __remove_mapping, free.
 	o, slot := m.fileSlot(head)
 	if slot >= 0 {
-		o.file.pages[slot] = NilPFN
+		setFileSlots(o, slot, head, NilPFN)
 		o.file.shadows += nr
 	}
 	t.Charge(m.Cost.ReclaimCleanPage * sim.Time(nr))
