@@ -24,9 +24,10 @@
 // and vm.dirty_background_ratio (10) over global_dirtyable_memory() (which
 // needs totalreserve_pages, calculate_totalreserve_pages()), and
 // nr_memmap_boot_pages counts the memmap of every 128 MiB section that holds
-// present pages (SPARSEMEM_VMEMMAP, 64-byte struct page). What the engine
-// does not model prints 0: node_unreclaimable, nr_memmap_pages (memmap from
-// hotplug), and every counter nothing in the engine moves.
+// present pages (SPARSEMEM_VMEMMAP, 64-byte struct page). node_unreclaimable
+// is kswapd_test_hopeless() over the node's kswapd failure count. What the
+// engine does not model prints 0: nr_memmap_pages (memmap from hotplug), and
+// every counter nothing in the engine moves.
 //
 // # Reading
 //

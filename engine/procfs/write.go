@@ -143,9 +143,7 @@ func Zoneinfo(w io.Writer, m *mm.Machine) error {
 				fmt.Fprintf(&b, "\n              high_max: %d", p.HighMax)
 				fmt.Fprintf(&b, "\n  vm stats threshold: %d", threshold)
 			}
-			// kswapd_test_hopeless(): pagesim keeps no kswapd failure
-			// count, so a node is never reported unreclaimable.
-			fmt.Fprintf(&b, "\n  node_unreclaimable:  %d", 0)
+			fmt.Fprintf(&b, "\n  node_unreclaimable:  %d", kswapdTestHopeless(n))
 			fmt.Fprintf(&b, "\n  start_pfn:           %d", z.StartPFN)
 			fmt.Fprintf(&b, "\n  reserved_highatomic: %d", z.NrReservedHighatomic)
 			fmt.Fprintf(&b, "\n  free_highatomic:     %d", z.NrFreeHighatomic)
@@ -202,6 +200,18 @@ func firstPopulatedZone(n *mm.Node) *mm.Zone {
 		}
 	}
 	return nil
+}
+
+// maxReclaimRetries is MAX_RECLAIM_RETRIES (mm/internal.h).
+const maxReclaimRetries = 16
+
+// kswapdTestHopeless is kswapd_test_hopeless(): 1 once kswapd has failed
+// MAX_RECLAIM_RETRIES times in a row on the node.
+func kswapdTestHopeless(n *mm.Node) int {
+	if n.KswapdFailures() >= maxReclaimRetries {
+		return 1
+	}
+	return 0
 }
 
 // clampPages is the CONFIG_SMP clamp of zone_page_state() and friends:
