@@ -330,7 +330,7 @@ func reportTHPThisnode(res *Result) string {
 	}
 	b.WriteString(table(rows))
 	b.WriteString("\nCounters over all guest sizes:\n\n")
-	rows = [][]string{head}
+	rows = [][]string{append([]string{"counter"}, head[1:]...)}
 	for _, c := range []string{"compact_stall", "allocstall_movable", "allocstall_normal", "pgscan_direct", "pswpout", "thp_fault_fallback"} {
 		row := []string{c}
 		for i := range res.Variants {

@@ -3,13 +3,86 @@ package scenario
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func TestTHPThisnodeSmoke(t *testing.T) {
+// The seed's directions and bands, at a small scale (2 x 1.6 GiB nodes) so
+// the test stays fast; docs/FIDELITY.md has scale=1.
+func TestTHPThisnodeUpstreamCollapsesAndBothFixesDoNot(t *testing.T) {
 	s, err := Get("thp-thisnode")
 	require.NoError(t, err)
 	res, err := s.RunAll(Options{Seed: 1, Runs: 1, Settings: []string{"scale=0.05"}})
 	require.NoError(t, err)
-	t.Log("\n" + res.Text())
+	byName := map[string]map[string]float64{}
+	for _, v := range res.Variants {
+		byName[v.Name] = v.Mean
+	}
+	up, fix1, fix2 := byName["upstream"], byName["only-compact"], byName["drop-thisnode"]
+	require.NotNil(t, up)
+	for _, v := range []map[string]float64{up, fix1, fix2} {
+		assert.InDelta(t, 3.5, v["gb_per_s_30"], 1.5, "a guest that fits maps at 2-5 GB/s")
+	}
+	prev := up["gb_per_s_30"]
+	var steps []float64
+	for i, g := range []string{"34", "38", "42"} {
+		assert.Less(t, up["gb_per_s_"+g], prev, "upstream falls as the guest grows (%s GB)", g)
+		prev = up["gb_per_s_"+g]
+		assert.Greater(t, fix1["gb_per_s_"+g], 3*up["gb_per_s_"+g], "fix 1 is much faster at %s GB", g)
+		assert.Greater(t, fix2["gb_per_s_"+g], 3*up["gb_per_s_"+g], "fix 2 is much faster at %s GB", g)
+		assert.GreaterOrEqual(t, fix1["gb_per_s_"+g], 2.0)
+		assert.GreaterOrEqual(t, fix2["gb_per_s_"+g], 2.0)
+		// fix 1 keeps the rest on base pages, on node 1; fix 2 on THPs.
+		assert.Less(t, fix1["thp_pct_"+g], 99.0)
+		assert.InDelta(t, fix1["thp_pct_"+g], fix1["node0_pct_"+g], 2.0)
+		assert.Greater(t, fix2["thp_pct_"+g], 99.0)
+		assert.Less(t, fix2["node0_pct_"+g], 99.0)
+		if i > 0 {
+			steps = append(steps, up["elapsed_s_"+g]-up["elapsed_s_"+[]string{"34", "38", "42"}[i-1]])
+		}
+	}
+	require.Len(t, steps, 2)
+	assert.InDelta(t, steps[0], steps[1], 0.3*steps[0], "each 4 GB step adds about the same time")
+	assert.Greater(t, up["allocstall_movable"], 0.0, "upstream reclaims")
+	assert.Greater(t, up["pgscan_direct"], 0.0)
+	assert.Equal(t, 0.0, fix1["allocstall_movable"]+fix1["allocstall_normal"], "fix 1 never reclaims")
+	assert.Equal(t, 0.0, up["pswpout"], "pinned memory is never swapped")
+}
+
+func TestTHPThisnodeOutputIsDeterministic(t *testing.T) {
+	s, err := Get("thp-thisnode")
+	require.NoError(t, err)
+	o := Options{Seed: 7, Runs: 2, Variants: []string{"upstream", "modern"}, Settings: []string{"scale=0.03", "guest_gb=30,40"}}
+	a, err := s.RunAll(o)
+	require.NoError(t, err)
+	b, err := s.RunAll(o)
+	require.NoError(t, err)
+	ja, _ := a.JSON()
+	jb, _ := b.JSON()
+	assert.Equal(t, string(ja), string(jb))
+	assert.Equal(t, a.Text(), b.Text())
+	for _, line := range splitLines(a.Text()) {
+		assert.LessOrEqual(t, len([]rune(line)), 72, "line too wide: %q", line)
+	}
+}
+
+func TestTHPThisnodeRefusesImpossibleParameters(t *testing.T) {
+	s, err := Get("thp-thisnode")
+	require.NoError(t, err)
+	for _, set := range [][]string{{"guest_gb=500"}, {"scale=2"}, {"nodes=1"}, {"mempolicy=random"}, {"vm.defrag_mode=3"}, {"transparent_hugepage.defrag=sometimes"}, {"bogus=1"}, {"guest_gb="}} {
+		_, err := s.RunAll(Options{Seed: 1, Runs: 1, Settings: set})
+		assert.Error(t, err, "%v", set)
+	}
+}
+
+func splitLines(s string) []string {
+	var out []string
+	start := 0
+	for i, c := range s {
+		if c == '\n' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return out
 }
