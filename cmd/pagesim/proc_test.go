@@ -138,7 +138,7 @@ func TestProcReportsErrorsInOneLine(t *testing.T) {
 		want string
 	}{
 		{"no file name is a usage error", []string{"proc"}, exitUsage,
-			"pagesim proc: which file? one of buddyinfo, pagetypeinfo, vmstat, zoneinfo"},
+			"pagesim proc: which file? one of " + strings.Join(procFileNames(), ", ")},
 		{"an unknown file is a usage error", []string{"proc", "meminfo"}, exitUsage,
 			`pagesim proc: no file "meminfo"`},
 		{"two files is a usage error", []string{"proc", "zoneinfo", "vmstat"}, exitUsage,
