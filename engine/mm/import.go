@@ -186,6 +186,13 @@ func Import(spec ImportSpec) (*Machine, []string, error) {
 	if len(spec.Nodes) == 0 {
 		return nil, nil, errors.New("import: the dump has no nodes")
 	}
+	// Work on a copy: zones get sorted and their geometry filled in.
+	nodes := make([]ImportNode, len(spec.Nodes))
+	for i, n := range spec.Nodes {
+		nodes[i] = n
+		nodes[i].Zones = append([]ImportZone(nil), n.Zones...)
+	}
+	spec.Nodes = nodes
 	cfg := Config{Seed: spec.Seed, THP: spec.THP, Sysctl: spec.Sysctl}
 	var warnings []string
 	prevEnd := uint64(0)

@@ -31,7 +31,7 @@ func importFixture(t *testing.T, name string) (*procfs.Dump, mm.ImportSpec, *mm.
 	return d, want, m
 }
 
-// copySpec copies a spec's zones, which Import sorts and fills in.
+// copySpec copies a spec deeply, so a test can compare against it.
 func copySpec(s mm.ImportSpec) mm.ImportSpec {
 	out := s
 	out.Nodes = make([]mm.ImportNode, len(s.Nodes))
