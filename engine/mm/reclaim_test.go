@@ -1,0 +1,316 @@
+package mm
+
+// Behaviour tests for direct reclaim: who may enter it, what it may take
+// (pinned pages, anon without swap, memory.low), and what it counts.
+
+import (
+	"testing"
+
+	"github.com/pagesim/pagesim/engine/sim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// lowFreeFileLayout leaves four free pages per pageblock (far below the
+// min watermark) and fills the rest with clean page cache, so an order-0
+// request misses the freelists and reclaim has plenty to take.
+func lowFreeFileLayout(block, off int) role {
+	if off < 4 {
+		return roleFree
+	}
+	return roleFile
+}
+
+// holesFileLayout frees every odd page and fills every even page with
+// clean page cache: half of memory is free, all of it in order-0 holes, so
+// every high-order request misses and compaction has work to do.
+func holesFileLayout(block, off int) role {
+	if off%2 == 1 {
+		return roleFree
+	}
+	return roleFile
+}
+
+func TestMasksWithoutDirectReclaimNeverStall(t *testing.T) {
+	tests := []struct {
+		name   string
+		layout func(block, off int) role
+		gfp    GFP
+		order  Order
+		// stall is true for the control rows: the same request with
+		// __GFP_DIRECT_RECLAIM does stall, so the setup can.
+		stall bool
+	}{
+		{"GFP_NOWAIT order-0 requests below the min watermark fail without reclaiming", lowFreeFileLayout, GFP_NOWAIT, 0, false},
+		{"GFP_ATOMIC order-0 requests below the min watermark fail without reclaiming", lowFreeFileLayout, GFP_ATOMIC, 0, false},
+		{"GFP_KERNEL without __GFP_DIRECT_RECLAIM fails without reclaiming", lowFreeFileLayout, GFP_KERNEL &^ __GFP_DIRECT_RECLAIM, 0, false},
+		{"GFP_TRANSHUGE_LIGHT order-9 requests on fragmented memory never compact", holesFileLayout, GFP_TRANSHUGE_LIGHT, 9, false},
+		{"GFP_NOWAIT order-3 requests on fragmented memory never compact", holesFileLayout, GFP_NOWAIT, 3, false},
+		{"control: GFP_KERNEL order-0 requests below the min watermark reclaim", lowFreeFileLayout, GFP_KERNEL, 0, true},
+		{"control: GFP_TRANSHUGE order-9 requests on fragmented memory compact", holesFileLayout, GFP_TRANSHUGE, 9, true},
+		{"control: GFP_KERNEL order-3 requests on fragmented memory compact", holesFileLayout, GFP_KERNEL, 3, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			carveZone(t, m, nil, tc.layout)
+			tk := m.testTask(0)
+			gfp := tc.gfp
+			if tc.order > 0 {
+				gfp |= __GFP_COMP
+			}
+			failed := 0
+			for i := 0; i < 300 && failed == 0; i++ {
+				if m.AllocPages(tk, gfp, tc.order, 0, 0) == NilPFN {
+					failed++
+				}
+				mustCheck(t, m, "allocation %d", i)
+				if tc.stall && (allocstalls(m) > 0 || m.Event(COMPACTSTALL) > 0) {
+					break
+				}
+			}
+			require.Greater(t, m.Slow.Entered, uint64(0), "the requests reached the slow path")
+			var runs uint64
+			for _, n := range m.Reclaim.DirectRuns {
+				runs += n
+			}
+			stalls := allocstalls(m) + m.Event(COMPACTSTALL) + m.Event(COMPACTFAIL) + m.Event(COMPACTSUCCESS) +
+				m.Event(PGSCAN_DIRECT) + m.Event(PGSTEAL_DIRECT) + runs
+			if tc.stall {
+				assert.Greater(t, stalls, uint64(0), "the control request stalls")
+				return
+			}
+			assert.Equal(t, 1, failed, "a request failed: the slow path ran to nopage")
+			assert.Zero(t, allocstalls(m), "allocstall_*")
+			assert.Zero(t, m.Event(COMPACTSTALL), "compact_stall")
+			assert.Zero(t, m.Event(COMPACTFAIL)+m.Event(COMPACTSUCCESS), "compact_fail + compact_success")
+			assert.Zero(t, m.Event(PGSCAN_DIRECT)+m.Event(PGSTEAL_DIRECT), "pgscan_direct + pgsteal_direct")
+			assert.Zero(t, runs, "try_to_free_pages calls")
+			assert.Empty(t, traceFields(m, "mm_vmscan_direct_reclaim_begin"))
+			assert.Empty(t, traceFields(m, "mm_compaction_try_to_compact_pages"))
+			steps := m.slowSteps()
+			require.GreaterOrEqual(t, len(steps), 2)
+			assert.Equal(t, []stepKind{stepFreelistMin, stepNopage}, steps[len(steps)-2:],
+				"the failing request went from the min-watermark attempt straight to nopage")
+			assert.NotContains(t, steps, stepDirectReclaim)
+			assert.NotContains(t, steps, stepDirectCompact)
+		})
+	}
+}
+
+// pinnedMixLayout gives every pageblock a quarter of pinned anon pages, a
+// quarter of unpinned anon, a quarter of clean page cache and a quarter of
+// kernel pages, with four free pages (below the min watermark).
+func pinnedMixLayout(block, off int) role {
+	if off < 4 {
+		return roleFree
+	}
+	return [...]role{roleAnonPinned, roleAnon, roleFile, roleKernel}[off%4]
+}
+
+func TestPinnedPagesAreNeverReclaimed(t *testing.T) {
+	tests := []struct {
+		name   string
+		kswapd bool
+	}{
+		{"direct reclaim swaps unpinned anon and keeps every pinned page", false},
+		{"kswapd swaps unpinned anon and keeps every pinned page", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			require.NoError(t, m.SetSwap(64<<20))
+			l := carveZone(t, m, nil, pinnedMixLayout)
+			pinned := l.pages[roleAnonPinned]
+			nrPinned := uint64(len(pinned))
+			require.Equal(t, nrPinned, l.pinned.Pinned)
+			anonBefore := l.anon.Resident
+			if tc.kswapd {
+				// Atomic requests wake kswapd and never reclaim
+				// themselves; kswapd runs between them.
+				for i := 0; i < 40; i++ {
+					spawn(m, "atomic", 1, sim.Time(i)*10*sim.Millisecond, func(t *sim.Task) sim.Time {
+						for j := 0; j < 32; j++ {
+							m.AllocPages(t, GFP_ATOMIC, 0, 0, 0)
+						}
+						return sim.Exit
+					})
+				}
+				runWorld(t, m, 2*sim.Second)
+				assert.Zero(t, allocstalls(m), "only kswapd reclaimed")
+				assert.Greater(t, m.Event(PGSTEAL_KSWAPD), uint64(0))
+			} else {
+				tk := m.testTask(0)
+				for i := 0; i < 2000; i++ {
+					require.NotEqual(t, NilPFN, m.AllocPages(tk, GFP_KERNEL, 0, 0, 0), "allocation %d", i)
+					mustCheck(t, m, "allocation %d", i)
+				}
+				assert.Greater(t, allocstalls(m), uint64(0))
+			}
+			// Reclaim reached anonymous memory...
+			assert.Greater(t, m.Event(PSWPOUT), uint64(0), "pswpout")
+			assert.Less(t, l.anon.Resident, anonBefore, "unpinned anon was swapped out")
+			assert.Equal(t, l.anon.Swapped, m.Event(PSWPOUT), "every swapped page is an unpinned one")
+			// ...and never took a pinned page.
+			assert.Empty(t, m.movedOrFreed(pinned, l.pinned), "pinned pages stay where they were")
+			assert.Equal(t, nrPinned, l.pinned.Resident)
+			assert.Equal(t, nrPinned, l.pinned.Pinned)
+			assert.Zero(t, l.pinned.Swapped)
+			for _, pfn := range pinned {
+				require.True(t, m.Folio(pfn).Pinned, "PFN %#x is still pinned", pfn)
+			}
+		})
+	}
+}
+
+// anonFileLayout splits every pageblock between unpinned anon and clean
+// page cache, with four free pages per block.
+func anonFileLayout(block, off int) role {
+	if off < 4 {
+		return roleFree
+	}
+	if off%2 == 0 {
+		return roleAnon
+	}
+	return roleFile
+}
+
+func anonKernelLayout(block, off int) role {
+	if off < 4 {
+		return roleFree
+	}
+	if off%2 == 0 {
+		return roleAnon
+	}
+	return roleKernel
+}
+
+func TestAnonIsScannedOnlyWithSwap(t *testing.T) {
+	tests := []struct {
+		name      string
+		layout    func(block, off int) role
+		swapBytes uint64
+		allocs    int
+		wantAnon  bool
+	}{
+		{"without swap reclaim scans page cache and never anon", anonFileLayout, 0, 2000, false},
+		{"without swap and no page cache reclaim scans nothing and the request fails", anonKernelLayout, 0, 10, false},
+		{"with swap anonymous memory is scanned and swapped out", anonKernelLayout, 64 << 20, 2000, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			require.NoError(t, m.SetSwap(tc.swapBytes))
+			l := carveZone(t, m, nil, tc.layout)
+			anonBefore := l.anon.Resident
+			fileBefore := l.file.Resident()
+			tk := m.testTask(0)
+			got := 0
+			for i := 0; i < tc.allocs; i++ {
+				if m.AllocPages(tk, GFP_KERNEL, 0, 0, 0) != NilPFN {
+					got++
+				}
+				mustCheck(t, m, "allocation %d", i)
+			}
+			// kswapd was woken on the way; let it run too.
+			runWorld(t, m, 2*sim.Second)
+			assert.Greater(t, allocstalls(m), uint64(0), "direct reclaim ran")
+			if !tc.wantAnon {
+				assert.Zero(t, m.Event(PGSCAN_ANON), "pgscan_anon")
+				assert.Zero(t, m.Event(PGSTEAL_ANON), "pgsteal_anon")
+				assert.Zero(t, m.Event(PSWPOUT), "pswpout")
+				assert.Equal(t, anonBefore, l.anon.Resident, "anon is untouched")
+				if fileBefore > 0 {
+					assert.Equal(t, tc.allocs, got)
+					assert.Greater(t, m.Event(PGSCAN_FILE), uint64(0), "pgscan_file")
+					assert.Greater(t, m.Event(PGSTEAL_FILE), uint64(0), "pgsteal_file")
+					assert.Less(t, l.file.Resident(), fileBefore)
+				} else {
+					assert.Zero(t, got, "nothing can be reclaimed: every request fails")
+					assert.Zero(t, m.Event(PGSCAN_FILE)+m.Event(PGSCAN_DIRECT)+m.Event(PGSCAN_KSWAPD), "nothing was scanned")
+				}
+				return
+			}
+			assert.Equal(t, tc.allocs, got)
+			assert.Greater(t, m.Event(PGSCAN_ANON), uint64(0), "pgscan_anon")
+			assert.Greater(t, m.Event(PSWPOUT), uint64(0), "pswpout")
+			assert.Equal(t, m.Event(PSWPOUT), m.Event(PGSTEAL_ANON), "every anon page reclaimed was swapped out")
+			assert.Equal(t, m.Event(PSWPOUT), l.anon.Swapped)
+			assert.Equal(t, anonBefore-l.anon.Swapped, l.anon.Resident)
+			assert.Equal(t, l.anon.Swapped, m.Swap.UsedPages)
+		})
+	}
+}
+
+func TestMemoryLowProtectsLikeTheKernel(t *testing.T) {
+	tests := []struct {
+		name string
+		// truncateB empties the unprotected cgroup before the pressure.
+		truncateB bool
+		kswapd    bool
+		// wantLowReclaim: the protected cgroup is reclaimed and its
+		// memory.events low counts it.
+		wantLowReclaim bool
+	}{
+		{"direct reclaim skips a cgroup below memory.low while another has reclaimable memory", false, false, false},
+		{"kswapd skips a cgroup below memory.low while another has reclaimable memory", false, true, false},
+		{"direct reclaim takes from a cgroup below memory.low when nothing else is reclaimable", true, false, true},
+		{"kswapd never reclaims below memory.low, even when nothing else is reclaimable", true, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			a := m.NewMemcg("A")
+			b := m.NewMemcg("B")
+			require.NoError(t, a.SetKnob("memory.low", 32<<20))
+			tk := m.testTask(0)
+			fa := m.NewFile("a", a)
+			fb := m.NewFile("b", b)
+			require.Equal(t, uint64(2000), m.FileWrite(tk, fa, 0, 2000, GFP_HIGHUSER_MOVABLE))
+			require.Equal(t, uint64(4000), m.FileWrite(tk, fb, 0, 4000, GFP_HIGHUSER_MOVABLE))
+			m.FileSync(tk, fa)
+			m.FileSync(tk, fb)
+			mustCheck(t, m, "filling the page cache")
+			if tc.truncateB {
+				m.FileTruncate(tk, fb)
+				mustCheck(t, m, "truncating B")
+			}
+			require.True(t, a.belowLow(), "A is protected")
+			// Take memory with unreclaimable kernel pages until
+			// reclaim has to find 1000 pages.
+			free := int(m.Nodes[0].Zones[ZoneNormal].Stat[NR_FREE_PAGES])
+			want := free + 1000
+			resetCounters(m)
+			runWorld(t, m, m.World.Now()) // settle anything pending
+			if tc.kswapd {
+				for i := 0; i < want/32; i++ {
+					spawn(m, "atomic", 1, m.World.Now()+sim.Time(i)*sim.Millisecond, func(t *sim.Task) sim.Time {
+						for j := 0; j < 32; j++ {
+							m.AllocPages(t, GFP_ATOMIC, 0, 0, 0)
+						}
+						return sim.Exit
+					})
+				}
+				runWorld(t, m, m.World.Now()+3*sim.Second)
+				assert.Zero(t, allocstalls(m))
+				assert.Greater(t, m.Event(PAGEOUTRUN), uint64(0), "kswapd ran")
+			} else {
+				for i := 0; i < want; i++ {
+					m.AllocPages(tk, GFP_KERNEL, 0, 0, 0)
+					mustCheck(t, m, "allocation %d", i)
+				}
+				assert.Greater(t, allocstalls(m), uint64(0))
+			}
+			if !tc.truncateB {
+				assert.Less(t, fb.Resident(), uint64(4000), "B was reclaimed")
+			}
+			if tc.wantLowReclaim {
+				assert.Less(t, fa.Resident(), uint64(2000), "A was reclaimed once nothing else was")
+				assert.Greater(t, a.EventsLow, uint64(0), "memory.events low")
+				return
+			}
+			assert.Equal(t, uint64(2000), fa.Resident(), "A keeps every page")
+			assert.Zero(t, a.EventsLow, "memory.events low")
+		})
+	}
+}
