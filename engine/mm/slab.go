@@ -1,0 +1,138 @@
+package mm
+
+// slab.go models the page-level side of mm/slub.c: a kmem_cache takes whole
+// slabs (compound pages of the cache's order) from the page allocator and
+// gives them back when they are empty. Objects inside a slab are not
+// modelled; what matters to the allocator is which pages a cache holds, with
+// which GFP mask they were asked for, and that they never move: slab pages
+// are unmovable (or, for SLAB_RECLAIM_ACCOUNT caches such as dentries and
+// inodes, reclaimable), so a slab left in a Movable pageblock after a
+// fallback pins that block's migratetype history, and a cache that frees
+// only some of its slabs leaves unmovable pageblocks half used.
+//
+// allocateSlab is allocate_slab(): the cache's preferred order s->oo is
+// tried first with __GFP_NOWARN|__GFP_NORETRY and without __GFP_NOFAIL, and
+// when the caller could reclaim, without __GFP_RECLAIM at all and with
+// __GFP_NOMEMALLOC ("let the initial higher-order allocation fail under
+// memory pressure so we fall back to the minimum order allocation"); on
+// failure the minimum order s->min is tried with the caller's mask
+// (stat ORDER_FALLBACK). s->allocflags adds __GFP_COMP and, for reclaimable
+// caches, __GFP_RECLAIMABLE.
+//
+// What the model leaves out: per-CPU and partial slabs (a slab is either
+// allocated or freed), object accounting, shrinkers (reclaimable slab is not
+// shrunk by reclaim in pagesim; free it explicitly), and memcg charging of
+// slab pages (kmem accounting): they are charged to the cache's cgroup as
+// pages, which only changes memory.current.
+
+import (
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// SlabCache is a kmem_cache as the page allocator sees it.
+type SlabCache struct {
+	Name  string
+	Owner *Owner
+	// Order is oo_order(s->oo), the preferred slab order; MinOrder is
+	// oo_order(s->min).
+	Order, MinOrder Order
+	// Reclaimable is SLAB_RECLAIM_ACCOUNT.
+	Reclaimable bool
+	// slabs holds the head PFN of every allocated slab, oldest first.
+	slabs []PFN
+	// Pages counts base pages held; OrderFallbacks counts ORDER_FALLBACK;
+	// Failed counts allocate_slab calls that got nothing.
+	Pages          uint64
+	OrderFallbacks uint64
+	Failed         uint64
+}
+
+// NewSlabCache creates a cache (kmem_cache_create) whose slabs have the
+// given preferred order and minimum order 0, charged to cg (nil: root).
+func (m *Machine) NewSlabCache(name string, cg *Memcg, order Order, reclaimable bool) *SlabCache {
+	kind := KindSlab
+	if reclaimable {
+		kind = KindSlabReclaim
+	}
+	if order > MaxPageOrder {
+		order = MaxPageOrder
+	}
+	return &SlabCache{Name: name, Owner: m.NewOwner(kind, name, cg), Order: order, Reclaimable: reclaimable}
+}
+
+// allocflags is s->allocflags.
+func (c *SlabCache) allocflags() GFP {
+	g := __GFP_COMP
+	if c.Reclaimable {
+		g |= __GFP_RECLAIMABLE
+	}
+	return g
+}
+
+// AllocateSlab is allocate_slab(s, gfp, node): one new slab for the cache,
+// preferring node nid (-1: the task's node). It returns the slab's head PFN
+// or NilPFN.
+func (m *Machine) AllocateSlab(t *sim.Task, c *SlabCache, gfp GFP, nid int) PFN {
+	flags := gfp | c.allocflags()
+	oo := c.Order
+	allocGFP := (flags | __GFP_NOWARN | __GFP_NORETRY) &^ __GFP_NOFAIL
+	if allocGFP&__GFP_DIRECT_RECLAIM != 0 && oo > c.MinOrder {
+		allocGFP = (allocGFP | __GFP_NOMEMALLOC) &^ __GFP_RECLAIM
+	}
+	head := m.AllocOwned(t, c.Owner, allocGFP, oo, nid, 0)
+	if head == NilPFN && oo > c.MinOrder {
+		oo = c.MinOrder
+		head = m.AllocOwned(t, c.Owner, flags, oo, nid, 0)
+		if head != NilPFN {
+			c.OrderFallbacks++
+		}
+	}
+	if head == NilPFN {
+		c.Failed++
+		return NilPFN
+	}
+	c.slabs = append(c.slabs, head)
+	c.Pages += oo.Pages()
+	return head
+}
+
+// FreeSlabs frees every nth slab of the cache, oldest first (n = 1 frees
+// them all), as discard_slab does for slabs that became empty. It returns
+// the base pages freed.
+func (m *Machine) FreeSlabs(t *sim.Task, c *SlabCache, every int) uint64 {
+	if every < 1 {
+		every = 1
+	}
+	var freed uint64
+	kept := c.slabs[:0]
+	for i, head := range c.slabs {
+		if (i+1)%every != 0 {
+			kept = append(kept, head)
+			continue
+		}
+		freed += m.folioNr(head)
+		m.FreeOwned(t, head)
+	}
+	c.slabs = kept
+	c.Pages -= freed
+	return freed
+}
+
+// FreeOldestSlabs frees the n oldest slabs (a churning cache's turnover)
+// and returns the base pages freed.
+func (m *Machine) FreeOldestSlabs(t *sim.Task, c *SlabCache, n int) uint64 {
+	if n > len(c.slabs) {
+		n = len(c.slabs)
+	}
+	var freed uint64
+	for _, head := range c.slabs[:n] {
+		freed += m.folioNr(head)
+		m.FreeOwned(t, head)
+	}
+	c.slabs = append(c.slabs[:0], c.slabs[n:]...)
+	c.Pages -= freed
+	return freed
+}
+
+// NrSlabs returns the number of slabs the cache holds.
+func (c *SlabCache) NrSlabs() int { return len(c.slabs) }

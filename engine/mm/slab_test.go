@@ -1,0 +1,92 @@
+package mm
+
+import (
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSlabsComeFromTheirMigratetypesBlocks(t *testing.T) {
+	tests := []struct {
+		name        string
+		reclaimable bool
+		wantMT      MigrateType
+		wantStat    NodeStatItem
+	}{
+		{name: "an unreclaimable cache takes Unmovable blocks", wantMT: MigrateUnmovable, wantStat: NR_SLAB_UNRECLAIMABLE_B},
+		{name: "a SLAB_RECLAIM_ACCOUNT cache takes Reclaimable blocks", reclaimable: true, wantMT: MigrateReclaimable, wantStat: NR_SLAB_RECLAIMABLE_B},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := smallMachine(t, 8192, 1, 1)
+			tk := m.testTask(0)
+			c := m.NewSlabCache("cache", nil, 3, tc.reclaimable)
+			for i := 0; i < 16; i++ {
+				head := m.AllocateSlab(tk, c, GFP_KERNEL, -1)
+				require.NotEqual(t, NilPFN, head)
+				assert.Equal(t, tc.wantMT, m.PageblockMigratetype(head))
+				assert.Equal(t, Order(3), m.Folio(head).Order)
+			}
+			m.MustCheckInvariants()
+			assert.Equal(t, uint64(128), c.Pages)
+			assert.Equal(t, int64(128*PageSize), m.GlobalNodeState(tc.wantStat))
+			assert.Equal(t, uint64(64), m.FreeSlabs(tk, c, 2))
+			assert.Equal(t, 8, c.NrSlabs())
+			assert.Equal(t, uint64(32), m.FreeOldestSlabs(tk, c, 4))
+			assert.Equal(t, uint64(32), m.FreeSlabs(tk, c, 1))
+			assert.Zero(t, c.NrSlabs())
+			assert.Zero(t, m.GlobalNodeState(tc.wantStat))
+			m.MustCheckInvariants()
+		})
+	}
+}
+
+func TestSlabFallsBackToOrderZeroWhenNoHighOrderChunkIsFree(t *testing.T) {
+	m := smallMachine(t, 8192, 1, 1)
+	tk := m.testTask(0)
+	// No watermark reserve, so that the loop below can empty the zone.
+	require.NoError(t, m.SetSysctl("vm.min_free_kbytes", "0"))
+	// Take every page, then give back every other one: plenty of free
+	// memory, none of it in chunks above order 0. Chunks left on the
+	// per-CPU lists are drained and taken too, until nothing is left.
+	var got []PFN
+	for took := true; took; {
+		took = false
+		m.DrainLocalPages(tk)
+		for _, o := range []Order{0, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1} {
+			for {
+				pfn := m.AllocPages(tk, GFP_ATOMIC, o, 0, 0)
+				if pfn == NilPFN {
+					break
+				}
+				took = true
+				if o == 0 {
+					got = append(got, pfn)
+				}
+			}
+		}
+	}
+	sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
+	for i, pfn := range got {
+		if i%2 == 0 {
+			m.FreePages(tk, pfn, 0)
+		}
+	}
+	m.DrainLocalPages(tk)
+	m.MustCheckInvariants()
+	z := m.Nodes[0].Zones[ZoneNormal]
+	for o := Order(1); o < NrPageOrders; o++ {
+		require.Zero(t, z.NrFree(o), "order %d", o)
+	}
+	compactStall, allocStall := m.Event(COMPACTSTALL), m.Event(ALLOCSTALL_NORMAL)
+	c := m.NewSlabCache("kmalloc-8k", nil, 3, false)
+	head := m.AllocateSlab(tk, c, GFP_KERNEL, -1)
+	require.NotEqual(t, NilPFN, head)
+	assert.Equal(t, Order(0), m.Folio(head).Order)
+	assert.Equal(t, uint64(1), c.OrderFallbacks)
+	assert.Equal(t, compactStall, m.Event(COMPACTSTALL), "the first attempt may not compact")
+	assert.Equal(t, allocStall, m.Event(ALLOCSTALL_NORMAL), "nor reclaim")
+	m.MustCheckInvariants()
+}
