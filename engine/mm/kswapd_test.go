@@ -1,0 +1,171 @@
+package mm
+
+// Behaviour tests for kswapd: when an allocation wakes it, how far it
+// reclaims, how it goes back to sleep, when it wakes kcompactd, and how it
+// gives up on a node it cannot reclaim.
+
+import (
+	"testing"
+
+	"github.com/pagesim/pagesim/engine/sim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// traceAt returns the times of the recorded events called name.
+func traceAt(m *Machine, name string) []sim.Time {
+	var out []sim.Time
+	for _, e := range m.Trace.Events() {
+		if e.Name() == name {
+			out = append(out, e.Time)
+		}
+	}
+	return out
+}
+
+func TestKswapdWokenBelowLowReclaimsToHighAndSleeps(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	// 40 free pages per block: a little above the high watermark; the
+	// rest clean page cache.
+	carveZone(t, m, nil, func(block, off int) role {
+		if off < 40 {
+			return roleFree
+		}
+		return roleFile
+	})
+	z := m.Nodes[0].Zones[ZoneNormal]
+	n := m.Nodes[0]
+	free0 := uint64(z.Stat[NR_FREE_PAGES])
+	require.Greater(t, free0, z.WmarkPages(WmarkHigh))
+	require.False(t, n.KswapdRunning())
+	// Movable requests (no fallback, so no watermark boost) take the zone
+	// below its low watermark but stay above min: the fast path misses at
+	// low, the slow path wakes kswapd and succeeds at min.
+	take := free0 - z.WmarkPages(WmarkMin) - 32
+	require.Greater(t, free0-take, z.WmarkPages(WmarkMin))
+	require.Less(t, free0-take, z.WmarkPages(WmarkLow))
+	spawn(m, "writer", 1, 0, func(t *sim.Task) sim.Time {
+		for i := uint64(0); i < take; i++ {
+			if m.AllocPages(t, GFP_HIGHUSER_MOVABLE, 0, 0, 0) == NilPFN {
+				panic("allocation above the min watermark failed")
+			}
+		}
+		return sim.Exit
+	})
+	runWorld(t, m, 2*sim.Second)
+
+	assert.Zero(t, allocstalls(m), "the allocations never went below min: no direct reclaim")
+	assert.Equal(t, []string{"nid=0 order=0 gfp_flags=GFP_HIGHUSER_MOVABLE"}, traceFields(m, "mm_vmscan_wakeup_kswapd"),
+		"woken once: later wakeups find kswapd already running")
+	assert.Equal(t, []string{"nid=0 order=0"}, traceFields(m, "mm_vmscan_kswapd_wake"))
+	assert.Equal(t, []string{"nid=0"}, traceFields(m, "mm_vmscan_kswapd_sleep"))
+	assert.Equal(t, uint64(1), m.Event(PAGEOUTRUN), "pageoutrun: one balance_pgdat run")
+	assert.Greater(t, m.Event(PGSCAN_KSWAPD), uint64(0))
+	assert.Greater(t, m.Event(PGSTEAL_KSWAPD), uint64(0))
+	assert.Zero(t, m.Event(PGSCAN_DIRECT))
+	assert.Zero(t, m.Event(KSWAPD_LOW_WMARK_HIT_QUICKLY)+m.Event(KSWAPD_HIGH_WMARK_HIT_QUICKLY),
+		"the node stayed balanced through the 100 ms nap")
+	// Reclaimed to the high watermark, and asleep.
+	assert.GreaterOrEqual(t, uint64(z.Stat[NR_FREE_PAGES]), z.WmarkPages(WmarkHigh))
+	assert.False(t, n.KswapdRunning())
+	assert.Equal(t, ksSleep, n.kswapd.state)
+	assert.Zero(t, n.KswapdFailures())
+	// It dozed HZ/10 before the sleep (kswapd_try_to_sleep's nap).
+	wake, sleep := traceAt(m, "mm_vmscan_kswapd_wake"), traceAt(m, "mm_vmscan_kswapd_sleep")
+	require.Len(t, wake, 1)
+	require.Len(t, sleep, 1)
+	assert.GreaterOrEqual(t, sleep[0]-wake[0], 100*sim.Millisecond)
+	// The balance run was one memory stall.
+	m.PSIUpdate()
+	assert.Greater(t, m.PSI.cpus[0].times[psiSome]+m.PSI.cpus[1].times[psiSome], sim.Time(0))
+}
+
+func TestKswapdWakesKcompactdForAHighOrderRequest(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	// Every block holds a pinned page, so reclaim can never free a whole
+	// block: kswapd must hand the order-9 request over to kcompactd.
+	carveZone(t, m, nil, func(block, off int) role {
+		switch {
+		case off == 0:
+			return roleAnonPinned
+		case off%2 == 1:
+			return roleFree
+		}
+		return roleFile
+	})
+	// The THP defrag=defer mask: no direct reclaim, wake kswapd.
+	gfp := GFP_TRANSHUGE_LIGHT | __GFP_KSWAPD_RECLAIM
+	var got PFN
+	spawn(m, "faulter", 1, 0, func(t *sim.Task) sim.Time {
+		got = m.AllocPages(t, gfp, 9, 0, 0)
+		return sim.Exit
+	})
+	runWorld(t, m, 3*sim.Second)
+	assert.Equal(t, NilPFN, got)
+	assert.Equal(t, []string{"nid=0 order=9 gfp_flags=GFP_TRANSHUGE_LIGHT|__GFP_KSWAPD_RECLAIM"}, traceFields(m, "mm_vmscan_wakeup_kswapd"))
+	assert.Equal(t, []string{"nid=0 order=9"}, traceFields(m, "mm_vmscan_kswapd_wake"))
+	// (GFP_HIGHUSER_MOVABLE requests have highest_zoneidx ZONE_MOVABLE even
+	// where that zone is empty.)
+	// kswapd reclaimed compact_gap(9) pages, dropped to order 0 and, going
+	// to sleep, woke kcompactd for the order it was asked for.
+	assert.GreaterOrEqual(t, m.Event(PGSTEAL_KSWAPD), compactGap(9))
+	assert.Equal(t, []string{"nid=0 order=9 classzone_idx=Movable "}, traceFields(m, "mm_compaction_wakeup_kcompactd"))
+	assert.Equal(t, []string{"nid=0 order=9 classzone_idx=Movable "}, traceFields(m, "mm_compaction_kcompactd_wake"))
+	assert.Equal(t, uint64(1), m.Event(KCOMPACTD_WAKE), "compact_daemon_wake")
+	assert.Greater(t, m.Event(KCOMPACTD_MIGRATE_SCANNED), uint64(0), "compact_daemon_migrate_scanned")
+	assert.Zero(t, m.Event(COMPACTSTALL), "kcompactd's work is not a direct compaction stall")
+	assert.Zero(t, allocstalls(m))
+	names := traceNames(m)
+	assert.Less(t, indexOf(names, "mm_vmscan_kswapd_wake"), indexOf(names, "mm_compaction_wakeup_kcompactd"))
+	assert.Less(t, indexOf(names, "mm_compaction_wakeup_kcompactd"), indexOf(names, "mm_vmscan_kswapd_sleep"),
+		"kcompactd is woken before kswapd's nap, not after")
+}
+
+func indexOf(s []string, v string) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestKswapdGivesUpAfterMaxReclaimRetriesOnAnUnreclaimableNode(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	// Nothing but kernel pages and a few free pages below min.
+	carveZone(t, m, nil, func(block, off int) role {
+		if off < 2 {
+			return roleFree
+		}
+		return roleKernel
+	})
+	n := m.Nodes[0]
+	gfp := GFP_NOWAIT | __GFP_MOVABLE
+	var got PFN
+	spawn(m, "atomic", 1, 0, func(t *sim.Task) sim.Time {
+		got = m.AllocPages(t, gfp, 0, 0, 0)
+		return sim.Exit
+	})
+	runWorld(t, m, 5*sim.Second)
+	assert.Equal(t, NilPFN, got)
+	assert.Len(t, traceFields(m, "mm_vmscan_wakeup_kswapd"), 1)
+	// One wakeup: kswapd keeps balancing (the node never balances, so it
+	// never sleeps) until MAX_RECLAIM_RETRIES runs reclaimed nothing.
+	assert.Equal(t, maxReclaimRetries, n.KswapdFailures(), "kswapd_failures")
+	assert.True(t, n.kswapd.hopeless())
+	assert.Equal(t, uint64(maxReclaimRetries), m.Event(PAGEOUTRUN), "one pageoutrun per balance_pgdat")
+	assert.Len(t, traceFields(m, "mm_vmscan_kswapd_wake"), maxReclaimRetries)
+	assert.Equal(t, uint64(maxReclaimRetries-1), m.Event(KSWAPD_HIGH_WMARK_HIT_QUICKLY),
+		"every run but the last found the node unbalanced when it tried to sleep")
+	assert.Zero(t, m.Event(PGSTEAL_KSWAPD))
+	// A hopeless kswapd sleeps, and allocations no longer wake it.
+	assert.Equal(t, []string{"nid=0"}, traceFields(m, "mm_vmscan_kswapd_sleep"))
+	assert.False(t, n.KswapdRunning())
+	inWorld(t, m, 1, func(t *sim.Task) {
+		m.AllocPages(t, gfp, 0, 0, 0)
+	})
+	runWorld(t, m, m.World.Now()+sim.Second)
+	assert.Len(t, traceFields(m, "mm_vmscan_wakeup_kswapd"), 1, "a hopeless node's kswapd is not woken")
+	assert.Equal(t, uint64(maxReclaimRetries), m.Event(PAGEOUTRUN))
+	assert.False(t, n.KswapdRunning())
+}
