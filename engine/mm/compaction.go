@@ -142,7 +142,6 @@ type compactControl struct {
 	nrMigratepages      uint64
 	freepages           [NrPageOrders][]PFN // isolated free chunks by order
 	nrFreepages         uint64
-	freeIsolatedOnce    bool
 }
 
 // ---------------------------------------------------------------------------
@@ -674,6 +673,7 @@ func (m *Machine) isolateFreepages(t *sim.Task, cc *compactControl) {
 
 // compactionAlloc is compaction_alloc(): a migration target of the order.
 func (m *Machine) compactionAlloc(t *sim.Task, cc *compactControl, order Order) PFN {
+	hasIsolatedPages := false
 	for {
 		start := Order(NrPageOrders)
 		for o := order; o < NrPageOrders; o++ {
@@ -683,11 +683,11 @@ func (m *Machine) compactionAlloc(t *sim.Task, cc *compactControl, order Order) 
 			}
 		}
 		if start == NrPageOrders {
-			if cc.freeIsolatedOnce {
+			if hasIsolatedPages {
 				return NilPFN
 			}
 			m.isolateFreepages(t, cc)
-			cc.freeIsolatedOnce = true
+			hasIsolatedPages = true
 			continue
 		}
 		l := cc.freepages[start]

@@ -267,6 +267,7 @@ func (m *Machine) countZoneBlocks(z *Zone) [MigrateTypes]uint64 {
 		if int(m.zoneOfBlock[pfn>>PageblockOrder]) != z.ID {
 			continue
 		}
+
 		c[m.blocks[pfn>>PageblockOrder].mt]++
 	}
 	return c
@@ -333,4 +334,24 @@ func (m *Machine) DumpAround(pfn PFN) string {
 			mark, q, flagString(p.flags), p.order, p.kind, p.owner, p.next, p.prev)
 	}
 	return b.String()
+}
+
+// sectionShift is PFN_SECTION_SHIFT on x86-64: 128 MiB memory sections.
+const sectionShift = 27 - PageShift
+
+// sectionPresent reports whether the memory section holding pfn has any
+// present page (a zone's present pages come first in its span).
+func (m *Machine) sectionPresent(pfn PFN) bool {
+	start := pfn &^ (PFN(1)<<sectionShift - 1)
+	end := start + PFN(1)<<sectionShift
+	for _, z := range m.zones {
+		if z.PresentPages == 0 {
+			continue
+		}
+		ps, pe := z.StartPFN, z.StartPFN+PFN(z.PresentPages)
+		if ps < end && pe > start {
+			return true
+		}
+	}
+	return false
 }

@@ -230,7 +230,14 @@ func (m *Machine) FileSync(t *sim.Task, f *File) uint64 {
 		}
 	}
 	if n > 0 {
-		t.Charge(m.Cost.IOLatency + sim.Time(n)*m.Cost.BuddyOp)
+		// Submit the writes (CPU), then wait for the device: it writes
+		// one request at a time at its bandwidth, so concurrent
+		// writeback queues (the disk is a lock timeline), and the
+		// waiting task sleeps.
+		t.Charge(sim.Time(n) * m.Cost.BuddyOp)
+		m.Disk.LockSleep(t)
+		t.Sleep(m.Cost.IOLatency + sim.Time(n)*m.Cost.DiskWritePage)
+		m.Disk.Unlock(t)
 	}
 	return n
 }

@@ -206,6 +206,9 @@ type Machine struct {
 
 	slowTrace      slowTraces
 	pcpuDrainMutex sim.Lock
+	// Disk is the block device's request queue: writeback holds it for
+	// the transfer time of what it writes.
+	Disk sim.Lock
 	// capc is current->capture_control of the task running direct
 	// compaction (capcTask), if any.
 	capc     *captureControl
@@ -440,6 +443,14 @@ func (m *Machine) memmapInit() {
 		}
 		for b := z.StartPFN >> PageblockOrder; b <= (z.EndPFN()-1)>>PageblockOrder; b++ {
 			m.zoneOfBlock[b] = int16(z.ID)
+		}
+	}
+	// Blocks in a memory section without present pages (a hole such as
+	// the PCI hole) have no struct pages: they belong to no zone, which
+	// is also what pagetypeinfo's pfn_to_online_page() walk sees.
+	for b := range m.zoneOfBlock {
+		if m.zoneOfBlock[b] >= 0 && !m.sectionPresent(PFN(b)<<PageblockOrder) {
+			m.zoneOfBlock[b] = -1
 		}
 	}
 	for _, z := range m.zones {

@@ -72,9 +72,10 @@ func (m *Machine) setupPerZoneWmarks() {
 		if lowmemPages > 0 {
 			tmp = pagesMin * z.ManagedPages / lowmemPages
 		}
-		if z.Type == ZoneMovable || z.Type == ZoneDevice {
+		if z.Type == ZoneMovable {
 			// __GFP_HIGH and PF_MEMALLOC allocations usually don't
-			// need highmem/movable pages: a small floor.
+			// need highmem/movable pages: a small floor (the kernel
+			// applies it to highmem and ZONE_MOVABLE, even empty).
 			minPages := z.ManagedPages / 1024
 			minPages = clampU64(minPages, SwapClusterMax, 128)
 			z.watermark[WmarkMin] = minPages

@@ -176,6 +176,18 @@ func (l *Lock) Lock(t *Task) {
 	l.heldBy = t
 }
 
+// LockSleep takes l like a mutex: a task that finds it held sleeps until it
+// is free (the CPU is free for others meanwhile).
+func (l *Lock) LockSleep(t *Task) {
+	l.Acquired++
+	if l.FreeAt > t.Now {
+		l.Contended++
+		l.WaitTime += l.FreeAt - t.Now
+		t.Sleep(l.FreeAt - t.Now)
+	}
+	l.heldBy = t
+}
+
 // Unlock releases l at t's current time.
 func (l *Lock) Unlock(t *Task) {
 	if t.Now > l.FreeAt {

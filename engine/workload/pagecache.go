@@ -1,0 +1,146 @@
+package workload
+
+import (
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// PageCacheWriter streams buffered writes into new files and writes each
+// file back when it is full (a backup job, a log shipper): the page cache
+// grows until reclaim has to take the oldest clean pages. Its rate is set
+// by the disk (engine/mm FileSync holds the device) and the copy cost.
+type PageCacheWriter struct {
+	M  *mm.Machine
+	Cg *mm.Memcg
+	// FilePages is the size of each file (default 4096 pages, 16 MiB);
+	// ChunkPages the pages written per step (default 256, one 1 MiB
+	// write); Order the iomap folio order hint (0: base pages).
+	FilePages, ChunkPages uint64
+	Order                 mm.Order
+	GFP                   mm.GFP
+	// Written counts pages written; Failed writes that found no memory.
+	Written, Failed uint64
+	cur             *mm.File
+	off             uint64
+	n               int
+}
+
+// SyscallCost is the CPU time of one write(2) call besides the copy
+// (entry/exit, filesystem bookkeeping): about 2 us (estimate).
+const SyscallCost = 2 * sim.Microsecond
+
+// Step writes one chunk.
+func (p *PageCacheWriter) Step(w *sim.World, t *sim.Task) sim.Time {
+	if p.FilePages == 0 {
+		p.FilePages = 4096
+	}
+	if p.ChunkPages == 0 {
+		p.ChunkPages = 256
+	}
+	if p.GFP == 0 {
+		p.GFP = mm.GFP_HIGHUSER_MOVABLE | mm.G__GFP_WRITE
+	}
+	if p.cur == nil {
+		p.n++
+		p.cur = p.M.NewFile("writer", p.Cg)
+		p.off = 0
+	}
+	t.Charge(SyscallCost)
+	got := p.M.FileWriteOrder(t, p.cur, p.off, p.ChunkPages, p.GFP, p.Order)
+	p.Written += got
+	p.off += got
+	if got < p.ChunkPages {
+		p.Failed++
+		return t.Now + 10*sim.Millisecond
+	}
+	if p.off >= p.FilePages {
+		p.M.FileSync(t, p.cur)
+		p.cur = nil
+	}
+	return t.Now
+}
+
+// BuildWorker is seed 002's build-like worker on btrfs: create a file of
+// 1-64 KiB and write it, read back an earlier file, unlink one file in five,
+// and fdatasync every 50 creates. Each file costs its inode and dentry in
+// reclaimable slab.
+type BuildWorker struct {
+	M   *mm.Machine
+	Cg  *mm.Memcg
+	Rng *sim.Rand
+	// Ops counts completed operations (create + read back + maybe unlink).
+	Ops, Failed uint64
+	files       []*mm.File
+	unsynced    []*mm.File
+	creates     int
+	slab        *mm.Owner
+	slabPages   []mm.PFN
+	slabObjs    int
+}
+
+// btrfsDataGFP is the mask of btrfs data page cache (mapping_gfp_mask with
+// __GFP_FS cleared, plus __GFP_WRITE for a write).
+var btrfsDataGFP = mm.GFP_NOFS | mm.G__GFP_HIGHMEM | mm.G__GFP_MOVABLE | mm.G__GFP_WRITE | mm.G__GFP_HARDWALL
+
+// slabObjsPerPage: a btrfs inode (~1 KiB) plus a dentry (~200 B) per file,
+// about three files per 4 KiB slab page.
+const slabObjsPerPage = 3
+
+// Step runs one operation.
+func (b *BuildWorker) Step(w *sim.World, t *sim.Task) sim.Time {
+	m := b.M
+	if b.slab == nil {
+		b.slab = m.NewOwner(mm.KindSlabReclaim, "btrfs_inode", b.Cg)
+	}
+	// Create and write a new file.
+	pages := uint64(1 + b.Rng.Intn(16))
+	f := m.NewFile("obj", b.Cg)
+	t.Charge(3 * SyscallCost) // open(O_CREAT), write, close
+	if b.slabObjs%slabObjsPerPage == 0 {
+		pfn := m.AllocOwned(t, b.slab, mm.GFP_NOFS|mm.G__GFP_RECLAIMABLE, 0, m.CPUNode(t.CPU), 0)
+		if pfn == mm.NilPFN {
+			b.Failed++
+			return t.Now + sim.Millisecond
+		}
+		b.slabPages = append(b.slabPages, pfn)
+	}
+	b.slabObjs++
+	if got := m.FileWrite(t, f, 0, pages, btrfsDataGFP); got < pages {
+		b.Failed++
+	}
+	b.files = append(b.files, f)
+	b.unsynced = append(b.unsynced, f)
+	b.creates++
+	// Read back an earlier file.
+	if len(b.files) > 1 {
+		old := b.files[b.Rng.Intn(len(b.files)-1)]
+		t.Charge(SyscallCost)
+		m.FileRead(t, old, 0, old.Size, btrfsDataGFP&^mm.G__GFP_WRITE)
+	}
+	// Unlink one file in five.
+	if b.Rng.Intn(5) == 0 && len(b.files) > 0 {
+		i := b.Rng.Intn(len(b.files))
+		victim := b.files[i]
+		b.files[i] = b.files[len(b.files)-1]
+		b.files = b.files[:len(b.files)-1]
+		t.Charge(2 * SyscallCost)
+		m.FileUnlink(t, victim)
+		b.slabObjs--
+		if b.slabObjs%slabObjsPerPage == 0 && len(b.slabPages) > 0 {
+			pfn := b.slabPages[0]
+			b.slabPages = b.slabPages[1:]
+			m.FreeOwned(t, pfn)
+		}
+	}
+	// fdatasync every 50 creates.
+	if b.creates%50 == 0 {
+		for _, f := range b.unsynced {
+			if !f.Unlinked {
+				m.FileSync(t, f)
+			}
+		}
+		b.unsynced = b.unsynced[:0]
+	}
+	b.Ops++
+	return t.Now
+}
