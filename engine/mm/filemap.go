@@ -35,6 +35,10 @@ type fileState struct {
 	pages []PFN  // per index: head PFN of the cached folio, or NilPFN
 	// shadows counts evicted pages whose shadow entry is still there.
 	shadows uint64
+	// hint is where the next slot search starts: reclaim evicts a file's
+	// pages in about the order they were added, so searching from just
+	// after the last hit finds the next one at once.
+	hint int
 }
 
 // File is a file in the page cache.
@@ -335,8 +339,23 @@ func (m *Machine) fileSlot(head PFN) (*Owner, int) {
 	if o.file == nil {
 		return o, -1
 	}
-	for i, p := range o.file.pages {
-		if p == head {
+	pages := o.file.pages
+	n := len(pages)
+	start := o.file.hint
+	if start >= n {
+		start = 0
+	}
+	for k := 0; k < n; k++ {
+		i := start + k
+		if i >= n {
+			i -= n
+		}
+		if pages[i] == head {
+			// The first slot of the folio: step back over its other slots.
+			for i > 0 && pages[i-1] == head {
+				i--
+			}
+			o.file.hint = i + int(m.folioNr(head))
 			return o, i
 		}
 	}
