@@ -199,12 +199,27 @@ func calcLoad(load, exp, active uint64) uint64 {
 	return newload / fixed1
 }
 
-// calcLoadN is calc_load_n(): n periods of zero activity.
+// calcLoadN is calc_load_n() for n periods of zero activity: one
+// calc_load() with exp^n from fixed_power_int(), not n calc_load() steps
+// (their truncations differ).
 func calcLoadN(load, exp uint64, n uint64) uint64 {
-	for i := uint64(0); i < n && load > 0; i++ {
-		load = calcLoad(load, exp, 0)
+	return calcLoad(load, fixedPowerInt(exp, fshift, n), 0)
+}
+
+// fixedPowerInt is fixed_power_int(): x^n in fixed point with frac bits,
+// rounding every product.
+func fixedPowerInt(x uint64, frac uint, n uint64) uint64 {
+	result := uint64(1) << frac
+	for n != 0 {
+		if n&1 != 0 {
+			result = (result*x + 1<<(frac-1)) >> frac
+		}
+		n >>= 1
+		if n != 0 {
+			x = (x*x + 1<<(frac-1)) >> frac
+		}
 	}
-	return load
+	return result
 }
 
 // updateAverages is update_averages().
