@@ -89,3 +89,85 @@ func BenchmarkCompactionScan(b *testing.B) {
 		b.ReportMetric(float64(m.Event(mm.PGMIGRATE_SUCCESS))/wall.Seconds(), "pages-migrated/wall-s")
 	}
 }
+
+// seed002Machine sets up seed 002's reproducer on a 32 GiB, 8-CPU machine:
+// 4K anon fill in a cgroup protected by memory.low, one page pinned in 98%
+// of pageblocks, one page in eight freed, vm.defrag_mode=1, and eight
+// build-like workers.
+func seed002Machine(b *testing.B, fixed bool) (*mm.Machine, []*BuildWorker, sim.Time) {
+	m := boot(b, 32<<30, 1, 8)
+	m.Patches.PromotedOrderRetries = fixed
+	cg := m.NewMemcg("fill")
+	t := m.World.NewTask("setup", 0, nil, sim.Never)
+	z := m.Nodes[0].Zones[mm.ZoneNormal]
+	fill := m.NrFreePages() - z.WmarkPages(mm.WmarkHigh) - (1536 << 20 / mm.PageSize)
+	r := m.NewAnonRegion("fill", cg, fill)
+	r.NoHugepage = true
+	for r.Cursor < r.Pages {
+		if !m.FaultAnonNext(t, r, false).OK {
+			b.Fatal("fill failed")
+		}
+	}
+	if err := cg.SetKnob("memory.low", (fill<<mm.PageShift)+1<<30); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := m.PinBlocks(t, r.Owner, 0.98); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := m.MadviseDontneed(t, r.Owner, 8); err != nil {
+		b.Fatal(err)
+	}
+	if err := m.SetSysctl("vm.defrag_mode", "1"); err != nil {
+		b.Fatal(err)
+	}
+	var ws []*BuildWorker
+	for c := 0; c < 8; c++ {
+		w := &BuildWorker{M: m, Rng: m.World.Rand}
+		ws = append(ws, w)
+		m.World.NewTask("build", c, w, t.Now)
+	}
+	// Setup ran in one task's clock; the machine starts at its end.
+	m.World.RunUntil(t.Now, nil)
+	return m, ws, t.Now
+}
+
+// work is the engine work a run did: pages the allocator handed out, pages
+// reclaim and compaction looked at.
+func work(m *mm.Machine) uint64 {
+	return m.Event(mm.PGALLOC_NORMAL) + m.Event(mm.PGALLOC_DMA32) + m.Event(mm.PGFREE) +
+		m.Event(mm.PGSCAN_DIRECT) + m.Event(mm.PGSCAN_KSWAPD) +
+		m.Event(mm.COMPACTMIGRATE_SCANNED) + m.Event(mm.COMPACTFREE_SCANNED)
+}
+
+func benchSeed002(b *testing.B, fixed bool) {
+	simTime := seed002SimTime
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		m, ws, start0 := seed002Machine(b, fixed)
+		w0 := work(m)
+		b.StartTimer()
+		start := time.Now()
+		m.World.RunUntil(start0+simTime, nil)
+		wall := time.Since(start)
+		b.StopTimer()
+		var ops uint64
+		for _, w := range ws {
+			ops += w.Ops
+		}
+		done := work(m) - w0
+		b.ReportMetric(simTime.Seconds()/wall.Seconds(), "sim-s/wall-s")
+		b.ReportMetric(float64(wall.Nanoseconds())/float64(done), "wall-ns/work-unit")
+		b.ReportMetric(float64(ops)/simTime.Seconds(), "ops/sim-s")
+		b.ReportMetric(float64(m.Reclaim.DirectRuns[mm.PageblockOrder]), "order9-reclaim-runs")
+		b.ReportMetric(float64(m.Slow.NofragGiveUps), "give-ups")
+	}
+}
+
+// seed002SimTime is how long the seed-002 benchmarks run (the seed ran 180 s).
+var seed002SimTime = 60 * sim.Second
+
+// BenchmarkSeed002Fixed: seed 002's workload with the posted fix (no storm).
+func BenchmarkSeed002Fixed(b *testing.B) { benchSeed002(b, true) }
+
+// BenchmarkSeed002RC5: the same on v7.3-rc5, where the retry loop can storm.
+func BenchmarkSeed002RC5(b *testing.B) { benchSeed002(b, false) }
