@@ -371,7 +371,10 @@ func (m *Machine) shouldReclaimRetry(t *sim.Task, gfp GFP, order Order, ac *allo
 				continue
 			}
 			available := int64(m.zoneReclaimablePages(z)) + z.Stat[NR_FREE_PAGES]
-			if m.zoneWatermarkOK(z, order, z.WmarkPages(WmarkMin), ac.highestZoneidx, allocFlags, available, ac.migratetype) {
+			// Plain __zone_watermark_ok(): seed 001 leaves this
+			// check counting every migratetype (reclaim and
+			// compaction work across types to free a whole block).
+			if m.zoneWatermarkOK(z, order, z.WmarkPages(WmarkMin), ac.highestZoneidx, allocFlags&^ALLOC_NOFRAGMENT, available, ac.migratetype) {
 				ret = true
 				break
 			}
