@@ -1,0 +1,352 @@
+package mm
+
+// Behaviour tests for compaction: pinned pages, deferral, suitability and
+// the counters direct compaction keeps.
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/pagesim/pagesim/engine/sim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// pinnedHolesLayout puts a pinned anonymous page at the start of every
+// pageblock (an unpinned one if pinned is false), frees every odd page and
+// fills every other even page with unpinned anon: half of memory free, all
+// of it in order-0 holes, and no block can be emptied while its pin holds.
+func pinnedHolesLayout(pinned bool) func(block, off int) role {
+	return func(block, off int) role {
+		switch {
+		case off == 0 && pinned:
+			return roleAnonPinned
+		case off%2 == 1:
+			return roleFree
+		}
+		return roleAnon
+	}
+}
+
+// inUse counts the pages of the pageblock starting at start that belong to
+// a memory user.
+func (m *Machine) inUse(start PFN) int {
+	n := 0
+	for pfn := start; pfn < start+PageblockNrPages; pfn++ {
+		if m.pages[pfn].owner != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func TestCompactionCannotEmptyAPageblockHoldingAPinnedPage(t *testing.T) {
+	direct := func(prio CompactPriority) func(m *Machine, t *sim.Task) {
+		return func(m *Machine, t *sim.Task) {
+			m.compactOnce(t, GFP_TRANSHUGE, 9, 0, prio)
+		}
+	}
+	tests := []struct {
+		name   string
+		pinned bool
+		run    func(m *Machine, t *sim.Task)
+		// migrates: the first block's unpinned pages are migrated away.
+		migrates bool
+	}{
+		{"SYNC_LIGHT direct compaction migrates the block's other pages but cannot free it", true, direct(CompactPrioSyncLight), true},
+		{"SYNC_FULL direct compaction migrates the block's other pages but cannot free it", true, direct(CompactPrioSyncFull), true},
+		{"ASYNC direct compaction abandons each block at its pinned first page", true, direct(CompactPrioAsync), false},
+		{"compact_memory (MIGRATE_SYNC) migrates around the pins but frees no block", true, func(m *Machine, t *sim.Task) { m.CompactMemory(t) }, true},
+		{"kcompactd migrates around the pins but frees no block", true, nil, true},
+		{"control: without the pins SYNC_LIGHT compaction frees a block", false, direct(CompactPrioSyncLight), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			l := carveZone(t, m, nil, pinnedHolesLayout(tc.pinned))
+			z := l.zone
+			require.Zero(t, freeHighOrder(z))
+			pinned := l.pages[roleAnonPinned]
+			if tc.run == nil {
+				m.wakeupKcompactd(nil, m.Nodes[0], 9, ZoneNormal)
+				runWorld(t, m, sim.Second)
+				require.Equal(t, uint64(1), m.Event(KCOMPACTD_WAKE))
+			} else {
+				inWorld(t, m, 1, func(tk *sim.Task) { tc.run(m, tk) })
+			}
+			m.drainAllPages(m.testTask(0), nil)
+			mustCheck(t, m, "compaction")
+			assert.Greater(t, m.Event(COMPACTMIGRATE_SCANNED)+m.Event(KCOMPACTD_MIGRATE_SCANNED), uint64(0), "compaction ran")
+			first := z.StartPFN
+			if !tc.pinned {
+				assert.Greater(t, freeHighOrder(z), uint64(0), "a whole pageblock was freed")
+				return
+			}
+			assert.Empty(t, m.movedOrFreed(pinned, l.pinned), "no pinned page moved")
+			for _, pfn := range pinned {
+				require.True(t, m.Folio(pfn).Pinned)
+			}
+			assert.Zero(t, freeHighOrder(z), "no pageblock became free")
+			for b := 0; b < l.blocks; b++ {
+				assert.GreaterOrEqual(t, m.inUse(first+PFN(b)*PageblockNrPages), 1, "block %d keeps its pinned page", b)
+			}
+			if tc.migrates {
+				assert.Greater(t, m.Event(PGMIGRATE_SUCCESS), uint64(0), "pgmigrate_success")
+				assert.Equal(t, 1, m.inUse(first), "the first block's other pages were migrated: only the pin is left")
+				return
+			}
+			assert.Zero(t, m.Event(PGMIGRATE_SUCCESS), "pgmigrate_success")
+			assert.Zero(t, m.Event(COMPACTISOLATED), "compact_isolated")
+			assert.Empty(t, m.movedOrFreed(l.pages[roleAnon], l.anon), "every unpinned page is where it was")
+			iso := traceFields(m, "mm_compaction_isolate_migratepages")
+			require.NotEmpty(t, iso)
+			assert.Equal(t, fmt.Sprintf("range=(0x%x ~ 0x%x) nr_scanned=1 nr_taken=0", first, first+PageblockNrPages), iso[0],
+				"skip_on_failure: the first failure gives up the whole order-9 chunk")
+		})
+	}
+}
+
+// deferRef is the zone deferral state of mm/compaction.c (kref
+// compaction.md section 2), kept independently of compaction.go.
+type deferRef struct {
+	considered  uint64
+	shift       uint
+	orderFailed int
+}
+
+func (d *deferRef) deferred(order int) bool {
+	limit := uint64(1) << d.shift
+	if order < d.orderFailed {
+		return false
+	}
+	d.considered++
+	if d.considered >= limit {
+		d.considered = limit
+		return false
+	}
+	return true
+}
+
+func (d *deferRef) deferCompaction(order int) {
+	d.considered = 0
+	d.shift++
+	if order < d.orderFailed {
+		d.orderFailed = order
+	}
+	if d.shift > 6 {
+		d.shift = 6
+	}
+}
+
+func (d *deferRef) reset(order int, allocSuccess bool) {
+	if allocSuccess {
+		d.considered = 0
+		d.shift = 0
+	}
+	if order >= d.orderFailed {
+		d.orderFailed = order + 1
+	}
+}
+
+func (d *deferRef) fields(order int) string {
+	return fmt.Sprintf("node=0 zone=Normal   order=%d order_failed=%d consider=%d limit=%d", order, d.orderFailed, d.considered, uint64(1)<<d.shift)
+}
+
+func (d *deferRef) equal(t testing.TB, z *Zone, what string) {
+	t.Helper()
+	c, s, f := z.DeferState()
+	require.Equal(t, *d, deferRef{c, s, f}, "deferral state after %s", what)
+}
+
+func TestCompactionDeferralBacksOffAndResetsLikeTheKernel(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	l := carveZone(t, m, nil, pinnedHolesLayout(true))
+	z := l.zone
+	tk := m.testTask(1)
+	ref := &deferRef{}
+	ref.equal(t, z, "boot")
+	runs := 0
+	// SYNC_LIGHT attempts that fail: each run defers, each deferral
+	// counts towards the limit 1 << shift; shift stops at 6.
+	for i := 0; i < 160; i++ {
+		m.Trace.Clear()
+		wantDeferred := ref.deferred(9)
+		rc := m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, CompactPrioSyncLight)
+		mustCheck(t, m, "attempt %d", i)
+		if wantDeferred {
+			require.Equal(t, CompactDeferred, rc, "attempt %d is deferred", i)
+			require.Equal(t, []string{ref.fields(9)}, traceFields(m, "mm_compaction_deferred"), "attempt %d", i)
+			require.Empty(t, traceFields(m, "mm_compaction_begin"), "a deferred attempt does not scan")
+		} else {
+			runs++
+			require.Contains(t, []CompactResult{CompactComplete, CompactPartialSkipped}, rc, "attempt %d runs and fails", i)
+			ref.deferCompaction(9)
+			require.Equal(t, []string{ref.fields(9)}, traceFields(m, "mm_compaction_defer_compaction"), "attempt %d", i)
+		}
+		ref.equal(t, z, fmt.Sprintf("attempt %d", i))
+	}
+	// Runs at attempts 0, 2, 6, 14, 30, 62 and 126: each failure doubles
+	// the limit until COMPACT_MAX_DEFER_SHIFT, then every 64th attempt.
+	assert.Equal(t, 7, runs)
+	_, shift, _ := z.DeferState()
+	assert.Equal(t, uint(compactMaxDeferShift), shift)
+
+	// SYNC_FULL ignores deferral: it runs although the zone is deferred,
+	// without counting a consideration, and defers further on failure.
+	probe := *ref
+	require.True(t, probe.deferred(9), "the next attempt would be deferred")
+	m.Trace.Clear()
+	rc := m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, CompactPrioSyncFull)
+	assert.Contains(t, []CompactResult{CompactComplete, CompactPartialSkipped}, rc)
+	assert.Len(t, traceFields(m, "mm_compaction_begin"), 1)
+	assert.Empty(t, traceFields(m, "mm_compaction_deferred"))
+	ref.deferCompaction(9)
+	ref.equal(t, z, "a failed SYNC_FULL attempt")
+
+	// Success. With the pins gone, a SYNC_FULL attempt builds the page:
+	// try_to_compact_pages resets order_failed only; the allocator's
+	// success (alloc_success) resets the back-off too.
+	for _, pfn := range l.pages[roleAnonPinned] {
+		m.UnpinFolio(tk, pfn)
+	}
+	rc = m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, CompactPrioSyncFull)
+	require.Equal(t, CompactSuccess, rc)
+	ref.reset(9, false)
+	ref.equal(t, z, "a successful compaction")
+	m.compactionDeferReset(tk, z, 9, true)
+	ref.reset(9, true)
+	ref.equal(t, z, "an allocation that compaction satisfied")
+	assert.Equal(t, deferRef{0, 0, 10}, *ref)
+}
+
+func TestAsyncCompactionNeverDefers(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	l := carveZone(t, m, nil, pinnedHolesLayout(true))
+	tk := m.testTask(1)
+	ref := &deferRef{}
+	for i := 0; i < 20; i++ {
+		require.False(t, ref.deferred(9))
+		rc := m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, CompactPrioAsync)
+		mustCheck(t, m, "attempt %d", i)
+		require.NotEqual(t, CompactDeferred, rc)
+		require.NotEqual(t, CompactSuccess, rc)
+		ref.equal(t, l.zone, fmt.Sprintf("attempt %d", i))
+	}
+	assert.Empty(t, traceFields(m, "mm_compaction_defer_compaction"))
+	assert.Empty(t, traceFields(m, "mm_compaction_deferred"))
+	assert.Equal(t, 20, len(traceFields(m, "mm_compaction_end")), "every attempt ran")
+}
+
+// freeHolesLayout frees exactly free pages (the first odd offsets in PFN
+// order) and fills the rest with unpinned anon.
+func freeHolesLayout(free int) func(block, off int) role {
+	n := 0
+	return func(block, off int) role {
+		if off%2 == 1 && n < free {
+			n++
+			return roleFree
+		}
+		return roleAnon
+	}
+}
+
+func TestCompactionIsSkippedBelowTheWatermarkPlusGap(t *testing.T) {
+	probe := newQuietMachine(t, 8192, 1, 2)
+	pz := probe.Nodes[0].Zones[ZoneNormal]
+	// __compaction_suitable for a costly order at the min watermark:
+	// free must exceed min + compact_gap(9) + (low - min).
+	threshold := int(pz.WmarkPages(WmarkMin) + compactGap(9) + pz.WmarkPages(WmarkLow) - pz.WmarkPages(WmarkMin))
+	tests := []struct {
+		name string
+		free int
+		prio CompactPriority
+		want CompactResult
+	}{
+		{"SYNC_LIGHT with free pages at watermark+gap is skipped", threshold, CompactPrioSyncLight, CompactSkipped},
+		{"ASYNC with free pages at watermark+gap is skipped", threshold, CompactPrioAsync, CompactSkipped},
+		{"SYNC_FULL with free pages at watermark+gap is skipped", threshold, CompactPrioSyncFull, CompactSkipped},
+		{"SYNC_LIGHT with one page more runs", threshold + 1, CompactPrioSyncLight, CompactContinue},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			l := carveZone(t, m, nil, freeHolesLayout(tc.free))
+			require.Equal(t, int64(tc.free), l.zone.Stat[NR_FREE_PAGES])
+			rc := m.compactOnce(m.testTask(1), GFP_TRANSHUGE, 9, 0, tc.prio)
+			mustCheck(t, m, "compaction")
+			if tc.want == CompactSkipped {
+				assert.Equal(t, CompactSkipped, rc)
+				assert.Equal(t, []string{"node=0 zone=Normal   order=9 ret=skipped"}, traceFields(m, "mm_compaction_suitable"))
+				assert.Empty(t, traceFields(m, "mm_compaction_begin"), "no scanning")
+				assert.Zero(t, m.Event(COMPACTMIGRATE_SCANNED)+m.Event(COMPACTFREE_SCANNED))
+				c, s, f := l.zone.DeferState()
+				considered := uint64(1) // compaction_deferred() was asked once
+				if tc.prio == CompactPrioSyncFull {
+					considered = 0 // SYNC_FULL does not ask
+				}
+				assert.Equal(t, deferRef{considered, 0, 0}, deferRef{c, s, f}, "COMPACT_SKIPPED never defers")
+				return
+			}
+			assert.NotEqual(t, CompactSkipped, rc)
+			assert.Equal(t, []string{"node=0 zone=Normal   order=9 ret=continue"}, traceFields(m, "mm_compaction_suitable"))
+			assert.Len(t, traceFields(m, "mm_compaction_begin"), 1)
+		})
+	}
+}
+
+// evenHolesLayout frees every even page and fills every odd one with
+// unpinned anon. (The async free scanner strides 32 pages from the block
+// start, and pagesim has no fast_isolate_freepages: it must land on holes.)
+func evenHolesLayout(block, off int) role {
+	if off%2 == 0 {
+		return roleFree
+	}
+	return roleAnon
+}
+
+func TestDirectCompactionCountersCountOnlyRunsOfCompaction(t *testing.T) {
+	// The THP local-node attempt: one ASYNC compaction, then nopage.
+	gfp := GFP_TRANSHUGE | __GFP_THISNODE | __GFP_NORETRY
+	probe := newQuietMachine(t, 8192, 1, 2)
+	pz := probe.Nodes[0].Zones[ZoneNormal]
+	threshold := int(pz.WmarkPages(WmarkLow) + compactGap(9))
+	tests := []struct {
+		name                 string
+		layout               func(block, off int) role
+		deferShift           uint
+		result               CompactResult
+		stall, fail, success uint64
+		gotPage              bool
+	}{
+		{"COMPACT_SKIPPED counts nothing", freeHolesLayout(threshold), 0, CompactSkipped, 0, 0, 0, false},
+		{"COMPACT_DEFERRED counts nothing", pinnedHolesLayout(true), 3, CompactDeferred, 0, 0, 0, false},
+		{"a compaction that fails counts a stall and a failure", pinnedHolesLayout(true), 0, CompactComplete, 1, 1, 0, false},
+		{"a compaction that succeeds counts a stall and a success", evenHolesLayout, 0, CompactSuccess, 1, 0, 1, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			l := carveZone(t, m, nil, tc.layout)
+			l.zone.compact.deferShift = tc.deferShift
+			var got PFN
+			inWorld(t, m, 1, func(t *sim.Task) { got = m.AllocPages(t, gfp, 9, 0, 0) })
+			assert.Equal(t, tc.gotPage, got != NilPFN)
+			assert.Equal(t, tc.stall, m.Event(COMPACTSTALL), "compact_stall")
+			assert.Equal(t, tc.fail, m.Event(COMPACTFAIL), "compact_fail")
+			assert.Equal(t, tc.success, m.Event(COMPACTSUCCESS), "compact_success")
+			var results []CompactResult
+			for _, s := range m.slowTrace.cur.steps {
+				if s.kind == stepDirectCompact {
+					results = append(results, CompactResult(s.a))
+					assert.Equal(t, int64(CompactPrioAsync), s.b)
+				}
+			}
+			want := tc.result
+			if want == CompactComplete && len(results) == 1 && results[0] == CompactPartialSkipped {
+				want = CompactPartialSkipped
+			}
+			assert.Equal(t, []CompactResult{want}, results, "exactly one direct compaction")
+			assert.Zero(t, allocstalls(m), "the THP local-node attempt never reclaims")
+		})
+	}
+}
