@@ -1,0 +1,112 @@
+package workload
+
+import (
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// CacheWriter writes one named file through the page cache, Chunk pages per
+// step (one write(2) of Chunk pages), Pages in all. At the end of a pass it
+// fdatasyncs the file if Sync is set and truncates it if Unlink is set; with
+// Loop it then starts the next pass (rewriting the same pages, or after a
+// truncation fresh ones), which is a log writer or a backup job churning
+// the page cache. Ops counts pages written; a write that gets no page ends
+// the program with Failed set. (PageCacheWriter streams into ever new files
+// instead.)
+type CacheWriter struct {
+	Progress
+	M        *mm.Machine
+	File     *mm.File
+	Pages    uint64
+	Chunk    uint64
+	GFP      mm.GFP
+	Sync     bool
+	Unlink   bool
+	Loop     bool
+	Interval sim.Time
+	// Passes counts completed passes.
+	Passes uint64
+
+	pos uint64
+}
+
+// Step writes one chunk.
+func (c *CacheWriter) Step(w *sim.World, t *sim.Task) sim.Time {
+	c.begin(t)
+	chunk := c.Chunk
+	if chunk == 0 {
+		chunk = 256 // 1 MiB
+	}
+	n := min(chunk, c.Pages-c.pos)
+	c.File.Unlinked = false
+	t.Charge(SyscallCost)
+	got := c.M.FileWrite(t, c.File, c.pos, n, c.GFP)
+	c.Ops += got
+	c.pos += got
+	if got < n {
+		c.Failed++
+		return c.finish(t)
+	}
+	if c.pos < c.Pages {
+		return next(t, c.Interval)
+	}
+	if c.Sync {
+		c.M.FileSync(t, c.File)
+	}
+	if c.Unlink {
+		c.M.FileTruncate(t, c.File)
+	}
+	c.Passes++
+	c.pos = 0
+	if !c.Loop {
+		return c.finish(t)
+	}
+	return next(t, c.Interval)
+}
+
+// CacheReader reads a file through the page cache from start to end, Chunk
+// pages per step: cached pages are copied, missing ones read from disk (a
+// refault when their shadow entry is still there). With Loop it reads the
+// file again and again, which keeps its pages active. Ops counts pages
+// read, Misses the ones that had to come from disk. An empty or unlinked
+// file ends the program.
+type CacheReader struct {
+	Progress
+	M        *mm.Machine
+	File     *mm.File
+	Chunk    uint64
+	GFP      mm.GFP
+	Loop     bool
+	Interval sim.Time
+	Passes   uint64
+	Misses   uint64
+
+	pos uint64
+}
+
+// Step reads one chunk.
+func (c *CacheReader) Step(w *sim.World, t *sim.Task) sim.Time {
+	c.begin(t)
+	chunk := c.Chunk
+	if chunk == 0 {
+		chunk = 256
+	}
+	size := c.File.Size
+	if c.File.Unlinked || size == 0 {
+		return c.finish(t)
+	}
+	n := min(chunk, size-min(size, c.pos))
+	t.Charge(SyscallCost)
+	c.Misses += c.M.FileRead(t, c.File, c.pos, n, c.GFP)
+	c.Ops += n
+	c.pos += n
+	if c.pos < size {
+		return next(t, c.Interval)
+	}
+	c.Passes++
+	c.pos = 0
+	if !c.Loop {
+		return c.finish(t)
+	}
+	return next(t, c.Interval)
+}

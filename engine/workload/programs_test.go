@@ -1,0 +1,140 @@
+package workload
+
+import (
+	"testing"
+
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/sim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// small boots a 64 MiB single-node machine with two CPUs.
+func small(t *testing.T) *mm.Machine {
+	cfg, err := mm.SimpleLayout(16384, 1, 2)
+	require.NoError(t, err)
+	m, err := mm.NewMachine(cfg)
+	require.NoError(t, err)
+	return m
+}
+
+// runToEnd runs the world until the task exits, checking the machine after
+// every event, and fails if it has not ended within limit.
+func runToEnd(t *testing.T, m *mm.Machine, tk *sim.Task, limit sim.Time) {
+	t.Helper()
+	for !tk.Exited() {
+		next := m.World.NextEventTime()
+		require.True(t, next != sim.Never && next <= limit, "task %s did not end by %s s", tk.Name, limit)
+		m.World.Step()
+		require.NoError(t, m.CheckInvariants())
+	}
+}
+
+func TestProgramsRunToTheirEnd(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func(m *mm.Machine) (sim.Program, *Progress)
+		check func(t *testing.T, m *mm.Machine, p *Progress)
+	}{
+		{
+			name: "a faulter maps the pages it was asked for in batches",
+			build: func(m *mm.Machine) (sim.Program, *Progress) {
+				r := m.NewAnonRegion("heap", nil, 2048)
+				r.NoHugepage = true
+				f := &Faulter{M: m, Region: r, Pages: 1000, Batch: 100, Interval: sim.Millisecond}
+				return f, &f.Progress
+			},
+			check: func(t *testing.T, m *mm.Machine, p *Progress) {
+				assert.Equal(t, uint64(1000), p.Ops)
+				assert.GreaterOrEqual(t, p.Elapsed(0), 9*sim.Millisecond, "ten batches, nine pauses")
+				assert.Equal(t, int64(1000), m.GlobalNodeState(mm.NR_ANON_MAPPED))
+			},
+		},
+		{
+			name: "a pinning faulter pins everything it maps",
+			build: func(m *mm.Machine) (sim.Program, *Progress) {
+				r := m.NewAnonRegion("ring", nil, 1024)
+				f := &Faulter{M: m, Region: r, Pin: true}
+				return f, &f.Progress
+			},
+			check: func(t *testing.T, m *mm.Machine, p *Progress) {
+				assert.Equal(t, m.Owners()[len(m.Owners())-1].Pinned, uint64(1024))
+			},
+		},
+		{
+			name: "a writer writes, syncs and truncates its file each pass",
+			build: func(m *mm.Machine) (sim.Program, *Progress) {
+				w := &CacheWriter{M: m, File: m.NewFile("log", nil), Pages: 512, Chunk: 64, GFP: mm.GFP_HIGHUSER_MOVABLE, Sync: true, Unlink: true}
+				return w, &w.Progress
+			},
+			check: func(t *testing.T, m *mm.Machine, p *Progress) {
+				assert.Equal(t, uint64(512), p.Ops)
+				assert.Zero(t, m.GlobalNodeState(mm.NR_FILE_PAGES), "truncated after the pass")
+				assert.Equal(t, int64(512), m.GlobalNodeState(mm.NR_WRITTEN))
+			},
+		},
+		{
+			name: "a reader reads a file it finds cached without misses",
+			build: func(m *mm.Machine) (sim.Program, *Progress) {
+				f := m.NewFile("data", nil)
+				m.FileWrite(m.World.NewTask("setup", 0, nil, sim.Never), f, 0, 300, mm.GFP_HIGHUSER_MOVABLE)
+				r := &CacheReader{M: m, File: f, Chunk: 100}
+				return r, &r.Progress
+			},
+			check: func(t *testing.T, m *mm.Machine, p *Progress) {
+				assert.Equal(t, uint64(300), p.Ops)
+			},
+		},
+		{
+			name: "a slab churner keeps its cache at the working size",
+			build: func(m *mm.Machine) (sim.Program, *Progress) {
+				c := m.NewSlabCache("dentry", nil, 1, true)
+				s := &SlabChurner{M: m, Cache: c, GFP: mm.GFP_KERNEL, Slabs: 40, Batch: 8, Steps: 20}
+				return s, &s.Progress
+			},
+			check: func(t *testing.T, m *mm.Machine, p *Progress) {
+				assert.Equal(t, uint64(160), p.Ops)
+				assert.Equal(t, int64(40*2*mm.PageSize), m.GlobalNodeState(mm.NR_SLAB_RECLAIMABLE_B))
+			},
+		},
+		{
+			name: "an allocator frees each chunk after its hold",
+			build: func(m *mm.Machine) (sim.Program, *Progress) {
+				a := &Allocator{M: m, GFP: mm.GFP_KERNEL | mm.G__GFP_COMP, Order: 3, Nid: -1, Count: 10, Hold: 5 * sim.Millisecond, Interval: sim.Millisecond}
+				return a, &a.Progress
+			},
+			check: func(t *testing.T, m *mm.Machine, p *Progress) {
+				assert.Equal(t, uint64(10), p.Ops)
+				assert.Equal(t, m.Event(mm.PGALLOC_NORMAL), m.Event(mm.PGFREE), "everything came back")
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := small(t)
+			prog, p := tc.build(m)
+			tk := m.World.NewTask("worker", 1, prog, 0)
+			runToEnd(t, m, tk, 10*sim.Second)
+			assert.True(t, p.Done)
+			assert.Zero(t, p.Failed)
+			tc.check(t, m, p)
+		})
+	}
+}
+
+func TestPinnerHoldsItsPinsThenLetsGo(t *testing.T) {
+	m := small(t)
+	setup := m.World.NewTask("setup", 0, nil, sim.Never)
+	r := m.NewAnonRegion("heap", nil, 8*mm.PageblockNrPages)
+	r.NoHugepage = true
+	for r.Cursor < r.Pages {
+		require.True(t, m.FaultAnonNext(setup, r, false).OK)
+	}
+	p := &Pinner{M: m, Owner: r.Owner, Fraction: 0.5, Hold: 100 * sim.Millisecond}
+	tk := m.World.NewTask("io_uring", 1, p, 0)
+	m.World.RunUntil(50*sim.Millisecond, nil)
+	assert.InDelta(t, 4, p.Ops, 1, "half of the region's blocks")
+	assert.Equal(t, p.Pages, r.Owner.Pinned)
+	runToEnd(t, m, tk, sim.Second)
+	assert.Zero(t, r.Owner.Pinned)
+}
