@@ -1,0 +1,274 @@
+package mm
+
+// Behaviour tests for __alloc_pages_slowpath: where each kind of request
+// stops (kref slowpath.md 4.1), __GFP_THISNODE, and defrag_mode.
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/pagesim/pagesim/engine/sim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// stepsString renders the latest slow-path run as a short sentence of
+// steps, e.g. "wake(9) min compact(ASYNC) nopage(__GFP_NORETRY)".
+func (m *Machine) stepsString() string {
+	short := map[CompactPriority]string{CompactPrioAsync: "ASYNC", CompactPrioSyncLight: "SYNC_LIGHT", CompactPrioSyncFull: "SYNC_FULL"}
+	var parts []string
+	for _, s := range m.slowTrace.cur.steps {
+		switch s.kind {
+		case stepCostlyNoretry:
+			parts = append(parts, "costly-noretry")
+		case stepWakeKswapd:
+			parts = append(parts, fmt.Sprintf("wake(%d)", s.a))
+		case stepFreelistMin:
+			if s.a != 0 {
+				parts = append(parts, "min=page")
+			} else {
+				parts = append(parts, "min")
+			}
+		case stepDirectReclaim:
+			parts = append(parts, fmt.Sprintf("reclaim(%d)", s.b))
+		case stepDrainAllPages:
+			parts = append(parts, "drain")
+		case stepDirectCompact:
+			parts = append(parts, fmt.Sprintf("compact(%s)", short[CompactPriority(s.b)]))
+		case stepShouldReclaimRetry:
+			parts = append(parts, fmt.Sprintf("reclaim-retry=%v", s.a != 0))
+		case stepShouldCompactRetry:
+			parts = append(parts, fmt.Sprintf("compact-retry=%v", s.a != 0))
+		case stepNofragGiveUp:
+			parts = append(parts, "nofrag-giveup")
+		case stepWouldOOM:
+			parts = append(parts, "oom")
+		case stepNopage:
+			parts = append(parts, "nopage("+nopageReasons[s.a]+")")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// pinnedHolesFileLayout is pinnedHolesLayout with clean page cache instead
+// of anon: reclaim has work, but no block can ever be freed.
+func pinnedHolesFileLayout(block, off int) role {
+	switch {
+	case off == 0:
+		return roleAnonPinned
+	case off%2 == 1:
+		return roleFree
+	}
+	return roleFile
+}
+
+func TestCostlyNoretryStopsWhereTheKernelStops(t *testing.T) {
+	pagecache := GFP_HIGHUSER_MOVABLE | __GFP_COMP | __GFP_NORETRY | __GFP_NOWARN
+	thpLocal := GFP_TRANSHUGE | __GFP_THISNODE | __GFP_NORETRY
+	tests := []struct {
+		name    string
+		patched bool
+		gfp     GFP
+		steps   string
+		// allocstall, compact_stall, try_to_free_pages at order 9,
+		// mm_vmscan_wakeup_kswapd events
+		stalls, compactions, reclaims, wakeups uint64
+	}{
+		{"baseline: a costly __GFP_NORETRY request compacts, then reclaims and compacts, then gives up", false, pagecache,
+			"wake(9) min compact(ASYNC) wake(9) min reclaim(9) drain compact(ASYNC) nopage(__GFP_NORETRY)", 1, 2, 1, 1},
+		{"seed 000: a costly __GFP_NORETRY request does no direct work but still wakes kswapd", true, pagecache,
+			"costly-noretry wake(9) min nopage(no __GFP_DIRECT_RECLAIM)", 0, 0, 0, 1},
+		{"baseline: the __GFP_THISNODE|__GFP_NORETRY THP attempt gets one compaction only", false, thpLocal,
+			"min compact(ASYNC) nopage(__GFP_NORETRY|__GFP_THISNODE after compaction)", 0, 1, 0, 0},
+		{"seed 000: the __GFP_THISNODE|__GFP_NORETRY THP attempt keeps its one compaction", true, thpLocal,
+			"min compact(ASYNC) nopage(__GFP_NORETRY|__GFP_THISNODE after compaction)", 0, 1, 0, 0},
+		{"a costly request without __GFP_NORETRY or __GFP_RETRY_MAYFAIL gets a second, SYNC_LIGHT compaction", false, GFP_TRANSHUGE,
+			"min compact(ASYNC) min reclaim(9) drain compact(SYNC_LIGHT) nopage(costly order without __GFP_RETRY_MAYFAIL)", 1, 2, 1, 0},
+		{"seed 000 leaves a costly request without __GFP_NORETRY alone", true, GFP_TRANSHUGE,
+			"min compact(ASYNC) min reclaim(9) drain compact(SYNC_LIGHT) nopage(costly order without __GFP_RETRY_MAYFAIL)", 1, 2, 1, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			m.Patches.CostlyNoretryNoDirectReclaim = tc.patched
+			carveZone(t, m, nil, pinnedHolesFileLayout)
+			var got PFN
+			inWorld(t, m, 1, func(t *sim.Task) { got = m.AllocPages(t, tc.gfp, 9, 0, 0) })
+			assert.Equal(t, NilPFN, got)
+			assert.Equal(t, tc.steps, m.stepsString())
+			assert.Equal(t, tc.stalls, allocstalls(m), "allocstall_*")
+			assert.Equal(t, tc.compactions, m.Event(COMPACTSTALL), "compact_stall")
+			assert.Equal(t, tc.compactions, m.Event(COMPACTFAIL), "compact_fail")
+			assert.Equal(t, tc.reclaims, m.Reclaim.DirectRuns[9], "try_to_free_pages(order 9)")
+			assert.Len(t, traceFields(m, "mm_compaction_try_to_compact_pages"), int(tc.compactions))
+			wake := traceFields(m, "mm_vmscan_wakeup_kswapd")
+			assert.Len(t, wake, int(tc.wakeups))
+			for _, w := range wake {
+				assert.True(t, strings.HasPrefix(w, "nid=0 order=9 gfp_flags="), w)
+			}
+			if tc.stalls > 0 {
+				assert.Equal(t, tc.stalls, m.Event(allocstallEvent(gfpZone(tc.gfp))), "counted in allocstall_%s", gfpZone(tc.gfp))
+			}
+		})
+	}
+}
+
+func TestThisnodeNeverLeavesItsNodeThroughTheSlowPath(t *testing.T) {
+	tests := []struct {
+		name     string
+		thisnode bool
+	}{
+		{"__GFP_THISNODE requests reclaim and compact node 0 and never take node 1's memory", true},
+		{"control: the same requests without __GFP_THISNODE spill to node 1", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 2, 1)
+			// Node 0: pins, page cache and few free pages; node 1 idle.
+			carveZone(t, m, nil, func(block, off int) role {
+				switch {
+				case off < 4:
+					return roleFree
+				case off%8 == 0:
+					return roleAnonPinned
+				}
+				return roleFile
+			})
+			z1 := m.Nodes[1].Zones[ZoneNormal]
+			free1 := z1.Stat[NR_FREE_PAGES]
+			var extra GFP
+			if tc.thisnode {
+				extra = __GFP_THISNODE
+			}
+			var pfns []PFN
+			inWorld(t, m, 0, func(t *sim.Task) {
+				for i := 0; i < 600; i++ {
+					if pfn := m.AllocPages(t, GFP_KERNEL|extra, 0, 0, 0); pfn != NilPFN {
+						pfns = append(pfns, pfn)
+					}
+				}
+				for i := 0; i < 3; i++ {
+					if pfn := m.AllocPages(t, GFP_TRANSHUGE|extra, 9, 0, 0); pfn != NilPFN {
+						pfns = append(pfns, pfn)
+					}
+				}
+			})
+			runWorld(t, m, m.World.Now()+sim.Second)
+			onNode1 := 0
+			for _, pfn := range pfns {
+				if m.ZoneOf(pfn).Node.ID == 1 {
+					onNode1++
+				}
+			}
+			if !tc.thisnode {
+				assert.Greater(t, onNode1, 0)
+				return
+			}
+			require.NotEmpty(t, pfns)
+			assert.Zero(t, onNode1, "every page came from node 0")
+			assert.Greater(t, allocstalls(m), uint64(0), "node 0 was reclaimed")
+			assert.Greater(t, m.Event(COMPACTSTALL), uint64(0), "node 0 was compacted")
+			assert.Equal(t, free1, z1.Stat[NR_FREE_PAGES], "node 1 lent nothing")
+			assert.Zero(t, z1.NumaEvents[NUMA_MISS]+z1.NumaEvents[NUMA_HIT])
+			for _, w := range traceFields(m, "mm_vmscan_wakeup_kswapd") {
+				assert.True(t, strings.HasPrefix(w, "nid=0 "), w)
+			}
+			for _, b := range traceFields(m, "mm_compaction_begin") {
+				assert.True(t, strings.HasPrefix(b, fmt.Sprintf("zone_start=%#x ", m.Nodes[0].Zones[ZoneNormal].StartPFN)), b)
+			}
+			assert.False(t, m.Nodes[1].KswapdRunning())
+		})
+	}
+}
+
+// sparseAnonLayout leaves 88 free pages per block (in odd holes, too few
+// for an unmovable request to claim the block) and fills the rest with
+// anon; there is no swap, so nothing is reclaimable.
+func sparseAnonLayout(block, off int) role {
+	if off%2 == 1 && off < 2*88 {
+		return roleFree
+	}
+	return roleAnon
+}
+
+func TestDefragModeFlagsGiveUpAndPromotion(t *testing.T) {
+	t.Run("defrag_mode sets ALLOC_NOFRAGMENT on the fast and the slow path", func(t *testing.T) {
+		m := newQuietMachine(t, 8192, 1, 2)
+		z := m.Nodes[0].Zones[ZoneNormal]
+		for _, gfp := range []GFP{GFP_KERNEL, GFP_HIGHUSER_MOVABLE, GFP_NOWAIT} {
+			assert.Zero(t, m.allocFlagsNofragment(z, gfp)&ALLOC_NOFRAGMENT, "%s, defrag_mode=0", gfp)
+			assert.Zero(t, m.gfpToAllocFlags(gfp, 0)&ALLOC_NOFRAGMENT, "%s, defrag_mode=0", gfp)
+		}
+		require.NoError(t, m.SetSysctl("vm.defrag_mode", "1"))
+		for _, gfp := range []GFP{GFP_KERNEL, GFP_HIGHUSER_MOVABLE, GFP_NOWAIT} {
+			assert.NotZero(t, m.allocFlagsNofragment(z, gfp)&ALLOC_NOFRAGMENT, "%s, defrag_mode=1", gfp)
+			assert.NotZero(t, m.gfpToAllocFlags(gfp, 0)&ALLOC_NOFRAGMENT, "%s, defrag_mode=1", gfp)
+		}
+	})
+
+	tests := []struct {
+		name    string
+		defrag  bool
+		layout  func(block, off int) role
+		gfp     GFP
+		giveUps uint64
+		// reclaimOrder is the order every try_to_free_pages ran at
+		// (-1: none ran); runs their exact number (0: any).
+		reclaimOrder int
+		runs         uint64
+		steps        string // "" to skip (the trace keeps 64 steps)
+		slow         bool
+		wake         string // the one mm_vmscan_wakeup_kswapd line's prefix
+	}{
+		{"an unmovable order-0 request reclaims at pageblock order until should_reclaim_retry gives up, then falls back",
+			true, sparseAnonLayout, GFP_KERNEL, 1, 9, maxReclaimRetries + 1, "", true, "nid=0 order=9 gfp_flags=GFP_KERNEL"},
+		{"a request that cannot reclaim drops ALLOC_NOFRAGMENT at once and falls back",
+			true, sparseAnonLayout, GFP_NOWAIT, 1, -1, 0, "wake(0) min nofrag-giveup wake(0) min=page", true, "nid=0 order=9 gfp_flags=GFP_NOWAIT"},
+		{"a movable order-0 request reclaims at order 0, though kswapd is woken at pageblock order",
+			true, lowFreeFileLayout, GFP_HIGHUSER_MOVABLE, 0, 0, 0, "", true, "nid=0 order=9 gfp_flags=GFP_HIGHUSER_MOVABLE"},
+		{"control: without defrag_mode the unmovable request steals on the fast path (and the claim attempt's boost wakes kswapd)",
+			false, sparseAnonLayout, GFP_KERNEL, 0, -1, 0, "", false, "nid=0 order=0 gfp_flags=none"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			carveZone(t, m, nil, tc.layout)
+			if tc.defrag {
+				require.NoError(t, m.SetSysctl("vm.defrag_mode", "1"))
+			}
+			var got PFN
+			inWorld(t, m, 1, func(t *sim.Task) { got = m.AllocPages(t, tc.gfp, 0, 0, 0) })
+			require.NotEqual(t, NilPFN, got, "the request is served in the end")
+			assert.Equal(t, tc.slow, m.Slow.Entered > 0, "slow path entered")
+			assert.Equal(t, tc.giveUps, m.Slow.NofragGiveUps, "defrag_mode give-ups")
+			var runs uint64
+			for o, n := range m.Reclaim.DirectRuns {
+				runs += n
+				if o != tc.reclaimOrder {
+					assert.Zero(t, n, "try_to_free_pages at order %d", o)
+				}
+			}
+			if tc.reclaimOrder < 0 {
+				assert.Zero(t, runs)
+				assert.Zero(t, allocstalls(m))
+			} else {
+				assert.Greater(t, runs, uint64(0))
+				assert.GreaterOrEqual(t, allocstalls(m), runs, "allocstall_* counts each try_to_free_pages (and its retries)")
+				if tc.runs > 0 {
+					assert.Equal(t, tc.runs, runs, "try_to_free_pages calls")
+				}
+			}
+			if tc.steps != "" {
+				assert.Equal(t, tc.steps, m.stepsString())
+			}
+			wake := traceFields(m, "mm_vmscan_wakeup_kswapd")
+			require.Len(t, wake, 1)
+			assert.Equal(t, tc.wake, wake[0])
+			if tc.giveUps > 0 {
+				assert.NotEqual(t, m.PageblockMigratetype(got), gfpMigratetype(tc.gfp),
+					"after the give-up the page comes from another type's block")
+			}
+		})
+	}
+}
