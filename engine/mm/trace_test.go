@@ -1,0 +1,121 @@
+package mm
+
+// The tracepoints reclaim, kswapd and compaction emit, checked against the
+// kernel's TP_printk formats (include/trace/events/{kmem,compaction,
+// vmscan}.h as condensed in /work/kref), and the trace file's line layout.
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pagesim/pagesim/engine/sim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	reHex    = `0x[0-9a-f]+`
+	reGFP    = `(none|[A-Z][A-Z0-9_]*(\|[A-Z_][A-Z0-9_]*)*(\|0x[0-9a-f]+)?)`
+	reZone   = `(DMA     |DMA32   |Normal  |Movable |HighMem )` // %-8s
+	reStatus = `(skipped|deferred|continue|success|partial_skipped|complete|no_suitable_page|not_suitable_zone|contended)`
+)
+
+// tpFormats holds each event's TP_printk as a regular expression.
+var tpFormats = map[string]*regexp.Regexp{
+	// kmem.h
+	"mm_page_alloc":         regexp.MustCompile(`^page=[0-9a-f]+ pfn=` + reHex + ` order=\d+ migratetype=\d+ gfp_flags=` + reGFP + `$`),
+	"mm_page_free":          regexp.MustCompile(`^page=[0-9a-f]+ pfn=` + reHex + ` order=\d+$`),
+	"mm_page_alloc_extfrag": regexp.MustCompile(`^page=[0-9a-f]+ pfn=` + reHex + ` alloc_order=\d+ fallback_order=\d+ pageblock_order=9 alloc_migratetype=\d+ fallback_migratetype=\d+ fragmenting=[01] change_ownership=[01]$`),
+	// compaction.h
+	"mm_compaction_begin":                regexp.MustCompile(`^zone_start=` + reHex + ` migrate_pfn=` + reHex + ` free_pfn=` + reHex + ` zone_end=` + reHex + `, mode=(a?sync)$`),
+	"mm_compaction_end":                  regexp.MustCompile(`^zone_start=` + reHex + ` migrate_pfn=` + reHex + ` free_pfn=` + reHex + ` zone_end=` + reHex + `, mode=(a?sync) status=` + reStatus + `$`),
+	"mm_compaction_try_to_compact_pages": regexp.MustCompile(`^order=\d+ gfp_mask=` + reGFP + ` priority=[012]$`),
+	"mm_compaction_finished":             regexp.MustCompile(`^node=\d+ zone=` + reZone + ` order=-?\d+ ret=` + reStatus + `$`),
+	"mm_compaction_suitable":             regexp.MustCompile(`^node=\d+ zone=` + reZone + ` order=-?\d+ ret=` + reStatus + `$`),
+	"mm_compaction_deferred":             regexp.MustCompile(`^node=\d+ zone=` + reZone + ` order=\d+ order_failed=-?\d+ consider=\d+ limit=\d+$`),
+	"mm_compaction_defer_compaction":     regexp.MustCompile(`^node=\d+ zone=` + reZone + ` order=\d+ order_failed=-?\d+ consider=\d+ limit=\d+$`),
+	"mm_compaction_defer_reset":          regexp.MustCompile(`^node=\d+ zone=` + reZone + ` order=\d+ order_failed=-?\d+ consider=\d+ limit=\d+$`),
+	"mm_compaction_isolate_migratepages": regexp.MustCompile(`^range=\(` + reHex + ` ~ ` + reHex + `\) nr_scanned=\d+ nr_taken=\d+$`),
+	"mm_compaction_isolate_freepages":    regexp.MustCompile(`^range=\(` + reHex + ` ~ ` + reHex + `\) nr_scanned=\d+ nr_taken=\d+$`),
+	"mm_compaction_migratepages":         regexp.MustCompile(`^nr_migrated=\d+ nr_failed=\d+$`),
+	"mm_compaction_kcompactd_sleep":      regexp.MustCompile(`^nid=\d+$`),
+	"mm_compaction_wakeup_kcompactd":     regexp.MustCompile(`^nid=\d+ order=-?\d+ classzone_idx=` + reZone + `$`),
+	"mm_compaction_kcompactd_wake":       regexp.MustCompile(`^nid=\d+ order=-?\d+ classzone_idx=` + reZone + `$`),
+	// vmscan.h
+	"mm_vmscan_kswapd_sleep":         regexp.MustCompile(`^nid=\d+$`),
+	"mm_vmscan_kswapd_wake":          regexp.MustCompile(`^nid=\d+ order=\d+$`),
+	"mm_vmscan_wakeup_kswapd":        regexp.MustCompile(`^nid=\d+ order=\d+ gfp_flags=` + reGFP + `$`),
+	"mm_vmscan_direct_reclaim_begin": regexp.MustCompile(`^order=\d+ gfp_flags=` + reGFP + ` pid=\d+ memcg_id=\d+ $`),
+	"mm_vmscan_direct_reclaim_end":   regexp.MustCompile(`^nr_reclaimed=\d+ pid=\d+ memcg_id=\d+ $`),
+	"mm_vmscan_lru_shrink_inactive": regexp.MustCompile(`^nid=\d+ nr_scanned=\d+ nr_reclaimed=\d+ nr_dirty=\d+ nr_writeback=\d+ nr_congested=\d+ nr_immediate=\d+ ` +
+		`nr_activate_anon=\d+ nr_activate_file=\d+ nr_ref_keep=\d+ nr_unmap_fail=\d+ priority=\d+ flags=RECLAIM_WB_(ANON|FILE)\|RECLAIM_WB_ASYNC$`),
+}
+
+// traceLine is the layout of a line of /sys/kernel/tracing/trace.
+var traceLine = regexp.MustCompile(`^ *\S+-\d+ +\[\d{3}\] \.\.\.\.\. +\d+\.\d{6}: ([a-z_]+): (.*)$`)
+
+func TestTracepointsPrintTheKernelsFormats(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	require.NoError(t, m.Trace.Enable("all", true))
+	l := carveZone(t, m, nil, pinnedHolesFileLayout)
+	tk := m.testTask(1)
+	// A failing madvised THP fault: ASYNC compaction, reclaim, SYNC_LIGHT
+	// compaction that defers; a second one is deferred.
+	for i := 0; i < 2; i++ {
+		inWorld(t, m, 1, func(t *sim.Task) { m.AllocPages(t, GFP_TRANSHUGE, 9, 0, 0) })
+	}
+	// A defer-mode THP fault wakes kswapd at order 9; kswapd reclaims
+	// page cache and hands over to kcompactd.
+	inWorld(t, m, 1, func(t *sim.Task) { m.AllocPages(t, GFP_TRANSHUGE_LIGHT|__GFP_KSWAPD_RECLAIM, 9, 0, 0) })
+	runWorld(t, m, m.World.Now()+2*sim.Second)
+	// Unpinned, the zone compacts at SYNC_FULL (deferral or not): free
+	// pages isolated, pages migrated, the deferral reset.
+	for _, pfn := range l.pages[roleAnonPinned] {
+		m.UnpinFolio(tk, pfn)
+	}
+	var rc CompactResult
+	inWorld(t, m, 1, func(tk *sim.Task) { rc = m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, CompactPrioSyncFull) })
+	require.Equal(t, CompactSuccess, rc)
+	// An unmovable request falls back into a movable block.
+	inWorld(t, m, 1, func(t *sim.Task) { m.AllocPages(t, GFP_KERNEL, 0, 0, 0) })
+
+	events := m.Trace.Events()
+	require.Less(t, len(events), 1<<16, "the ring kept every event")
+	seen := map[string]int{}
+	for i := range events {
+		e := &events[i]
+		re, ok := tpFormats[e.Name()]
+		require.True(t, ok, "no kernel format known for %s", e.Name())
+		assert.Regexp(t, re, e.Fields(), "%s", e.Name())
+		line := e.String()
+		mm := traceLine.FindStringSubmatch(line)
+		require.NotNil(t, mm, "trace line %q", line)
+		assert.Equal(t, e.Name(), mm[1])
+		assert.Equal(t, e.Fields(), mm[2])
+		assert.False(t, strings.ContainsAny(line, "\n\t"))
+		seen[e.Name()]++
+	}
+	for _, name := range []string{
+		"mm_page_alloc_extfrag",
+		"mm_compaction_begin", "mm_compaction_end", "mm_compaction_try_to_compact_pages",
+		"mm_compaction_finished", "mm_compaction_suitable",
+		"mm_compaction_deferred", "mm_compaction_defer_compaction", "mm_compaction_defer_reset",
+		"mm_compaction_isolate_migratepages", "mm_compaction_isolate_freepages", "mm_compaction_migratepages",
+		"mm_compaction_wakeup_kcompactd", "mm_compaction_kcompactd_wake", "mm_compaction_kcompactd_sleep",
+		"mm_vmscan_wakeup_kswapd", "mm_vmscan_kswapd_wake", "mm_vmscan_kswapd_sleep",
+		"mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end", "mm_vmscan_lru_shrink_inactive",
+	} {
+		assert.Greater(t, seen[name], 0, "%s was emitted", name)
+	}
+	// Begin and end pair up, per reclaimer and per compaction run.
+	assert.Equal(t, seen["mm_vmscan_direct_reclaim_begin"], seen["mm_vmscan_direct_reclaim_end"])
+	assert.Equal(t, seen["mm_compaction_begin"], seen["mm_compaction_end"])
+	// The reclaimer's pid is the allocating task's.
+	for i := range events {
+		e := &events[i]
+		if e.Name() == "mm_vmscan_direct_reclaim_begin" {
+			assert.Contains(t, e.Fields(), " pid="+itoa(int(e.PID))+" ")
+		}
+	}
+}
