@@ -1,0 +1,402 @@
+package script
+
+// cmd_machine.go: building the machine and setting the kernel's knobs
+// (machine, sysctl, thp, patch, kernel, cost, swap, cgroup).
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+func machineCommands() []*command {
+	return []*command{
+		{
+			name:   "machine",
+			syntax: "machine mem=SIZE [nodes=N] [cpus=N] [layout=x86|simple] [seed=N]",
+			help: "Boots a machine: mem is split evenly over the nodes, each node gets cpus CPUs. " +
+				"layout=x86 builds the zones an x86-64 kernel shows (DMA, DMA32 below 4 GiB, Normal); " +
+				"layout=simple gives each node one Normal zone. A second machine command starts over: " +
+				"every named object and task is forgotten.",
+			keys: []param{
+				{name: "mem", typ: tSize, required: true, help: "total memory, split evenly over the nodes"},
+				{name: "nodes", typ: tCount, help: "NUMA nodes (default 1)"},
+				{name: "cpus", typ: tCount, help: "CPUs per node (default 2)"},
+				{name: "layout", typ: tChoice, choices: []string{"x86", "simple"}, help: "zone layout (default x86)"},
+				{name: "seed", typ: tCount, help: "seed of the machine's random number generator (default 1)"},
+			},
+			noMachine: true,
+			run:       runMachine,
+		},
+		{
+			name:   "sysctl",
+			syntax: "sysctl [NAME[=VALUE]]...",
+			help: "Writes vm.* sysctls by their /proc/sys name (vm.defrag_mode=1) and recomputes what the kernel " +
+				"recomputes (watermarks, reserves, pcp sizes); a NAME alone prints its value, no NAME prints them all. " +
+				"vm.compact_memory=1 compacts every node, like the compact_memory command.",
+			free:  true,
+			check: checkSysctl,
+			run:   runSysctl,
+		},
+		{
+			name:   "thp",
+			syntax: "thp [NAME[=VALUE]]...",
+			help: "Writes transparent hugepage knobs by their sysfs path under /sys/kernel/mm " +
+				"(transparent_hugepage.defrag=always, transparent_hugepage.hugepages-64kB.enabled=inherit); " +
+				"a NAME alone prints it the way sysfs does, no NAME prints them all.",
+			free:  true,
+			check: checkTHP,
+			run:   runTHP,
+		},
+		{
+			name:   "patch",
+			syntax: "patch [NAME[=on|off]]...",
+			help: "Switches a seed patch on or off by its Go name in mm.Patches (OnlyCompact=on); " +
+				"a NAME alone prints it, no NAME lists them all.",
+			free:  true,
+			check: func(c *call) error { return checkSwitches(c, reflect.TypeOf(mm.Patches{})) },
+			run: func(in *Interp, c *call) error {
+				return runSwitches(in, c, reflect.ValueOf(&in.m.Patches).Elem())
+			},
+		},
+		{
+			name:   "kernel",
+			syntax: "kernel [NAME[=on|off]]...",
+			help: "Switches a kernel-version behaviour by its Go name in mm.KernelBase (THPLegacyThisnode=on); " +
+				"a NAME alone prints it, no NAME lists them all.",
+			free:  true,
+			check: func(c *call) error { return checkSwitches(c, reflect.TypeOf(mm.KernelBase{})) },
+			run: func(in *Interp, c *call) error {
+				return runSwitches(in, c, reflect.ValueOf(&in.m.Kernel).Elem())
+			},
+		},
+		{
+			name:   "cost",
+			syntax: "cost [NAME[=DURATION]]...",
+			help: "Changes the simulated cost of one unit of kernel work by its name in mm.CostTable " +
+				"(MigratePage=5us) for a what-if; a NAME alone prints it, no NAME lists them all.",
+			free:  true,
+			check: checkCost,
+			run:   runCost,
+		},
+		{
+			name:   "swap",
+			syntax: "swap SIZE",
+			help:   "Sizes the swap device (0 turns swap off); anonymous memory is reclaimable only while swap has room.",
+			pos:    []param{{name: "SIZE", typ: tSize, required: true}},
+			run: func(in *Interp, c *call) error {
+				b, _ := parseSize(c.pos[0])
+				return in.m.SetSwap(b)
+			},
+		},
+		{
+			name:   "cgroup",
+			syntax: "cgroup NAME [memory.low=SIZE] [memory.min=SIZE]",
+			help: "Creates a memory cgroup under the root, or changes an existing one's protection. " +
+				"The root is called /; objects are charged to it unless given cgroup=NAME.",
+			pos: []param{{name: "NAME", typ: tName, required: true}},
+			keys: []param{
+				{name: "memory.low", typ: tSize, help: "best-effort protection from reclaim"},
+				{name: "memory.min", typ: tSize, help: "hard protection from reclaim"},
+			},
+			run: runCgroup,
+		},
+	}
+}
+
+func runMachine(in *Interp, c *call) error {
+	mem := c.size("mem")
+	nodes, cpus := uint64(1), uint64(2)
+	if c.has("nodes") {
+		nodes = c.uint("nodes")
+	}
+	if c.has("cpus") {
+		cpus = c.uint("cpus")
+	}
+	if nodes == 0 || nodes > 64 {
+		return fmt.Errorf("nodes=%d: want 1 to 64", nodes)
+	}
+	if cpus == 0 || cpus > 1024 {
+		return fmt.Errorf("cpus=%d: want 1 to 1024 per node", cpus)
+	}
+	var cfg mm.Config
+	var err error
+	if c.str("layout", "x86") == "simple" {
+		cfg, err = mm.SimpleLayout(mem/mm.PageSize/nodes, int(nodes), int(cpus))
+	} else {
+		cfg, err = mm.X86Layout(mem, int(nodes), int(cpus))
+	}
+	if err != nil {
+		return err
+	}
+	cfg.Seed = 1
+	if c.has("seed") {
+		cfg.Seed = c.uint("seed")
+	}
+	m, err := mm.NewMachine(cfg)
+	if err != nil {
+		return err
+	}
+	in.m = m
+	in.reset()
+	in.invariants = false
+	return nil
+}
+
+// splitNameValue returns a free-form word's name and value.
+func splitNameValue(a Arg) (name, value string, set bool) {
+	if a.Key != "" {
+		return a.Key, a.Value, true
+	}
+	return a.Value, "", false
+}
+
+func checkSysctl(c *call) error {
+	for _, a := range c.st.Args {
+		name, value, set := splitNameValue(a)
+		if normSysctl(name) == "vm.compact_memory" {
+			if set && value != "1" {
+				return fmt.Errorf("vm.compact_memory: write 1 to compact")
+			}
+			if !set {
+				return fmt.Errorf("vm.compact_memory can only be written")
+			}
+			continue
+		}
+		if !mm.IsSysctl(name) {
+			msg := fmt.Sprintf("unknown sysctl %q", name)
+			if s := suggest(normSysctl(name), mm.SysctlNames()); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			} else {
+				msg += fmt.Sprintf(" (pagesim models %s)", strings.Join(mm.SysctlNames(), ", "))
+			}
+			return fmt.Errorf("%s", msg)
+		}
+		if set {
+			if err := mm.ValidateSysctl(name, value); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func normSysctl(name string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(name, "/proc/sys/"), "/", ".")
+}
+
+func runSysctl(in *Interp, c *call) error {
+	if len(c.st.Args) == 0 {
+		for _, n := range mm.SysctlNames() {
+			v, _ := in.m.GetSysctl(n)
+			in.printf("%s = %s\n", n, v)
+		}
+		return nil
+	}
+	for _, a := range c.st.Args {
+		name, value, set := splitNameValue(a)
+		if normSysctl(name) == "vm.compact_memory" {
+			if err := in.work(c, func(t *sim.Task) error { in.m.CompactMemory(t); return nil }); err != nil {
+				return err
+			}
+			continue
+		}
+		if !set {
+			v, err := in.m.GetSysctl(name)
+			if err != nil {
+				return err
+			}
+			in.printf("%s = %s\n", normSysctl(name), v)
+			continue
+		}
+		if err := in.m.SetSysctl(name, value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func normTHP(name string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(name, "/sys/kernel/mm/"), "/", ".")
+}
+
+func checkTHP(c *call) error {
+	for _, a := range c.st.Args {
+		name, value, set := splitNameValue(a)
+		if !mm.IsTHPKnob(name) {
+			msg := fmt.Sprintf("unknown THP knob %q", name)
+			if s := suggest(normTHP(name), mm.THPKnobNames()); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return fmt.Errorf("%s (the knobs are transparent_hugepage.enabled, transparent_hugepage.defrag and transparent_hugepage.hugepages-<size>kB.enabled)", msg)
+		}
+		if set {
+			s := mm.DefaultTHPSettings()
+			if err := s.SetKnob(name, value); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func runTHP(in *Interp, c *call) error {
+	if len(c.st.Args) == 0 {
+		for _, n := range mm.THPKnobNames() {
+			v, _ := in.m.THP.GetKnob(n)
+			in.printf("%s = %s\n", n, v)
+		}
+		return nil
+	}
+	for _, a := range c.st.Args {
+		name, value, set := splitNameValue(a)
+		if !set {
+			v, err := in.m.THP.GetKnob(name)
+			if err != nil {
+				return err
+			}
+			in.printf("%s = %s\n", normTHP(name), v)
+			continue
+		}
+		if err := in.m.SetTHPKnob(name, value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// switchNames lists the bool fields of a switch struct.
+func switchNames(t reflect.Type) []string {
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Type.Kind() == reflect.Bool && t.Field(i).IsExported() {
+			out = append(out, t.Field(i).Name)
+		}
+	}
+	return out
+}
+
+func checkSwitches(c *call, t reflect.Type) error {
+	names := switchNames(t)
+	for _, a := range c.st.Args {
+		name, value, set := splitNameValue(a)
+		found := false
+		for _, n := range names {
+			found = found || n == name
+		}
+		if !found {
+			msg := fmt.Sprintf("unknown switch %q", name)
+			if s := suggest(name, names); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			} else {
+				msg += fmt.Sprintf(" (have %s)", strings.Join(names, ", "))
+			}
+			return fmt.Errorf("%s", msg)
+		}
+		if set {
+			if _, err := parseBool(value); err != nil {
+				return fmt.Errorf("%s=%v", name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func runSwitches(in *Interp, c *call, v reflect.Value) error {
+	if len(c.st.Args) == 0 {
+		for _, n := range switchNames(v.Type()) {
+			in.printf("%s=%s\n", n, onOff(v.FieldByName(n).Bool()))
+		}
+		return nil
+	}
+	for _, a := range c.st.Args {
+		name, value, set := splitNameValue(a)
+		f := v.FieldByName(name)
+		if !set {
+			in.printf("%s=%s\n", name, onOff(f.Bool()))
+			continue
+		}
+		b, _ := parseBool(value)
+		f.SetBool(b)
+	}
+	return nil
+}
+
+func checkCost(c *call) error {
+	costs := mm.DefaultCosts()
+	for _, a := range c.st.Args {
+		name, value, set := splitNameValue(a)
+		if _, ok := costs.Get(name); !ok {
+			msg := fmt.Sprintf("unknown cost %q", name)
+			if s := suggest(name, costs.Names()); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return fmt.Errorf("%s", msg)
+		}
+		if set {
+			if _, err := parseDuration(value); err != nil {
+				return fmt.Errorf("%s=%v", name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func runCost(in *Interp, c *call) error {
+	if len(c.st.Args) == 0 {
+		for _, n := range in.m.Cost.Names() {
+			d, _ := in.m.Cost.Get(n)
+			in.printf("%s=%s\n", n, formatDuration(d))
+		}
+		return nil
+	}
+	for _, a := range c.st.Args {
+		name, value, set := splitNameValue(a)
+		if !set {
+			d, _ := in.m.Cost.Get(name)
+			in.printf("%s=%s\n", name, formatDuration(d))
+			continue
+		}
+		d, _ := parseDuration(value)
+		if err := in.m.Cost.Set(name, int64(d)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runCgroup(in *Interp, c *call) error {
+	name := c.pos[0]
+	var cg *mm.Memcg
+	if o, ok := in.objects[name]; ok {
+		co, isCg := o.(*cgroupObj)
+		if !isCg {
+			return fmt.Errorf("%q is already a %s", name, o.kind())
+		}
+		cg = co.cg
+	} else {
+		if err := in.canDefine(name); err != nil {
+			return err
+		}
+		cg = in.m.NewMemcg(name)
+		if err := in.define(name, &cgroupObj{cg: cg}); err != nil {
+			return err
+		}
+	}
+	for _, k := range c.keys {
+		if err := cg.SetKnob(k, c.size(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

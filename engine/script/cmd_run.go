@@ -1,0 +1,471 @@
+package script
+
+// cmd_run.go: tasks and time (task, run, invariants, check).
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/sim"
+	"github.com/pagesim/pagesim/engine/workload"
+)
+
+// program is a workload a task can run.
+type program struct {
+	name string
+	help string
+	args []param
+	// check is an extra static check of the program's arguments.
+	check func(c *call) error
+	// start builds the program from the call.
+	start func(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error)
+}
+
+var taskParams = []param{
+	{name: "cpu", typ: tCount, help: "run on this CPU only"},
+	{name: "cpus", typ: tList, help: "run on these CPUs, such as 0-3"},
+	{name: "node", typ: tCount, help: "run on this node's CPUs"},
+	{name: "start", typ: tDuration, help: "start this long from now (default: now)"},
+}
+
+func runCommands() []*command {
+	return []*command{
+		{
+			name:   "task",
+			syntax: "task NAME PROGRAM [ARG=VALUE]... [cpu=N|cpus=LIST|node=N] [start=DURATION]",
+			help: "Starts a task that runs a workload program in the background, interleaved with kswapd, kcompactd " +
+				"and the other tasks once time runs. Programs: " + programNames() + ".",
+			pos: []param{
+				{name: "NAME", typ: tName, required: true},
+				{name: "PROGRAM", typ: tText, required: true},
+			},
+			keys:    taskParams,
+			keysFor: programParams,
+			check: func(c *call) error {
+				n := 0
+				for _, k := range []string{"cpu", "cpus", "node"} {
+					if c.has(k) {
+						n++
+					}
+				}
+				if n > 1 {
+					return fmt.Errorf("give one of cpu=, cpus= and node=")
+				}
+				if p := lookupProgram(c.pos[1]); p.check != nil {
+					return p.check(c)
+				}
+				return nil
+			},
+			run: runTask,
+		},
+		{
+			name:   "run",
+			syntax: "run DURATION | run until=TASK-done|all-done [max=DURATION]",
+			help: "Advances simulated time: by DURATION, or until the named task (or every task started with task) " +
+				"has ended, at most max (default 1h) later; not ending by then is an error.",
+			pos: []param{{name: "DURATION", typ: tDuration}},
+			keys: []param{
+				{name: "until", typ: tText, help: "TASK-done or all-done"},
+				{name: "max", typ: tDuration, help: "give up after this long (default 1h)"},
+			},
+			check: func(c *call) error {
+				if (len(c.pos) == 1) == c.has("until") {
+					return fmt.Errorf("give a DURATION or until=")
+				}
+				if c.has("max") && !c.has("until") {
+					return fmt.Errorf("max= goes with until=")
+				}
+				if c.has("until") {
+					u := c.str("until", "")
+					if u != "all-done" && (!strings.HasSuffix(u, "-done") || checkName(strings.TrimSuffix(u, "-done")) != nil) {
+						return fmt.Errorf("until=%s: want TASK-done or all-done", u)
+					}
+				}
+				return nil
+			},
+			run: runRun,
+		},
+		{
+			name:   "invariants",
+			syntax: "invariants on|off",
+			help: "With on, the machine's consistency check (every page accounted for once, buddy alignment, " +
+				"free-list and LRU counters) runs after every simulated event; a broken invariant stops the script.",
+			pos: []param{{name: "on|off", typ: tBool, required: true}},
+			run: func(in *Interp, c *call) error {
+				in.invariants, _ = parseBool(c.pos[0])
+				return nil
+			},
+		},
+		{
+			name:   "check",
+			syntax: "check",
+			help:   "Runs the machine's consistency check now; a broken invariant stops the script.",
+			run: func(in *Interp, c *call) error {
+				if err := in.m.CheckInvariants(); err != nil {
+					return in.invariantError("at check", err)
+				}
+				return nil
+			},
+		},
+	}
+}
+
+var programs = []*program{
+	{
+		name: "fault",
+		help: "faults a region in address order, batch pages per step (default: to the next 2 MiB), optionally pinned",
+		args: []param{
+			{name: "region", typ: tName, required: true, help: "the region to fault"},
+			{name: "size", typ: tSize, help: "how much to fault (default: the rest of the region)"},
+			{name: "pin", typ: tBool, help: "fault through FOLL_LONGTERM pins"},
+			{name: "batch", typ: tCount, help: "pages per step"},
+			{name: "interval", typ: tDuration, help: "pause between steps"},
+		},
+		start: startFault,
+	},
+	{
+		name: "qemu",
+		help: "qemu mapping guest RAM with vfio: faults the region 2 MiB at a time, pinning it (pin=off: only touching)",
+		args: []param{
+			{name: "region", typ: tName, required: true, help: "the guest RAM"},
+			{name: "pin", typ: tBool, help: "vfio pins every page (default on)"},
+		},
+		start: startQemu,
+	},
+	{
+		name: "write",
+		help: "writes a file through the page cache, chunk bytes per step; loop=on repeats, unlink=on removes it after each pass",
+		args: []param{
+			{name: "file", typ: tName, required: true, help: "the file (created if new)"},
+			{name: "size", typ: tSize, required: true, help: "bytes per pass"},
+			{name: "chunk", typ: tSize, help: "bytes per step (default 1M)"},
+			{name: "gfp", typ: tGFP, help: "the page-cache mask (default GFP_HIGHUSER_MOVABLE)"},
+			{name: "sync", typ: tBool, help: "fdatasync after each pass"},
+			{name: "unlink", typ: tBool, help: "truncate the file after each pass"},
+			{name: "loop", typ: tBool, help: "start over after each pass"},
+			{name: "interval", typ: tDuration, help: "pause between steps"},
+			{name: "cgroup", typ: tCgroup, help: "the cgroup charged, when the file is new"},
+		},
+		start: startWrite,
+	},
+	{
+		name: "read",
+		help: "reads a file through the page cache, chunk bytes per step; loop=on keeps reading it",
+		args: []param{
+			{name: "file", typ: tName, required: true, help: "the file"},
+			{name: "chunk", typ: tSize, help: "bytes per step (default 1M)"},
+			{name: "gfp", typ: tGFP, help: "the page-cache mask (default GFP_HIGHUSER_MOVABLE)"},
+			{name: "loop", typ: tBool, help: "start over at the end"},
+			{name: "interval", typ: tDuration, help: "pause between steps"},
+		},
+		start: startRead,
+	},
+	{
+		name: "slab",
+		help: "grows a slab cache to size (or slabs) and then turns it over, freeing the oldest batch and allocating a new one each step",
+		args: []param{
+			{name: "cache", typ: tName, required: true, help: "the slab cache (created if new)"},
+			{name: "size", typ: tSize, help: "the cache's working size"},
+			{name: "slabs", typ: tCount, help: "the cache's working size in slabs"},
+			{name: "batch", typ: tCount, help: "slabs per step (default 1)"},
+			{name: "order", typ: tOrder, help: "slab order, when the cache is new"},
+			{name: "reclaimable", typ: tBool, help: "SLAB_RECLAIM_ACCOUNT, when the cache is new"},
+			{name: "gfp", typ: tGFP, help: "the mask (default GFP_KERNEL)"},
+			{name: "steps", typ: tCount, help: "stop after this many steps (default: never)"},
+			{name: "interval", typ: tDuration, help: "pause between steps"},
+			{name: "cgroup", typ: tCgroup, help: "the cgroup charged, when the cache is new"},
+		},
+		check: func(c *call) error {
+			if c.has("size") == c.has("slabs") {
+				return fmt.Errorf("program slab: give size= or slabs=")
+			}
+			return nil
+		},
+		start: startSlab,
+	},
+	{
+		name: "pin",
+		help: "pins one folio in a fraction of a region's pageblocks, holds the pins, then unpins them",
+		args: []param{
+			{name: "region", typ: tName, required: true, help: "the region whose pages to pin"},
+			{name: "fraction", typ: tFraction, required: true, help: "share of its pageblocks to pin"},
+			{name: "hold", typ: tHold, help: "how long to keep the pins (default forever)"},
+		},
+		start: startPin,
+	},
+	{
+		name: "alloc",
+		help: "raw allocations of one mask and order, one per step, each freed hold later",
+		args: []param{
+			{name: "gfp", typ: tGFP, required: true, help: "the allocation mask"},
+			{name: "order", typ: tOrder, help: "the chunk order (default 0)"},
+			{name: "count", typ: tCount, help: "how many allocations (default: until stopped)"},
+			{name: "hold", typ: tHold, help: "how long each chunk is kept (default 0: until the next step)"},
+			{name: "interval", typ: tDuration, help: "pause between allocations"},
+			{name: "nid", typ: tCount, help: "the preferred node"},
+		},
+		start: startAllocTask,
+	},
+}
+
+func programNames() string {
+	var out []string
+	for _, p := range programs {
+		out = append(out, p.name)
+	}
+	return strings.Join(out, ", ")
+}
+
+func lookupProgram(name string) *program {
+	for _, p := range programs {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+func programParams(pos []string) ([]param, error) {
+	if len(pos) < 2 {
+		return nil, nil
+	}
+	p := lookupProgram(pos[1])
+	if p == nil {
+		var names []string
+		for _, p := range programs {
+			names = append(names, p.name)
+		}
+		msg := fmt.Sprintf("unknown program %q (have %s)", pos[1], programNames())
+		if s := suggest(pos[1], names); s != "" {
+			msg = fmt.Sprintf("unknown program %q (did you mean %q?)", pos[1], s)
+		}
+		return nil, fmt.Errorf("%s", msg)
+	}
+	return p.args, nil
+}
+
+func runTask(in *Interp, c *call) error {
+	name := c.pos[0]
+	if err := in.canDefine(name); err != nil {
+		return err
+	}
+	p := lookupProgram(c.pos[1])
+	prog, status, extra, err := p.start(in, c)
+	if err != nil {
+		return err
+	}
+	cpu := 0
+	var allowed []int
+	switch {
+	case c.has("cpu"):
+		cpu = int(c.uint("cpu"))
+		if cpu >= in.m.NrCPUs() {
+			return fmt.Errorf("cpu=%d: the machine has CPUs 0 to %d", cpu, in.m.NrCPUs()-1)
+		}
+		allowed = []int{cpu}
+	case c.has("cpus"):
+		list, err := parseList(c.str("cpus", ""), in.m.NrCPUs())
+		if err != nil {
+			return fmt.Errorf("cpus=%v", err)
+		}
+		allowed, cpu = list, list[0]
+	case c.has("node"):
+		n, err := in.node(c.uint("node"))
+		if err != nil {
+			return err
+		}
+		if len(n.CPUs) == 0 {
+			return fmt.Errorf("node=%d has no CPUs", n.ID)
+		}
+		allowed, cpu = n.CPUs, n.CPUs[0]
+	}
+	start := in.m.World.Now() + sim.Time(c.duration("start"))
+	t := in.m.World.NewTask(name, cpu, prog, start)
+	t.AllowedCPUs = allowed
+	return in.define(name, &taskObj{t: t, program: p.name, status: status, extra: extra})
+}
+
+func progressOf(p *workload.Progress) func() workload.Progress {
+	return func() workload.Progress { return *p }
+}
+
+func startFault(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
+	ro, err := in.region(c.str("region", ""))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	f := &workload.Faulter{M: in.m, Region: ro.r, Pin: c.flag("pin"), Batch: c.uint("batch"), Interval: sim.Time(c.duration("interval"))}
+	if c.has("size") {
+		f.Pages = max(sizePages(c.size("size")), 1)
+	}
+	return f, progressOf(&f.Progress), nil, nil
+}
+
+func startQemu(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
+	ro, err := in.region(c.str("region", ""))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	pin := true
+	if c.has("pin") {
+		pin = c.flag("pin")
+	}
+	q := &workload.QemuVfio{M: in.m, Region: ro.r, Pin: pin}
+	status := func() workload.Progress {
+		p := workload.Progress{Started: q.Started, Done: q.Done, Start: q.Start, Finish: q.Finish, Ops: q.Region.Cursor}
+		if q.Failed {
+			p.Failed = 1
+		}
+		return p
+	}
+	return q, status, nil, nil
+}
+
+func startWrite(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
+	f, err := in.file(c.str("file", ""), true, c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	w := &workload.CacheWriter{M: in.m, File: f, Pages: max(sizePages(c.size("size")), 1), GFP: c.gfp("gfp", mm.GFP_HIGHUSER_MOVABLE),
+		Sync: c.flag("sync"), Unlink: c.flag("unlink"), Loop: c.flag("loop"), Interval: sim.Time(c.duration("interval"))}
+	if c.has("chunk") {
+		w.Chunk = max(sizePages(c.size("chunk")), 1)
+	}
+	extra := func() []field { return []field{{"passes", uintNum(w.Passes)}} }
+	return w, progressOf(&w.Progress), extra, nil
+}
+
+func startRead(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
+	f, err := in.file(c.str("file", ""), false, c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	r := &workload.CacheReader{M: in.m, File: f, GFP: c.gfp("gfp", mm.GFP_HIGHUSER_MOVABLE), Loop: c.flag("loop"),
+		Interval: sim.Time(c.duration("interval"))}
+	if c.has("chunk") {
+		r.Chunk = max(sizePages(c.size("chunk")), 1)
+	}
+	extra := func() []field { return []field{{"passes", uintNum(r.Passes)}, {"misses", uintNum(r.Misses)}} }
+	return r, progressOf(&r.Progress), extra, nil
+}
+
+func startSlab(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
+	name := c.str("cache", "")
+	var cache *mm.SlabCache
+	if o, ok := in.objects[name]; ok {
+		so, isSlab := o.(*slabObj)
+		if !isSlab {
+			return nil, nil, nil, fmt.Errorf("%q is a %s, not a slab cache", name, o.kind())
+		}
+		cache = so.c
+	} else {
+		if err := in.canDefine(name); err != nil {
+			return nil, nil, nil, err
+		}
+		cg, err := in.cgroup(c.str("cgroup", "/"))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		cache = in.m.NewSlabCache(name, cg, c.order("order", 0), c.flag("reclaimable"))
+		if err := in.define(name, &slabObj{c: cache}); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	slabs := c.uint("slabs")
+	if c.has("size") {
+		per := cache.Order.Pages() * mm.PageSize
+		slabs = (c.size("size") + per - 1) / per
+	}
+	s := &workload.SlabChurner{M: in.m, Cache: cache, GFP: c.gfp("gfp", mm.GFP_KERNEL), Slabs: int(min(max(slabs, 1), 1<<30)),
+		Batch: int(min(max(c.uint("batch"), 1), 1<<20)), Steps: c.uint("steps"), Interval: sim.Time(c.duration("interval"))}
+	return s, progressOf(&s.Progress), nil, nil
+}
+
+func startPin(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
+	ro, err := in.region(c.str("region", ""))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	p := &workload.Pinner{M: in.m, Owner: ro.r.Owner, Fraction: c.fraction("fraction")}
+	if h := c.str("hold", "forever"); h != "forever" {
+		d, _ := parseDuration(h)
+		if d == 0 {
+			return nil, nil, nil, fmt.Errorf("hold=0: give a positive duration or forever")
+		}
+		p.Hold = d
+	}
+	extra := func() []field { return []field{{"pages", uintNum(p.Pages)}} }
+	return p, progressOf(&p.Progress), extra, nil
+}
+
+func startAllocTask(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
+	a := &workload.Allocator{M: in.m, GFP: c.gfp("gfp", 0), Order: c.order("order", 0), Nid: -1, Count: c.uint("count"),
+		Interval: sim.Time(c.duration("interval"))}
+	if c.has("nid") {
+		n, err := in.node(c.uint("nid"))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		a.Nid = n.ID
+	}
+	if h := c.str("hold", "0s"); h == "forever" {
+		a.Hold = -1
+	} else {
+		a.Hold, _ = parseDuration(h)
+	}
+	extra := func() []field { return []field{{"held", intNum(int64(a.Held()))}} }
+	return a, progressOf(&a.Progress), extra, nil
+}
+
+// defaultRunMax bounds run until= when max= is not given.
+const defaultRunMax = 3600 * sim.Second
+
+func runRun(in *Interp, c *call) error {
+	w := in.m.World
+	if len(c.pos) == 1 {
+		d, _ := parseDuration(c.pos[0])
+		_, err := in.advance(w.Now()+d, nil)
+		return err
+	}
+	limit := defaultRunMax
+	if c.has("max") {
+		limit = sim.Time(c.duration("max"))
+	}
+	until := c.str("until", "")
+	var tasks []*taskObj
+	if until == "all-done" {
+		for _, n := range in.namesOf("task") {
+			tasks = append(tasks, in.objects[n].(*taskObj))
+		}
+	} else {
+		o, err := in.lookup(strings.TrimSuffix(until, "-done"), "task")
+		if err != nil {
+			return err
+		}
+		tasks = append(tasks, o.(*taskObj))
+	}
+	done := func() bool {
+		for _, t := range tasks {
+			if !t.t.Exited() {
+				return false
+			}
+		}
+		return true
+	}
+	if done() {
+		return nil
+	}
+	end := w.Now() + limit
+	stopped, err := in.advance(end, done)
+	if err != nil {
+		return err
+	}
+	if !stopped {
+		if until == "all-done" {
+			return fmt.Errorf("until=all-done: tasks still running at %s s (max=%s)", w.Now(), formatDuration(limit))
+		}
+		return fmt.Errorf("until=%s: task %s is still running at %s s (max=%s)", until, strings.TrimSuffix(until, "-done"), w.Now(), formatDuration(limit))
+	}
+	return nil
+}

@@ -1,0 +1,300 @@
+// Package script is pagesim's script language: a line-oriented text that
+// builds a simulated machine, sets the kernel's knobs, fills, fragments and
+// pins memory, starts tasks, advances simulated time and prints /proc files,
+// counters and traces. `pagesim script FILE` runs one; the engine's
+// datadriven tests and the documentation's examples are written in it, so
+// anything a test shows can be replayed on the command line or in the
+// browser. docs/SCRIPT.md is the reference.
+//
+// # How a script runs
+//
+// Parse reads the text into statements and check validates every one of them
+// against the command table (command names, argument names and the syntax
+// of every value) before the first one runs. The interpreter then executes
+// them in order on one machine.
+//
+// Time is the machine's simulated clock. Commands that do kernel work (fill,
+// file write, alloc, compact_memory...) run as one step of a "script" task
+// on a chosen CPU (cpu=N, or the first CPU of node=N; CPU 0 by default),
+// issued at the current simulated time: the work is charged to that task,
+// the CPU is busy for as long as it takes, and anything the work wakes
+// (kswapd, kcompactd) is queued. The clock itself moves only with run, which
+// processes events up to a time or until a task ends. Setup work therefore
+// does not hide in the timeline: a later run starts while the CPU that did
+// it may still be busy.
+//
+// Tasks started with `task` run workload programs (package workload) in the
+// background and interleave with kswapd, kcompactd and each other as the
+// event loop orders them.
+//
+// # Determinism
+//
+// The package reads no clock, no file and no global random source; named
+// objects are kept in creation order; the same script prints the same bytes
+// every time, natively and in the browser.
+package script
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// Options configure an interpreter.
+type Options struct {
+	// CheckEveryCommand runs the machine's invariant check after every
+	// command (tests set it; the `invariants on` command checks after
+	// every simulated event instead).
+	CheckEveryCommand bool
+}
+
+// Interp runs scripts against one machine. Its state (the machine, named
+// objects, tasks) carries over from one Exec to the next, so a test can
+// feed a script in pieces and look at the output of each.
+type Interp struct {
+	opts Options
+	out  io.Writer
+	m    *mm.Machine
+	// objects holds named regions, files, slab caches, allocation
+	// handles, tasks and cgroups; names keeps their creation order.
+	objects map[string]object
+	names   []string
+	// scriptTasks are the tasks that run commands, one per CPU used.
+	scriptTasks map[int]*sim.Task
+	// invariants is `invariants on`: check after every event.
+	invariants bool
+
+	fileName string
+	line     int
+}
+
+// New returns an interpreter with no machine yet.
+func New(opts Options) *Interp {
+	return &Interp{opts: opts, objects: map[string]object{}, scriptTasks: map[int]*sim.Task{}}
+}
+
+// Machine returns the current machine, or nil before `machine`.
+func (in *Interp) Machine() *mm.Machine { return in.m }
+
+// Run parses and runs a whole script read from r, writing its output to
+// out. name is the script's name in error messages (the CLI passes the
+// file name it read); nothing is opened by name.
+func Run(name string, r io.Reader, out io.Writer, opts Options) error {
+	src, err := io.ReadAll(io.LimitReader(r, maxScriptBytes+1))
+	if err != nil {
+		return &Error{File: name, Msg: err.Error()}
+	}
+	if len(src) > maxScriptBytes {
+		return &Error{File: name, Msg: fmt.Sprintf("script is larger than %d bytes", maxScriptBytes)}
+	}
+	return New(opts).Exec(out, name, 1, src)
+}
+
+// maxScriptBytes bounds a script read by Run.
+const maxScriptBytes = 8 << 20
+
+// Exec parses src (whose first line is line firstLine of the script name),
+// checks every statement, then runs them, writing output to out. It
+// returns the first error; statements before it have run.
+func (in *Interp) Exec(out io.Writer, name string, firstLine int, src []byte) (err error) {
+	stmts, err := Parse(name, firstLine, src)
+	if err != nil {
+		return err
+	}
+	calls := make([]*call, len(stmts))
+	for i := range stmts {
+		c, err := check(&stmts[i])
+		if err != nil {
+			return &Error{File: name, Line: stmts[i].Line, Msg: err.Error()}
+		}
+		calls[i] = c
+	}
+	in.out, in.fileName = out, name
+	for _, c := range calls {
+		if err := in.execOne(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// execOne runs one checked statement, turning a panic in the engine into
+// an internal error that names the line.
+func (in *Interp) execOne(c *call) (err error) {
+	in.line = c.st.Line
+	defer func() {
+		if r := recover(); r != nil {
+			msg := strings.SplitN(fmt.Sprint(r), "\n", 2)
+			e := &Error{File: in.fileName, Line: in.line, Msg: fmt.Sprintf("%s: internal error in the engine: %s", c.st.Cmd, msg[0]), Internal: true}
+			if len(msg) > 1 {
+				e.Detail = msg[1]
+			}
+			err = e
+		}
+	}()
+	if in.m == nil && !c.cmd.noMachine {
+		return in.errorf("%s: no machine yet (start the script with a machine command, such as: machine mem=64M)", c.st.Cmd)
+	}
+	if err := c.cmd.run(in, c); err != nil {
+		var se *Error
+		if asError(err, &se) {
+			return se
+		}
+		return in.errorf("%s: %v", c.name(), err)
+	}
+	if in.opts.CheckEveryCommand && in.m != nil {
+		if err := in.m.CheckInvariants(); err != nil {
+			return in.invariantError(fmt.Sprintf("after %s", c.st.Cmd), err)
+		}
+	}
+	return nil
+}
+
+func asError(err error, target **Error) bool {
+	e, ok := err.(*Error)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+// errorf returns an error at the current line.
+func (in *Interp) errorf(format string, args ...any) *Error {
+	return &Error{File: in.fileName, Line: in.line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// invariantError reports a broken invariant in one line, with the dump as
+// the error's detail.
+func (in *Interp) invariantError(when string, err error) *Error {
+	msg := strings.SplitN(err.Error(), "\n", 2)
+	e := in.errorf("invariant broken %s at %s s: %s", when, in.m.World.Now(), msg[0])
+	if len(msg) > 1 {
+		e.Detail = msg[1]
+	}
+	return e
+}
+
+// printf writes to the script's output.
+func (in *Interp) printf(format string, args ...any) {
+	fmt.Fprintf(in.out, format, args...)
+}
+
+// note prints a one-line remark about an action that could not do all it
+// was asked (an allocation failure is a result, not a script error).
+func (in *Interp) note(format string, args ...any) {
+	in.printf("note: "+format+"\n", args...)
+}
+
+// ---------------------------------------------------------------------------
+// Running work and time
+
+// farFuture bounds event processing when waiting for a command's step.
+const farFuture = sim.Time(1<<62 - 1)
+
+// scriptTask returns the task that runs commands on cpu.
+func (in *Interp) scriptTask(cpu int) *sim.Task {
+	if t, ok := in.scriptTasks[cpu]; ok {
+		return t
+	}
+	t := in.m.World.NewTask("script", cpu, nil, sim.Never)
+	t.AllowedCPUs = []int{cpu}
+	in.scriptTasks[cpu] = t
+	return t
+}
+
+// onCPU runs fn as one step of the script task on cpu, issued now: events
+// due before the CPU is free run first, and the step's cost keeps the CPU
+// busy. The clock stays at the step's start.
+func (in *Interp) onCPU(cpu int, fn func(t *sim.Task) error) error {
+	t := in.scriptTask(cpu)
+	var ferr error
+	ran := false
+	t.Program = sim.ProgramFunc(func(w *sim.World, t *sim.Task) sim.Time {
+		ferr = fn(t)
+		ran = true
+		return sim.Never
+	})
+	in.m.World.Wake(t, in.m.World.Now())
+	if _, err := in.advance(farFuture, func() bool { return ran }); err != nil {
+		return err
+	}
+	if !ran {
+		return in.errorf("the script task on CPU %d never ran", cpu)
+	}
+	return ferr
+}
+
+// advance processes events up to until, or until stop reports true after
+// an event (then the clock stays at that event). It reports whether stop
+// ended it. With `invariants on` the machine is checked after every event.
+func (in *Interp) advance(until sim.Time, stop func() bool) (bool, error) {
+	w := in.m.World
+	for {
+		next := w.NextEventTime()
+		if next == sim.Never || next > until {
+			break
+		}
+		w.Step()
+		if in.invariants {
+			if err := in.m.CheckInvariants(); err != nil {
+				return false, in.invariantError("after an event", err)
+			}
+		}
+		if stop != nil && stop() {
+			return true, nil
+		}
+	}
+	w.RunUntil(until, nil)
+	return false, nil
+}
+
+// cpuFor returns the CPU a command runs on: cpu=N, else the first CPU of
+// node=N, else CPU 0.
+func (in *Interp) cpuFor(c *call) (int, error) {
+	if c.has("cpu") {
+		cpu := int(c.uint("cpu"))
+		if cpu >= in.m.NrCPUs() {
+			return 0, fmt.Errorf("cpu=%d: the machine has CPUs 0 to %d", cpu, in.m.NrCPUs()-1)
+		}
+		return cpu, nil
+	}
+	if c.has("node") {
+		n, err := in.node(c.uint("node"))
+		if err != nil {
+			return 0, err
+		}
+		if len(n.CPUs) == 0 {
+			return 0, fmt.Errorf("node=%d has no CPUs", n.ID)
+		}
+		return n.CPUs[0], nil
+	}
+	return 0, nil
+}
+
+// node returns node n or an error naming the machine's nodes.
+func (in *Interp) node(n uint64) (*mm.Node, error) {
+	if n >= uint64(len(in.m.Nodes)) {
+		return nil, fmt.Errorf("node=%d: the machine has nodes 0 to %d", n, len(in.m.Nodes)-1)
+	}
+	return in.m.Nodes[n], nil
+}
+
+// work runs fn on the command's CPU.
+func (in *Interp) work(c *call, fn func(t *sim.Task) error) error {
+	cpu, err := in.cpuFor(c)
+	if err != nil {
+		return err
+	}
+	return in.onCPU(cpu, fn)
+}
+
+// capture returns what fn writes, for commands that render a file.
+func capture(fn func(w io.Writer) error) (string, error) {
+	var b bytes.Buffer
+	err := fn(&b)
+	return b.String(), err
+}
