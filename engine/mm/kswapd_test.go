@@ -169,3 +169,36 @@ func TestKswapdGivesUpAfterMaxReclaimRetriesOnAnUnreclaimableNode(t *testing.T) 
 	assert.Equal(t, uint64(maxReclaimRetries), m.Event(PAGEOUTRUN))
 	assert.False(t, n.KswapdRunning())
 }
+
+func TestAWatermarkBoostMakesKswapdReclaimTheBoostAndWakeKcompactd(t *testing.T) {
+	// 128 MiB: at DEF_PRIORITY a 16k-page LRU yields 4 pages a pass. (On
+	// a machine whose LRU is under 4096 pages, the first boosted pass
+	// scans nothing and balance_pgdat gives the boost up at once.)
+	m := newQuietMachine(t, 32768, 1, 2)
+	// Pins keep reclaim from freeing a whole block, so kcompactd has work.
+	l := carveZone(t, m, nil, pinnedHolesFileLayout)
+	z := l.zone
+	n := m.Nodes[0]
+	// Plenty of free memory, all of it in movable blocks: an unmovable
+	// request tries to claim a block (boost_watermark), fails, steals a
+	// page, and rmqueue wakes kswapd for the boost.
+	var got PFN
+	inWorld(t, m, 1, func(t *sim.Task) { got = m.AllocPages(t, GFP_KERNEL, 0, 0, 0) })
+	require.NotEqual(t, NilPFN, got)
+	assert.Zero(t, m.Slow.Entered, "served on the fast path")
+	boost := z.WatermarkBoost
+	require.Equal(t, uint64(PageblockNrPages), boost, "boost_watermark adds a pageblock")
+	assert.Equal(t, []string{"nid=0 order=0 gfp_flags=none"}, traceFields(m, "mm_vmscan_wakeup_kswapd"))
+	runWorld(t, m, m.World.Now()+2*sim.Second)
+	assert.Equal(t, uint64(1), m.Event(PAGEOUTRUN))
+	assert.GreaterOrEqual(t, m.Event(PGSTEAL_KSWAPD), boost, "kswapd reclaimed the boost")
+	assert.Less(t, m.Event(PGSTEAL_KSWAPD), boost+2*SwapClusterMax, "and stopped once the boost was reclaimed")
+	assert.Zero(t, m.Event(PSWPOUT)+m.Event(PGSCAN_ANON), "boosted reclaim never swaps")
+	assert.Zero(t, z.WatermarkBoost, "the boost is paid off")
+	assert.Zero(t, n.KswapdFailures())
+	assert.Zero(t, allocstalls(m))
+	assert.Equal(t, []string{"nid=0 order=9 classzone_idx=Normal  "}, traceFields(m, "mm_compaction_wakeup_kcompactd"),
+		"boosted reclaim ends by waking kcompactd at pageblock order")
+	assert.Equal(t, uint64(1), m.Event(KCOMPACTD_WAKE))
+	assert.False(t, n.KswapdRunning())
+}
