@@ -272,3 +272,43 @@ func TestDefragModeFlagsGiveUpAndPromotion(t *testing.T) {
 		})
 	}
 }
+
+// pinnedGroupsFileLayout pins the first page of every 8-page group, frees
+// the odd pages and fills the rest with clean page cache: reclaim makes
+// progress, but no order-3 chunk can ever be freed or compacted.
+func pinnedGroupsFileLayout(block, off int) role {
+	switch {
+	case off%8 == 0:
+		return roleAnonPinned
+	case off%2 == 1:
+		return roleFree
+	}
+	return roleFile
+}
+
+func TestShouldCompactRetryEscalatesPriorityLikeTheKernel(t *testing.T) {
+	tests := []struct {
+		name  string
+		gfp   GFP
+		order Order
+		steps string
+	}{
+		{"a non-costly request escalates from SYNC_LIGHT to SYNC_FULL, then gives up",
+			GFP_KERNEL | __GFP_COMP, 3,
+			"wake(3) min compact(ASYNC) wake(3) min reclaim(3) drain compact(SYNC_LIGHT) reclaim-retry=false compact-retry=true " +
+				"wake(3) min reclaim(3) drain compact(SYNC_FULL) reclaim-retry=false compact-retry=false oom nopage(reclaim and compaction cannot help (would OOM))"},
+		{"a costly __GFP_RETRY_MAYFAIL request stops at its SYNC_LIGHT floor",
+			GFP_TRANSHUGE | __GFP_RETRY_MAYFAIL, 9,
+			"min compact(ASYNC) min reclaim(9) drain compact(SYNC_LIGHT) reclaim-retry=false compact-retry=false nopage(reclaim and compaction cannot help (would OOM))"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			carveZone(t, m, nil, pinnedGroupsFileLayout)
+			var got PFN
+			inWorld(t, m, 1, func(t *sim.Task) { got = m.AllocPages(t, tc.gfp, tc.order, 0, 0) })
+			assert.Equal(t, NilPFN, got)
+			assert.Equal(t, tc.steps, m.stepsString())
+		})
+	}
+}
