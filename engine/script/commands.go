@@ -395,3 +395,51 @@ func commandHelp(cmd *command) string {
 	}
 	return b.String()
 }
+
+// reference writes the command reference of docs/SCRIPT.md from the table.
+func reference() string {
+	var b strings.Builder
+	for _, cmd := range commands {
+		fmt.Fprintf(&b, "### %s\n\n", cmd.name)
+		all := append([]*command{cmd}, cmd.subs...)
+		for _, c := range all {
+			if c.syntax == "" || (c == cmd && len(cmd.subs) > 0) {
+				continue
+			}
+			fmt.Fprintf(&b, "    %s\n", c.syntax)
+		}
+		b.WriteString("\n")
+		for _, c := range all {
+			if c.help != "" {
+				if c != cmd {
+					fmt.Fprintf(&b, "`%s %s`: ", cmd.name, c.name)
+				}
+				fmt.Fprintf(&b, "%s\n\n", c.help)
+			}
+			writeParams(&b, c.keys)
+		}
+		if cmd.name == "task" {
+			for _, p := range programs {
+				fmt.Fprintf(&b, "Program `%s`: %s.\n\n", p.name, p.help)
+				writeParams(&b, p.args)
+			}
+		}
+	}
+	return b.String()
+}
+
+func writeParams(b *strings.Builder, ps []param) {
+	if len(ps) == 0 {
+		return
+	}
+	b.WriteString("| argument | meaning |\n|---|---|\n")
+	for _, p := range ps {
+		req := ""
+		if p.required {
+			req = " (required)"
+		}
+		help := strings.ReplaceAll(p.help, "|", "\\|")
+		fmt.Fprintf(b, "| `%s=` | %s%s |\n", p.name, help, req)
+	}
+	b.WriteString("\n")
+}
