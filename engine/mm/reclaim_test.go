@@ -314,3 +314,27 @@ func TestMemoryLowProtectsLikeTheKernel(t *testing.T) {
 		})
 	}
 }
+
+func TestMemoryMinIsNeverReclaimedEvenWhenNothingElseIs(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	a := m.NewMemcg("A")
+	require.NoError(t, a.SetKnob("memory.min", 32<<20))
+	tk := m.testTask(0)
+	fa := m.NewFile("a", a)
+	require.Equal(t, uint64(2000), m.FileWrite(tk, fa, 0, 2000, GFP_HIGHUSER_MOVABLE))
+	m.FileSync(tk, fa)
+	resetCounters(m)
+	free := int(m.Nodes[0].Zones[ZoneNormal].Stat[NR_FREE_PAGES])
+	failed := 0
+	for i := 0; i < free+500 && failed < 5; i++ {
+		if m.AllocPages(tk, GFP_KERNEL, 0, 0, 0) == NilPFN {
+			failed++
+		}
+		mustCheck(t, m, "allocation %d", i)
+	}
+	assert.Greater(t, failed, 0, "with only memory.min-protected memory left, requests fail")
+	assert.Greater(t, allocstalls(m), uint64(0))
+	assert.Equal(t, uint64(2000), fa.Resident(), "A keeps every page")
+	assert.Zero(t, m.Event(PGSCAN_FILE), "A is not even scanned")
+	assert.Zero(t, a.EventsLow)
+}
