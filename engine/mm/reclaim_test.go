@@ -245,9 +245,10 @@ func TestAnonIsScannedOnlyWithSwap(t *testing.T) {
 func TestMemoryLowProtectsLikeTheKernel(t *testing.T) {
 	tests := []struct {
 		name string
-		// truncateB empties the unprotected cgroup before the pressure.
-		truncateB bool
-		kswapd    bool
+		// bAnon gives B unreclaimable memory (anon without swap)
+		// instead of page cache.
+		bAnon  bool
+		kswapd bool
 		// wantLowReclaim: the protected cgroup is reclaimed and its
 		// memory.events low counts it.
 		wantLowReclaim bool
@@ -265,23 +266,26 @@ func TestMemoryLowProtectsLikeTheKernel(t *testing.T) {
 			require.NoError(t, a.SetKnob("memory.low", 32<<20))
 			tk := m.testTask(0)
 			fa := m.NewFile("a", a)
-			fb := m.NewFile("b", b)
 			require.Equal(t, uint64(2000), m.FileWrite(tk, fa, 0, 2000, GFP_HIGHUSER_MOVABLE))
-			require.Equal(t, uint64(4000), m.FileWrite(tk, fb, 0, 4000, GFP_HIGHUSER_MOVABLE))
 			m.FileSync(tk, fa)
-			m.FileSync(tk, fb)
-			mustCheck(t, m, "filling the page cache")
-			if tc.truncateB {
-				m.FileTruncate(tk, fb)
-				mustCheck(t, m, "truncating B")
+			const bPages = 5500
+			fb := m.NewFile("b", b)
+			if tc.bAnon {
+				r := m.NewAnonRegion("b", b, bPages)
+				r.NoHugepage = true
+				for r.Cursor < r.Pages {
+					require.True(t, m.FaultAnonNext(tk, r, false).OK)
+				}
+			} else {
+				require.Equal(t, uint64(bPages), m.FileWrite(tk, fb, 0, bPages, GFP_HIGHUSER_MOVABLE))
+				m.FileSync(tk, fb)
 			}
+			mustCheck(t, m, "filling memory")
 			require.True(t, a.belowLow(), "A is protected")
 			// Take memory with unreclaimable kernel pages until
 			// reclaim has to find 1000 pages.
-			free := int(m.Nodes[0].Zones[ZoneNormal].Stat[NR_FREE_PAGES])
-			want := free + 1000
+			want := int(m.Nodes[0].Zones[ZoneNormal].Stat[NR_FREE_PAGES]) + 1000
 			resetCounters(m)
-			runWorld(t, m, m.World.Now()) // settle anything pending
 			if tc.kswapd {
 				for i := 0; i < want/32; i++ {
 					spawn(m, "atomic", 1, m.World.Now()+sim.Time(i)*sim.Millisecond, func(t *sim.Task) sim.Time {
@@ -301,8 +305,8 @@ func TestMemoryLowProtectsLikeTheKernel(t *testing.T) {
 				}
 				assert.Greater(t, allocstalls(m), uint64(0))
 			}
-			if !tc.truncateB {
-				assert.Less(t, fb.Resident(), uint64(4000), "B was reclaimed")
+			if !tc.bAnon {
+				assert.Less(t, fb.Resident(), uint64(bPages), "B was reclaimed")
 			}
 			if tc.wantLowReclaim {
 				assert.Less(t, fa.Resident(), uint64(2000), "A was reclaimed once nothing else was")
@@ -321,7 +325,7 @@ func TestMemoryMinIsNeverReclaimedEvenWhenNothingElseIs(t *testing.T) {
 	require.NoError(t, a.SetKnob("memory.min", 32<<20))
 	tk := m.testTask(0)
 	fa := m.NewFile("a", a)
-	require.Equal(t, uint64(2000), m.FileWrite(tk, fa, 0, 2000, GFP_HIGHUSER_MOVABLE))
+	require.Equal(t, uint64(6000), m.FileWrite(tk, fa, 0, 6000, GFP_HIGHUSER_MOVABLE))
 	m.FileSync(tk, fa)
 	resetCounters(m)
 	free := int(m.Nodes[0].Zones[ZoneNormal].Stat[NR_FREE_PAGES])
@@ -334,7 +338,7 @@ func TestMemoryMinIsNeverReclaimedEvenWhenNothingElseIs(t *testing.T) {
 	}
 	assert.Greater(t, failed, 0, "with only memory.min-protected memory left, requests fail")
 	assert.Greater(t, allocstalls(m), uint64(0))
-	assert.Equal(t, uint64(2000), fa.Resident(), "A keeps every page")
+	assert.Equal(t, uint64(6000), fa.Resident(), "A keeps every page")
 	assert.Zero(t, m.Event(PGSCAN_FILE), "A is not even scanned")
 	assert.Zero(t, a.EventsLow)
 }
