@@ -312,3 +312,35 @@ func TestShouldCompactRetryEscalatesPriorityLikeTheKernel(t *testing.T) {
 		})
 	}
 }
+
+func TestTheFreelistScanSkipsANodeWhoseKswapdIsAwake(t *testing.T) {
+	tests := []struct {
+		name     string
+		awake    bool
+		thisnode bool
+		wantNode int
+	}{
+		{"with node 0's kswapd asleep a node-0 request gets node 0's page", false, false, 0},
+		{"with node 0's kswapd awake a node-0 request takes node 1's page first", true, false, 1},
+		{"with node 0's kswapd awake a __GFP_THISNODE request still gets node 0's page", true, true, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 2, 1)
+			tk := m.testTask(0)
+			if tc.awake {
+				n := m.Nodes[0]
+				n.kswapd.waitActive = false
+				m.World.Wake(n.kswapd.task, 0)
+			}
+			gfp := GFP_KERNEL
+			if tc.thisnode {
+				gfp |= __GFP_THISNODE
+			}
+			pfn := m.AllocPages(tk, gfp, 0, 0, 0)
+			require.NotEqual(t, NilPFN, pfn)
+			mustCheck(t, m, "allocation")
+			assert.Equal(t, tc.wantNode, m.ZoneOf(pfn).Node.ID)
+		})
+	}
+}
