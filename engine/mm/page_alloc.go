@@ -928,10 +928,18 @@ func (m *Machine) AllocPages(t *sim.Task, gfp GFP, order Order, nid int, nodemas
 	}
 	allocFlags |= m.allocFlagsNofragment(ac.preferredZone(), gfp)
 	pfn := m.getPageFromFreelist(t, gfp, order, allocFlags, &ac)
-	if pfn != NilPFN {
-		return pfn
+	if pfn == NilPFN {
+		pfn = m.allocPagesSlowpath(t, gfp, order, &ac)
 	}
-	return m.allocPagesSlowpath(t, gfp, order, &ac)
+	if m.Trace.enabled[TraceMmPageAlloc] {
+		// trace_mm_page_alloc fires for failures too (pfn 0).
+		p := int64(pfn)
+		if pfn == NilPFN {
+			p = 0
+		}
+		m.Trace.Emit(t, TraceMmPageAlloc, p, int64(order), int64(ac.migratetype), int64(gfp))
+	}
+	return pfn
 }
 
 // AllocPagesLocal allocates on the node of the task's CPU (alloc_pages()
@@ -1034,6 +1042,9 @@ func (m *Machine) FreePages(t *sim.Task, pfn PFN, order Order) {
 	z := m.ZoneOf(pfn)
 	m.freePagesPrepare(pfn, order)
 	m.countVMEvents(PGFREE, order.Pages())
+	if m.Trace.enabled[TraceMmPageFree] {
+		m.Trace.Emit(t, TraceMmPageFree, int64(pfn), int64(order))
+	}
 	t.Charge(m.Cost.FreeFastPath)
 	if !pcpAllowedOrder(order) {
 		m.freeOnePage(t, z, pfn, order)
