@@ -927,6 +927,9 @@ func (m *Machine) AllocPages(t *sim.Task, gfp GFP, order Order, nid int, nodemas
 		return NilPFN
 	}
 	allocFlags |= m.allocFlagsNofragment(ac.preferredZone(), gfp)
+	// A non-blocking __GFP_HIGH high-order request may use, and reserve,
+	// the highatomic pageblocks from the first attempt on.
+	allocFlags |= allocFlagsNonblocking(gfp, order) & ALLOC_HIGHATOMIC
 	pfn := m.getPageFromFreelist(t, gfp, order, allocFlags, &ac)
 	if pfn == NilPFN {
 		pfn = m.allocPagesSlowpath(t, gfp, order, &ac)

@@ -344,3 +344,37 @@ func TestTheFreelistScanSkipsANodeWhoseKswapdIsAwake(t *testing.T) {
 		})
 	}
 }
+
+func TestHighOrderAtomicRequestsReserveAHighatomicBlock(t *testing.T) {
+	tests := []struct {
+		name    string
+		gfp     GFP
+		order   Order
+		reserve bool
+	}{
+		{"a GFP_ATOMIC order-2 request served on the fast path reserves its pageblock", GFP_ATOMIC | __GFP_COMP, 2, true},
+		{"a GFP_ATOMIC order-0 request reserves nothing", GFP_ATOMIC, 0, false},
+		{"a GFP_KERNEL order-2 request reserves nothing", GFP_KERNEL | __GFP_COMP, 2, false},
+		{"a __GFP_NOMEMALLOC atomic request reserves nothing", GFP_ATOMIC | __GFP_NOMEMALLOC | __GFP_COMP, 2, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// reserve_highatomic_pageblock wants 1% of the zone to be
+			// at least a pageblock: 256 MiB.
+			m := newQuietMachine(t, 65536, 1, 1)
+			z := m.Nodes[0].Zones[ZoneNormal]
+			pfn := m.AllocPages(m.testTask(0), tc.gfp, tc.order, 0, 0)
+			require.NotEqual(t, NilPFN, pfn)
+			mustCheck(t, m, "allocation")
+			assert.Zero(t, m.Slow.Entered, "served on the fast path")
+			if !tc.reserve {
+				assert.Zero(t, z.NrReservedHighatomic)
+				return
+			}
+			// alloc_flags_nonblocking() & ALLOC_HIGHATOMIC is part of
+			// the fast path's flags (__alloc_frozen_pages_noprof).
+			assert.Equal(t, uint64(PageblockNrPages), z.NrReservedHighatomic, "nr_reserved_highatomic")
+			assert.Equal(t, MigrateHighAtomic, m.PageblockMigratetype(pfn))
+		})
+	}
+}
