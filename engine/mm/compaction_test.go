@@ -58,6 +58,15 @@ func TestCompactionCannotEmptyAPageblockHoldingAPinnedPage(t *testing.T) {
 		{"ASYNC direct compaction abandons each block at its pinned first page", true, direct(CompactPrioAsync), false},
 		{"compact_memory (MIGRATE_SYNC) migrates around the pins but frees no block", true, func(m *Machine, t *sim.Task) { m.CompactMemory(t) }, true},
 		{"kcompactd migrates around the pins but frees no block", true, nil, true},
+		{"proactive compaction migrates around the pins but frees no block", true, func(m *Machine, t *sim.Task) {
+			// The timer branch of kcompactd(): fragmentation score 99
+			// is above the proactiveness-20 high mark of 90.
+			m.Sysctl.CompactionProactiveness = 20
+			if !m.shouldProactiveCompactNode(m.Nodes[0]) {
+				panic("the node should be due for proactive compaction")
+			}
+			m.compactNode(t, m.Nodes[0], true)
+		}, true},
 		{"control: without the pins SYNC_LIGHT compaction frees a block", false, direct(CompactPrioSyncLight), true},
 	}
 	for _, tc := range tests {

@@ -241,3 +241,38 @@ func TestDirectReclaimAndDirectCompactionAreMemoryStalls(t *testing.T) {
 		})
 	}
 }
+
+func TestKcompactdWorkIsAMemoryStallButProactiveCompactionIsNot(t *testing.T) {
+	tests := []struct {
+		name      string
+		proactive bool
+	}{
+		{"kcompactd_do_work after a wakeup is a memory stall", false},
+		{"proactive compaction on kcompactd's timer is not a memory stall", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 1)
+			carveZone(t, m, nil, pinnedHolesLayout(true))
+			if tc.proactive {
+				m.Sysctl.CompactionProactiveness = 20
+			} else {
+				m.wakeupKcompactd(nil, m.Nodes[0], 9, ZoneNormal)
+			}
+			runWorld(t, m, 2*sim.Second)
+			assert.Greater(t, m.Event(KCOMPACTD_MIGRATE_SCANNED), uint64(0), "kcompactd compacted")
+			some, full := psiCPUTimes(m, 0)
+			if tc.proactive {
+				assert.Zero(t, m.Event(KCOMPACTD_WAKE))
+				assert.Zero(t, some)
+				return
+			}
+			wake, sleep := traceAt(m, "mm_compaction_kcompactd_wake"), traceAt(m, "mm_compaction_kcompactd_sleep")
+			require.Len(t, wake, 1)
+			require.NotEmpty(t, sleep)
+			require.Greater(t, sleep[0], wake[0])
+			assert.Equal(t, sleep[0]-wake[0], some, "the stall is kcompactd_do_work")
+			assert.Equal(t, some, full)
+		})
+	}
+}
