@@ -2,7 +2,7 @@
 GO ?= go
 export PATH := $(PATH):$(shell $(GO) env GOROOT)/lib/wasm
 
-.PHONY: run test bench site pagesim vet unit
+.PHONY: run test bench site pagesim vet unit jstest
 
 run: pagesim
 	./bin/pagesim serve
@@ -17,10 +17,16 @@ vet:
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./...
 
+# unit includes the browser tests (ui/e2e: build.sh, then headless
+# Chromium) and the check that the generated Vugu code is up to date.
 unit:
 	$(GO) test ./...
 
-test: vet unit
+# Packages that use syscall/js (but not Ebiten) run their tests under Node.
+jstest:
+	GOOS=js GOARCH=wasm $(GO) test ./ui/jsbridge/...
+
+test: vet unit jstest
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -1,6 +1,48 @@
 #!/usr/bin/env bash
 # build.sh writes the complete static site into cmd/pagesim/site (embedded
-# by `pagesim serve`) and, if given, copies it to the folder in $1.
+# by `pagesim serve`) and, if given, copies it to the folder in $1, ready
+# for any static host: index.html, style.css, boot.js, wasm_exec.js (from
+# the Go that built the binary), vugu-render.js, pagesim.wasm, and .gz/.br
+# copies of each. It needs only Go.
+#
+# Rebuilds are incremental: go build skips the link when nothing changed,
+# files are replaced only when their bytes differ, and compressed copies
+# are redone only for files newer than them. PAGESIM_BROTLI_QUALITY=11
+# gives the smallest .br (slower; default 9).
 set -euo pipefail
 cd "$(dirname "$0")"
-echo "build.sh: the browser app is not built yet" >&2
+
+site=cmd/pagesim/site
+cache=bin/site-cache
+mkdir -p "$site" "$cache"
+
+# put SRC DST: copy through a temporary file, only if the bytes differ.
+put() {
+	if ! cmp -s "$1" "$2"; then
+		cp "$1" "$2.tmp"
+		mv "$2.tmp" "$2"
+	fi
+}
+
+echo "build.sh: building pagesim.wasm" >&2
+GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o "$cache/pagesim.wasm" ./wasm
+put "$cache/pagesim.wasm" "$site/pagesim.wasm"
+for f in index.html style.css boot.js; do
+	put "static/$f" "$site/$f"
+done
+put "$(go env GOROOT)/lib/wasm/wasm_exec.js" "$site/wasm_exec.js"
+go run ./ui/sitetool vugu-script "$site/vugu-render.js"
+go run ./ui/sitetool compress "$site"
+
+if [ $# -ge 1 ]; then
+	out=$1
+	mkdir -p "$out"
+	for f in "$site"/*; do
+		case "$(basename "$f")" in
+		placeholder.txt | *.tmp) ;;
+		*) put "$f" "$out/$(basename "$f")" ;;
+		esac
+	done
+	echo "build.sh: the site is in $out" >&2
+fi
+ls -l "$site" | awk 'NR > 1 { printf "build.sh: %10d %s\n", $5, $9 }' >&2

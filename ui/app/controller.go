@@ -42,6 +42,10 @@ type Options struct {
 	Wall func() time.Duration
 	// MaxChunk bounds the events per Advance call (default 65536).
 	MaxChunk int
+	// Link is the permalink (fragment) to open with; "" opens the
+	// defaults. A refused link opens the defaults and sets Message, as
+	// LoadFragment does, without booting the defaults first.
+	Link string
 	// TraceLines is how many trace lines per variant snapshots carry
 	// (default 40).
 	TraceLines int
@@ -105,7 +109,7 @@ func NewController(cat *Catalog, opt Options) *Controller {
 		opt.TraceLines = 40
 	}
 	c := &Controller{cat: cat, opt: opt, goal: -1, chunk: min(256, opt.MaxChunk)}
-	c.apply(cat.Defaults(""))
+	c.LoadFragment(opt.Link)
 	return c
 }
 
@@ -286,15 +290,20 @@ func (c *Controller) Play() {
 	}
 }
 
-// Pause stops the clock at the next whole millisecond the runs reach.
+// Pause stops the clock at the first whole millisecond every run can
+// reach: runs never go back, so that is at or after the run that is
+// furthest ahead.
 func (c *Controller) Pause() {
 	if !c.playing {
 		return
 	}
 	c.playing = false
-	now := c.Now()
-	t := now - now%sim.Millisecond
-	if t < now {
+	var ahead sim.Time
+	for _, r := range c.runs {
+		ahead = max(ahead, r.Run.Now())
+	}
+	t := ahead - ahead%sim.Millisecond
+	if t < ahead {
 		t += sim.Millisecond
 	}
 	if t < c.target {

@@ -50,8 +50,7 @@ func newTestController(t *testing.T, frag string) (*Controller, *fakeWall) {
 	cat, err := NewCatalog(Churn{}, fakeScenario{})
 	require.NoError(t, err)
 	w := &fakeWall{step: 10 * time.Microsecond}
-	c := NewController(cat, Options{Wall: w.read, MaxChunk: 64})
-	c.LoadFragment(frag)
+	c := NewController(cat, Options{Wall: w.read, MaxChunk: 64, Link: frag})
 	require.Empty(t, c.Message())
 	require.Empty(t, c.RunError())
 	return c, w
@@ -192,6 +191,29 @@ func TestPauseStopsOnAWholeMillisecondAndTheLinkRestoresTheSameMachines(t *testi
 	assert.Equal(t, link, d.Fragment())
 }
 
+// A variant that got further than the others within its budget must not
+// end up beyond the time Pause settles on.
+func TestPauseWaitsForTheRunFurthestAhead(t *testing.T) {
+	c, _ := newTestController(t, "v1/churn?mem=32&x=20&v=baseline,high_wmark")
+	c.Play()
+	c.Tick(100*time.Millisecond, time.Hour)
+	c.Tick(100*time.Millisecond, time.Hour)
+	// Let only the first run reach the target, as a spent budget would.
+	r0 := c.Runs()[0].Run
+	for r0.Now() < c.Target() {
+		r0.Advance(c.Target(), 1)
+	}
+	c.Runs()[1].Run.Advance(c.Target()-500*sim.Millisecond, 1<<30)
+	c.Pause()
+	tickUntilCaughtUp(t, c, time.Hour)
+	for _, r := range c.Runs() {
+		assert.Equal(t, c.Target(), r.Run.Now(), r.Variant)
+	}
+	d, _ := newTestController(t, c.Fragment())
+	tickUntilCaughtUp(t, d, time.Hour)
+	assert.Equal(t, runDigests(c), runDigests(d))
+}
+
 func TestStepMovesOneFrameAtTheCurrentSpeed(t *testing.T) {
 	c, _ := newTestController(t, "v1/churn?mem=32&x=10")
 	c.Play()
@@ -272,6 +294,10 @@ func TestABrokenLinkShowsAMessageAndTheDefaults(t *testing.T) {
 	assert.Len(t, c.Runs(), 2)
 	c.DismissMessage()
 	assert.Empty(t, c.Message())
+
+	d := NewController(cat, Options{Link: "v1/nosuch"})
+	assert.Contains(t, d.Message(), `unknown scenario "nosuch"`)
+	assert.Equal(t, uint64(1), d.Generation(), "the defaults boot once")
 }
 
 func TestALinkBeyondTheEndRestoresTheEnd(t *testing.T) {

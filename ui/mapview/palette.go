@@ -63,10 +63,14 @@ var (
 // FreeColor is how free pages of a pageblock of type mt look: the type's
 // colour darkened, so free versus used reads as dark versus bright while
 // the type stays recognisable.
-func FreeColor(mt mm.MigrateType) RGB { return mix(Background, MigrateColors[mt%mm.MigrateTypes], 30, 100) }
+func FreeColor(mt mm.MigrateType) RGB {
+	return mix(Background, MigrateColors[mt%mm.MigrateTypes], 30, 100)
+}
 
 // PCPColor is how pages held on per-CPU lists look: between free and used.
-func PCPColor(mt mm.MigrateType) RGB { return mix(Background, MigrateColors[mt%mm.MigrateTypes], 60, 100) }
+func PCPColor(mt mm.MigrateType) RGB {
+	return mix(Background, MigrateColors[mt%mm.MigrateTypes], 60, 100)
+}
 
 // UsedColor is how pages in use look: the type's full colour.
 func UsedColor(mt mm.MigrateType) RGB { return MigrateColors[mt%mm.MigrateTypes] }

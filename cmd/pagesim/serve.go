@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/pagesim/pagesim/ui/webserve"
+)
+
+// siteFS is the browser app build.sh writes into site/. A fresh clone
+// holds only site/placeholder.txt, and serve says the site is not built.
+//
+//go:embed site
+var siteFS embed.FS
+
+const serveUsage = `Usage: pagesim serve [--addr HOST:PORT] [--dir DIR]
+
+Serves the browser app on http://HOST:PORT/ (default localhost:8080): the
+site embedded in this binary when it was built (run ./build.sh first, or
+use make run), or the folder DIR that build.sh wrote. Precompressed .br
+and .gz copies are sent to browsers that accept them. Stop with Ctrl-C.
+
+Exit status: 0 after Ctrl-C, 1 when the address or folder cannot be used,
+2 on a usage error.
+`
+
+func init() {
+	register(&command{name: "serve", summary: "serve the browser app on localhost", usage: serveUsage, run: cmdServe})
+}
+
+func cmdServe(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, args, stdout, stderr)
+}
+
+// serve runs the server until ctx is done.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	addr := fset.String("addr", "localhost:8080", "address to listen on")
+	dir := fset.String("dir", "", "serve this folder instead of the embedded site")
+	if err := fset.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "pagesim serve: %v\n%s", err, serveUsage)
+		return exitUsage
+	}
+	if fset.NArg() > 0 {
+		fmt.Fprintf(stderr, "pagesim serve: unexpected argument %q\n%s", fset.Arg(0), serveUsage)
+		return exitUsage
+	}
+	var site fs.FS
+	if *dir != "" {
+		fi, err := os.Stat(*dir)
+		if err != nil || !fi.IsDir() {
+			fmt.Fprintf(stderr, "pagesim serve: %s is not a folder\n", *dir)
+			return exitInput
+		}
+		site = os.DirFS(*dir)
+	} else {
+		sub, err := fs.Sub(siteFS, "site")
+		if err != nil {
+			panic(err)
+		}
+		site = sub
+	}
+	if !webserve.Built(site) {
+		where := "this binary was built before ./build.sh ran"
+		if *dir != "" {
+			where = *dir + " has no index.html"
+		}
+		fmt.Fprintf(stderr, "pagesim serve: warning: the site is not built (%s); run ./build.sh or make run\n", where)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pagesim serve: %v\n", err)
+		return exitInput
+	}
+	srv := &http.Server{Handler: webserve.Handler(site), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "pagesim: serving the browser app on http://%s/ (Ctrl-C to stop)\n", ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		fmt.Fprintf(stderr, "pagesim serve: %v\n", err)
+		return exitInput
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shut); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		fmt.Fprintf(stderr, "pagesim serve: %v\n", err)
+	}
+	return exitOK
+}

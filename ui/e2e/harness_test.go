@@ -1,0 +1,418 @@
+//go:build !(js && wasm)
+
+// Package e2e drives the built page in headless Chromium: it builds the
+// site with build.sh, serves it on 127.0.0.1 with the same handler as
+// `pagesim serve`, and opens tabs in one browser started with the flags
+// that give WebGL through SwiftShader. Every test waits on the page's
+// frame counter or state, never on a timer, fails on any console error or
+// request that leaves localhost, and saves a screenshot to testdata/out
+// when it fails. Chromium missing is a failure, not a skip.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/pagesim/pagesim/ui/mapview"
+	"github.com/pagesim/pagesim/ui/webserve"
+)
+
+var (
+	repoRoot   string
+	siteDir    string
+	server     *httptest.Server
+	browserCtx context.Context
+	// buildTime is how long build.sh took (logged for the record).
+	buildTime time.Duration
+)
+
+// ChromiumFlags are the flags that give headless Chromium a working WebGL2
+// (SwiftShader) on machines without a GPU; see docs in TOOLCHAIN.md.
+var ChromiumFlags = []string{
+	"headless", "no-sandbox", "disable-gpu", "disable-quic", "no-first-run",
+	"disable-background-networking", "disable-component-update", "disable-sync",
+	"enable-unsafe-swiftshader",
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(mainErr(m))
+}
+
+func mainErr(m *testing.M) int {
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(os.Stderr, "FAIL: ui/e2e: "+format+"\n", args...)
+		return 1
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return fail("%v", err)
+	}
+	repoRoot = filepath.Clean(filepath.Join(wd, "..", ".."))
+	siteDir = filepath.Join(repoRoot, "cmd", "pagesim", "site")
+
+	if err := trackInputs(); err != nil {
+		return fail("%v", err)
+	}
+	chromium, err := findChromium()
+	if err != nil {
+		return fail("%v", err)
+	}
+	start := time.Now()
+	cmd := exec.Command("bash", filepath.Join(repoRoot, "build.sh"))
+	cmd.Dir = repoRoot
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fail("build.sh: %v\n%s", err, out)
+	}
+	buildTime = time.Since(start)
+	if !webserve.Built(os.DirFS(siteDir)) {
+		return fail("build.sh ran but %s has no index.html", siteDir)
+	}
+
+	server = httptest.NewServer(webserve.Handler(os.DirFS(siteDir)))
+	defer server.Close()
+
+	profile, err := os.MkdirTemp("", "pagesim-chromium-")
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer os.RemoveAll(profile)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1400, 900),
+		chromedp.Flag("use-angle", "swiftshader"),
+		chromedp.Flag("force-color-profile", "srgb"),
+		chromedp.Flag("disable-dev-shm-usage", true),
+	}
+	for _, f := range ChromiumFlags {
+		opts = append(opts, chromedp.Flag(f, true))
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(allocCtx)
+	defer cancelBrowser()
+	if err := chromedp.Do(bctx); err != nil {
+		return fail("starting %s: %v", chromium, err)
+	}
+	browserCtx = bctx
+	return m.Run()
+}
+
+// trackInputs stats every file the site is built from. go test records
+// the files a test opens, so a cached pass of this package is reused only
+// while none of them changed (the test builds the site itself, which the
+// cache cannot see).
+func trackInputs() error {
+	for _, dir := range []string{"engine", "ui", "wasm", "static"} {
+		err := filepath.WalkDir(filepath.Join(repoRoot, dir), func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && (d.Name() == "testdata" || d.Name() == "e2e") {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() {
+				_, err = os.Stat(path)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, f := range []string{"go.mod", "go.sum", "build.sh"} {
+		if _, err := os.Stat(filepath.Join(repoRoot, f)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func findChromium() (string, error) {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium", nil
+	}
+	return "", fmt.Errorf("no Chromium found: the browser tests need it (apt-get install chromium; .ci/run installs it)")
+}
+
+// Page is one tab showing the app.
+type Page struct {
+	t   *testing.T
+	ctx context.Context
+
+	mu       sync.Mutex
+	problems []string // console errors and warnings, exceptions, log errors
+	requests []string
+	// Allow lists substrings of console messages a test expects.
+	Allow []string
+}
+
+// Open opens the app with a fragment (without '#') in a new tab and waits
+// until it has drawn a few frames and the panel shows its state.
+func Open(t *testing.T, frag string) *Page {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browserCtx)
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	p := &Page{t: t, ctx: ctx}
+	t.Cleanup(func() {
+		if t.Failed() {
+			p.saveScreenshot()
+		}
+		p.checkClean()
+		cancelT()
+		cancel()
+	})
+	if err := chromedp.Listen(ctx, p.onEvent); err != nil {
+		t.Fatalf("listening: %v", err)
+	}
+	target := server.URL + "/"
+	if frag != "" {
+		target += "#" + frag
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(target)); err != nil {
+		t.Fatalf("navigating to %s: %v", target, err)
+	}
+	p.WaitFrames(3)
+	p.WaitJS(`document.getElementById("status") !== null`)
+	return p
+}
+
+func (p *Page) onEvent(ev any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e := ev.(type) {
+	case *network.EventRequestWillBeSent:
+		p.requests = append(p.requests, e.Request.URL)
+	case *runtime.EventConsoleAPICalled:
+		if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning || e.Type == runtime.ConsoleAPICalledTypeAssert {
+			var parts []string
+			for _, a := range e.Args {
+				if len(a.Value) > 0 {
+					parts = append(parts, string(a.Value))
+				} else {
+					parts = append(parts, a.Description)
+				}
+			}
+			p.problems = append(p.problems, "console."+string(e.Type)+": "+strings.Join(parts, " "))
+		}
+	case *runtime.EventExceptionThrown:
+		d := e.ExceptionDetails
+		msg := d.Text
+		if d.Exception != nil {
+			msg += " " + d.Exception.Description
+		}
+		p.problems = append(p.problems, "exception: "+msg)
+	case *log.EventEntryAdded:
+		// GPU driver chatter (SwiftShader's "GPU stall due to
+		// ReadPixels") is a warning of the "rendering" source; every
+		// other warning or error counts.
+		if e.Entry.Level == log.EntryLevelError || (e.Entry.Level == log.EntryLevelWarning && e.Entry.Source != log.EntrySourceRendering) {
+			p.problems = append(p.problems, "log "+string(e.Entry.Level)+" ("+string(e.Entry.Source)+"): "+e.Entry.Text+" "+e.Entry.URL)
+		}
+	}
+}
+
+// checkClean fails the test on console problems and on requests that
+// leave localhost.
+func (p *Page) checkClean() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, pr := range p.problems {
+		allowed := false
+		for _, a := range p.Allow {
+			allowed = allowed || strings.Contains(pr, a)
+		}
+		if !allowed {
+			p.t.Errorf("the page reported a problem: %s", pr)
+		}
+	}
+	for _, r := range p.requests {
+		u, err := url.Parse(r)
+		if err != nil {
+			p.t.Errorf("unparsable request URL %q", r)
+			continue
+		}
+		switch u.Scheme {
+		case "data", "blob":
+			continue
+		}
+		if h := u.Hostname(); h != "127.0.0.1" && h != "localhost" && h != "::1" {
+			p.t.Errorf("the page made a request that leaves localhost: %s", r)
+		}
+	}
+}
+
+func (p *Page) saveScreenshot() {
+	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+	defer cancel()
+	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		p.t.Logf("no screenshot: %v", err)
+		return
+	}
+	dir := filepath.Join("testdata", "out")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		p.t.Logf("no screenshot: %v", err)
+		return
+	}
+	safe := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '_'
+	}, p.t.Name())
+	name := filepath.Join(dir, safe+".png")
+	if err := os.WriteFile(name, buf, 0o644); err != nil {
+		p.t.Logf("no screenshot: %v", err)
+		return
+	}
+	abs, _ := filepath.Abs(name)
+	p.t.Logf("screenshot of the failure: %s", abs)
+}
+
+// Goto changes the fragment as a user editing the address bar would, and
+// waits until the page has restarted its runs for it.
+func (p *Page) Goto(frag string) {
+	p.t.Helper()
+	gen := p.Debug().Gen
+	Eval[bool](p, fmt.Sprintf(`(() => { location.hash = %q; return true; })()`, frag))
+	p.WaitJS(fmt.Sprintf(`JSON.parse(window.pagesimDebug()).gen > %d`, gen))
+}
+
+// Eval evaluates a JavaScript expression and decodes its value into T.
+func Eval[T any](p *Page, expr string) T {
+	p.t.Helper()
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		p.t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// WaitJS waits until a JavaScript expression is truthy (checked on every
+// animation frame).
+func (p *Page) WaitJS(expr string) {
+	p.t.Helper()
+	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(60*time.Second))); err != nil {
+		p.t.Fatalf("waiting for %s: %v", expr, err)
+	}
+}
+
+// Frames returns window.pagesimFrames.
+func (p *Page) Frames() int {
+	return Eval[int](p, `window.pagesimFrames || 0`)
+}
+
+// WaitFrames waits until n more frames have been drawn.
+func (p *Page) WaitFrames(n int) {
+	p.t.Helper()
+	p.WaitJS(fmt.Sprintf(`(window.pagesimFrames || 0) >= %d`, p.frames0()+n))
+}
+
+func (p *Page) frames0() int {
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[int](`window.pagesimFrames || 0`))
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// Debug is window.pagesimDebug() (see ui/ebview.Debug).
+type Debug struct {
+	Frames     int            `json:"frames"`
+	W          int            `json:"w"`
+	H          int            `json:"h"`
+	Scale      float64        `json:"scale"`
+	Cam        mapview.Camera `json:"cam"`
+	Fit        float64        `json:"fit"`
+	PageView   bool           `json:"pageView"`
+	Link       string         `json:"link"`
+	NowNS      int64          `json:"nowNs"`
+	Playing    bool           `json:"playing"`
+	Restoring  bool           `json:"restoring"`
+	Version    uint64         `json:"version"`
+	Gen        uint64         `json:"gen"`
+	Pages      uint64         `json:"pages"`
+	FrameCPUms float64        `json:"frameCpuMs"`
+	FrameGapms float64        `json:"frameGapMs"`
+	PanelMs    float64        `json:"panelMs"`
+	RasterMs   float64        `json:"rasterMs"`
+	Labels     []mapview.Label
+}
+
+// Debug reads the page's debug report.
+func (p *Page) Debug() Debug {
+	p.t.Helper()
+	s := Eval[string](p, `window.pagesimDebug ? window.pagesimDebug() : "{}"`)
+	var d Debug
+	if err := json.Unmarshal([]byte(s), &d); err != nil {
+		p.t.Fatalf("debug report %q: %v", s, err)
+	}
+	return d
+}
+
+// WaitSettled waits until the runs stopped moving (paused, caught up) and
+// the frame after the last change has been drawn.
+func (p *Page) WaitSettled() Debug {
+	p.t.Helper()
+	p.WaitJS(`(() => { const d = JSON.parse(window.pagesimDebug()); return !d.playing && !d.restoring; })()`)
+	for i := 0; i < 100; i++ {
+		d := p.Debug()
+		p.WaitFrames(3)
+		if e := p.Debug(); e.Version == d.Version && e.NowNS == d.NowNS && e.Cam == d.Cam {
+			return e
+		}
+	}
+	p.t.Fatal("the page never settled")
+	return Debug{}
+}
+
+// Text returns the text content of the element with the given id.
+func (p *Page) Text(id string) string {
+	p.t.Helper()
+	return Eval[string](p, fmt.Sprintf(`(document.getElementById(%q) || {textContent: "<missing #%s>"}).textContent`, id, id))
+}
+
+// Click clicks the element with the given id (a real DOM click event).
+func (p *Page) Click(id string) {
+	p.t.Helper()
+	Eval[bool](p, fmt.Sprintf(`(() => { document.getElementById(%q).click(); return true; })()`, id))
+}
+
+// Screenshot captures the viewport.
+func (p *Page) Screenshot() image.Image {
+	p.t.Helper()
+	buf, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		p.t.Fatalf("screenshot: %v", err)
+	}
+	img, err := png.Decode(bytes.NewReader(buf))
+	if err != nil {
+		p.t.Fatalf("decoding the screenshot: %v", err)
+	}
+	return img
+}

@@ -1,0 +1,187 @@
+//go:build js && wasm
+
+// Package jsbridge is everything the page does with the browser besides
+// drawing: the URL fragment, the clipboard, the counters the end-to-end
+// tests read, and the CSP-safe start of Vugu's DOM renderer. It touches
+// only the global object (globalThis), so its tests run under Node with
+// small fakes of location and history.
+package jsbridge
+
+import (
+	"errors"
+	"sync"
+	"syscall/js"
+)
+
+// Bridge talks to the page's global object.
+type Bridge struct {
+	global js.Value
+	frames js.Value // the pagesimFrames counter object
+	mu     sync.Mutex
+	funcs  []js.Func // kept alive for the page's lifetime
+}
+
+// New returns a bridge to js.Global().
+func New() *Bridge {
+	return &Bridge{global: js.Global()}
+}
+
+// Fragment returns location.hash without the leading '#', or "" when
+// there is no location (Node).
+func (b *Bridge) Fragment() string {
+	loc := b.global.Get("location")
+	if !loc.Truthy() {
+		return ""
+	}
+	h := loc.Get("hash")
+	if h.Type() != js.TypeString {
+		return ""
+	}
+	s := h.String()
+	if len(s) > 0 && s[0] == '#' {
+		s = s[1:]
+	}
+	// Browsers percent-encode some characters of the hash (a space
+	// reads as %20); the permalink decoder unescapes values itself.
+	return s
+}
+
+// ReplaceFragment sets the URL fragment without adding a history entry
+// and without firing hashchange (history.replaceState).
+func (b *Bridge) ReplaceFragment(frag string) {
+	h := b.global.Get("history")
+	if !h.Truthy() {
+		return
+	}
+	h.Call("replaceState", js.Null(), "", "#"+frag)
+}
+
+// OnHashChange calls f with the new fragment when the user edits it (or
+// follows a link to another fragment of the page).
+func (b *Bridge) OnHashChange(f func(frag string)) {
+	fn := js.FuncOf(func(this js.Value, args []js.Value) any {
+		frag := b.Fragment()
+		go f(frag) // never block inside a JS callback
+		return nil
+	})
+	b.keep(fn)
+	if add := b.global.Get("addEventListener"); add.Type() == js.TypeFunction {
+		b.global.Call("addEventListener", "hashchange", fn)
+	}
+}
+
+func (b *Bridge) keep(f js.Func) {
+	b.mu.Lock()
+	b.funcs = append(b.funcs, f)
+	b.mu.Unlock()
+}
+
+// SetFrames publishes the number of frames drawn as window.pagesimFrames,
+// which tests wait on instead of sleeping.
+func (b *Bridge) SetFrames(n int) {
+	b.global.Set("pagesimFrames", n)
+}
+
+// Fail shows msg in the page's error box (boot.js's pagesimBoot.fail), or
+// logs it when there is none.
+func (b *Bridge) Fail(msg string) {
+	if boot := b.global.Get("pagesimBoot"); boot.Truthy() && boot.Get("fail").Type() == js.TypeFunction {
+		boot.Call("fail", msg)
+		return
+	}
+	if c := b.global.Get("console"); c.Truthy() {
+		c.Call("error", "pagesim: "+msg)
+	}
+}
+
+// Mark records performance.now() as window.pagesimMarks[name], a start-up
+// timeline for measurements.
+func (b *Bridge) Mark(name string) {
+	p := b.global.Get("performance")
+	if !p.Truthy() {
+		return
+	}
+	m := b.global.Get("pagesimMarks")
+	if !m.Truthy() {
+		m = b.global.Get("Object").New()
+		b.global.Set("pagesimMarks", m)
+	}
+	m.Set(name, p.Call("now"))
+}
+
+// MarkFirstFrame records performance.now() at the first frame drawn as
+// window.pagesimFirstFrame (milliseconds since navigation started).
+func (b *Bridge) MarkFirstFrame() {
+	if p := b.global.Get("performance"); p.Truthy() {
+		b.global.Set("pagesimFirstFrame", p.Call("now"))
+	}
+	b.Mark("firstFrame")
+}
+
+// ExposeDebug installs window.pagesimDebug(), returning f's JSON text.
+// f runs on whatever goroutine services the call, so it must only read
+// state published for other goroutines.
+func (b *Bridge) ExposeDebug(f func() string) {
+	fn := js.FuncOf(func(this js.Value, args []js.Value) any { return f() })
+	b.keep(fn)
+	b.global.Set("pagesimDebug", fn)
+}
+
+// CopyText writes text to the clipboard (navigator.clipboard.writeText)
+// and calls done with the outcome, from a new goroutine.
+func (b *Bridge) CopyText(text string, done func(error)) {
+	nav := b.global.Get("navigator")
+	var clip js.Value
+	if nav.Truthy() {
+		clip = nav.Get("clipboard")
+	}
+	if !clip.Truthy() || clip.Get("writeText").Type() != js.TypeFunction {
+		go done(errors.New("this browser gives the page no clipboard"))
+		return
+	}
+	var ok, fail js.Func
+	release := func() { ok.Release(); fail.Release() }
+	ok = js.FuncOf(func(this js.Value, args []js.Value) any {
+		release()
+		go done(nil)
+		return nil
+	})
+	fail = js.FuncOf(func(this js.Value, args []js.Value) any {
+		release()
+		msg := "the browser refused"
+		if len(args) > 0 && args[0].Truthy() {
+			if m := args[0].Get("message"); m.Type() == js.TypeString && m.String() != "" {
+				msg = m.String()
+			}
+		}
+		go done(errors.New(msg))
+		return nil
+	})
+	clip.Call("writeText", text).Call("then", ok, fail)
+}
+
+// WithoutEval runs f while window.eval is replaced by a function that
+// refuses to evaluate anything. The page's Content-Security-Policy forbids
+// eval; Vugu's DOM renderer nevertheless calls eval(helperScript) once at
+// start-up, where the script begins with "if (window.vuguRender) return".
+// index.html loads the same script (vugu-render.js) from the site, so the
+// helpers are already defined and the call has nothing to do: the stand-in
+// returns undefined when window.vuguRender exists and throws otherwise, so
+// a missing vugu-render.js fails loudly instead of silently.
+func (b *Bridge) WithoutEval(f func() error) error {
+	orig := b.global.Get("eval")
+	stand := js.FuncOf(func(this js.Value, args []js.Value) any {
+		if b.global.Get("vuguRender").Type() == js.TypeFunction {
+			return js.Undefined()
+		}
+		js.Global().Get("console").Call("error", "pagesim: vugu-render.js is not loaded")
+		return js.Undefined()
+	})
+	defer stand.Release()
+	b.global.Set("eval", stand)
+	defer b.global.Set("eval", orig)
+	if b.global.Get("vuguRender").Type() != js.TypeFunction {
+		return errors.New("vugu-render.js is not loaded (window.vuguRender is missing)")
+	}
+	return f()
+}

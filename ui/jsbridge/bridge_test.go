@@ -1,0 +1,160 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"errors"
+	"syscall/js"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeBrowser installs location, history, navigator.clipboard and
+// addEventListener on the global object, as a browser page has them.
+type fakeBrowser struct {
+	hash      string
+	listeners map[string][]js.Value
+	written   []string
+	refuse    bool
+	funcs     []js.Func
+}
+
+func installFakeBrowser(t *testing.T) *fakeBrowser {
+	t.Helper()
+	g := js.Global()
+	fb := &fakeBrowser{listeners: map[string][]js.Value{}}
+	fn := func(f func(args []js.Value) any) js.Func {
+		jf := js.FuncOf(func(this js.Value, args []js.Value) any { return f(args) })
+		fb.funcs = append(fb.funcs, jf)
+		return jf
+	}
+	loc := js.Global().Get("Object").New()
+	g.Set("location", loc)
+	loc.Set("hash", "")
+	hist := js.Global().Get("Object").New()
+	hist.Set("replaceState", fn(func(args []js.Value) any {
+		fb.hash = args[2].String()
+		loc.Set("hash", fb.hash)
+		return nil
+	}))
+	g.Set("history", hist)
+	g.Set("addEventListener", fn(func(args []js.Value) any {
+		fb.listeners[args[0].String()] = append(fb.listeners[args[0].String()], args[1])
+		return nil
+	}))
+	clip := js.Global().Get("Object").New()
+	clip.Set("writeText", fn(func(args []js.Value) any {
+		fb.written = append(fb.written, args[0].String())
+		if fb.refuse {
+			return js.Global().Get("Promise").Call("reject", js.Global().Get("Error").New("Write permission denied."))
+		}
+		return js.Global().Get("Promise").Call("resolve")
+	}))
+	nav := js.Global().Get("Object").New()
+	nav.Set("clipboard", clip)
+	g.Set("navigator", nav)
+	t.Cleanup(func() {
+		for _, k := range []string{"location", "history", "addEventListener", "navigator", "pagesimFrames", "pagesimDebug", "vuguRender"} {
+			g.Delete(k)
+		}
+		for _, f := range fb.funcs {
+			f.Release()
+		}
+	})
+	return fb
+}
+
+func TestWithoutALocationTheFragmentIsEmpty(t *testing.T) {
+	assert.Equal(t, "", New().Fragment())
+	New().ReplaceFragment("v1/x") // no history: nothing happens, no panic
+}
+
+func TestTheFragmentIsReadWithoutItsHash(t *testing.T) {
+	installFakeBrowser(t)
+	js.Global().Get("location").Set("hash", "#v1/churn?seed=3")
+	assert.Equal(t, "v1/churn?seed=3", New().Fragment())
+	js.Global().Get("location").Set("hash", "")
+	assert.Equal(t, "", New().Fragment())
+}
+
+func TestReplaceFragmentUsesReplaceState(t *testing.T) {
+	fb := installFakeBrowser(t)
+	b := New()
+	b.ReplaceFragment("v1/churn?seed=9&t=1.5")
+	assert.Equal(t, "#v1/churn?seed=9&t=1.5", fb.hash)
+	assert.Equal(t, "v1/churn?seed=9&t=1.5", b.Fragment())
+}
+
+func TestHashChangeCallsBackWithTheNewFragment(t *testing.T) {
+	fb := installFakeBrowser(t)
+	b := New()
+	got := make(chan string, 1)
+	b.OnHashChange(func(f string) { got <- f })
+	require.Len(t, fb.listeners["hashchange"], 1)
+	js.Global().Get("location").Set("hash", "#v1/churn?seed=4")
+	fb.listeners["hashchange"][0].Invoke(js.Global().Get("Object").New())
+	select {
+	case f := <-got:
+		assert.Equal(t, "v1/churn?seed=4", f)
+	case <-time.After(5 * time.Second):
+		t.Fatal("no callback")
+	}
+}
+
+func TestFramesAndDebugArePublishedOnTheGlobalObject(t *testing.T) {
+	installFakeBrowser(t)
+	b := New()
+	b.SetFrames(42)
+	assert.Equal(t, 42, js.Global().Get("pagesimFrames").Int())
+	b.ExposeDebug(func() string { return `{"ok":true}` })
+	assert.Equal(t, `{"ok":true}`, js.Global().Call("pagesimDebug").String())
+}
+
+func TestCopyTextReportsSuccessAndRefusal(t *testing.T) {
+	fb := installFakeBrowser(t)
+	b := New()
+	wait := func() error {
+		done := make(chan error, 1)
+		b.CopyText("table", func(err error) { done <- err })
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(5 * time.Second):
+			t.Fatal("no callback")
+			return nil
+		}
+	}
+	require.NoError(t, wait())
+	assert.Equal(t, []string{"table"}, fb.written)
+	fb.refuse = true
+	err := wait()
+	require.Error(t, err)
+	assert.Equal(t, "Write permission denied.", err.Error())
+	js.Global().Delete("navigator")
+	assert.ErrorContains(t, wait(), "no clipboard")
+}
+
+func TestWithoutEvalRefusesToRunWithoutTheRendererScript(t *testing.T) {
+	installFakeBrowser(t)
+	b := New()
+	ran := false
+	err := b.WithoutEval(func() error { ran = true; return nil })
+	assert.ErrorContains(t, err, "vugu-render.js is not loaded")
+	assert.False(t, ran)
+
+	js.Global().Set("vuguRender", js.FuncOf(func(js.Value, []js.Value) any { return nil }))
+	orig := js.Global().Get("eval")
+	err = b.WithoutEval(func() error {
+		ran = true
+		// What Vugu's renderer does: eval its helper script.
+		r := js.Global().Call("eval", "(function(){ throw new Error('evaluated'); })()")
+		assert.True(t, r.IsUndefined(), "the stand-in evaluates nothing")
+		return errors.New("inner")
+	})
+	assert.EqualError(t, err, "inner")
+	assert.True(t, ran)
+	assert.True(t, js.Global().Get("eval").Equal(orig), "eval is restored")
+}

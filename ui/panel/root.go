@@ -1,0 +1,370 @@
+// Package panel is the page's control panel: a Vugu component tree that
+// shows the latest app.Snapshot and turns clicks into commands for the
+// simulation's owner goroutine. The components compile natively, so their
+// output is tested with Vugu's static renderer (root_test.go); the browser
+// mount (mount_js.go) only adds the DOM renderer.
+//
+// Everything shown comes from a Snapshot, which never changes once
+// published; the panel keeps only what the user is typing (drafts) and
+// view choices (which variant's trace is shown).
+package panel
+
+//go:generate go tool vugugen -skip-go-mod -skip-main -s
+//go:generate go fmt .
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/vugu/vugu"
+
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/ui/app"
+)
+
+// Backend is the simulation owner as the panel sees it; *app.Loop
+// implements it.
+type Backend interface {
+	Snapshot() *app.Snapshot
+	Do(func(*app.Controller))
+	Updated() <-chan struct{}
+}
+
+// Host is what the panel needs from the browser.
+type Host interface {
+	// CopyText puts text on the clipboard and reports the outcome to
+	// done, possibly later and on another goroutine.
+	CopyText(text string, done func(error))
+}
+
+// Root is the panel's root component.
+type Root struct {
+	Backend Backend
+	Host    Host
+	// Snap is the snapshot being shown; the mount loop replaces it
+	// under the EventEnv lock.
+	Snap *app.Snapshot
+
+	drafts     map[string]string // parameter (or "seed") -> text typed, not yet in Snap
+	draftErr   map[string]string // parameter (or "seed") -> why the draft was refused
+	traceIdx   int
+	copyStatus map[string]string // button id -> "Copied" or an error
+	eventEnv   vugu.EventEnv
+	// pendingPlay is the play state a click asked for, shown at once
+	// until a snapshot newer than pendingSeq (which has applied the
+	// click) arrives.
+	pendingPlay *bool
+	pendingSeq  uint64
+}
+
+// Init implements vugu's lifecycle: remember the EventEnv for callbacks
+// that finish later (the clipboard).
+func (c *Root) Init(ctx vugu.InitCtx) {
+	c.eventEnv = ctx.EventEnv()
+}
+
+func (c *Root) snap() *app.Snapshot {
+	if c.Snap == nil {
+		c.Snap = c.Backend.Snapshot()
+	}
+	return c.Snap
+}
+
+func (c *Root) do(f func(*app.Controller)) {
+	c.Backend.Do(f)
+}
+
+// Handlers. Each queues a command for the owner goroutine; the effect
+// shows with the next snapshot.
+
+func (c *Root) togglePlay() {
+	want := !c.playing()
+	c.pendingPlay, c.pendingSeq = &want, c.snap().Seq
+	c.do(func(ctl *app.Controller) {
+		if want {
+			ctl.Play()
+		} else {
+			ctl.Pause()
+		}
+	})
+}
+
+// playing is the play state to show: the one just asked for, until the
+// simulation has answered, else the snapshot's.
+func (c *Root) playing() bool {
+	s := c.snap()
+	if c.pendingPlay != nil {
+		if s.Seq <= c.pendingSeq {
+			return *c.pendingPlay
+		}
+		c.pendingPlay = nil
+	}
+	return s.Playing
+}
+func (c *Root) step()    { c.do(func(ctl *app.Controller) { ctl.Step() }) }
+func (c *Root) reset()   { c.do(func(ctl *app.Controller) { ctl.Reset() }) }
+func (c *Root) dismiss() { c.do(func(ctl *app.Controller) { ctl.DismissMessage() }) }
+
+func (c *Root) pickScenario(e vugu.DOMEvent) {
+	name := e.PropString("target", "value")
+	c.drafts = nil
+	c.draftErr = nil
+	c.do(func(ctl *app.Controller) { _ = ctl.SelectScenario(name) })
+}
+
+func (c *Root) setSpeed(e vugu.DOMEvent) {
+	x, err := app.ParseSpeed(e.PropString("target", "value"))
+	if err != nil {
+		return
+	}
+	c.do(func(ctl *app.Controller) { _ = ctl.SetSpeed(x) })
+}
+
+func (c *Root) toggleVariant(name string, e vugu.DOMEvent) {
+	on := e.PropBool("target", "checked")
+	c.do(func(ctl *app.Controller) { _ = ctl.SetVariant(name, on) })
+}
+
+func (c *Root) pickTrace(e vugu.DOMEvent) {
+	i, err := strconv.Atoi(e.PropString("target", "value"))
+	if err == nil {
+		c.traceIdx = i
+	}
+}
+
+func (c *Root) setDraft(name string, e vugu.DOMEvent) {
+	if c.drafts == nil {
+		c.drafts = map[string]string{}
+	}
+	c.drafts[name] = e.PropString("target", "value")
+}
+
+// commitParam validates the typed value with the scenario's own check
+// (the same one the permalink decoder and `pagesim run` use) and sends it
+// only if it passes.
+func (c *Root) commitParam(name string, e vugu.DOMEvent) {
+	v := strings.TrimSpace(e.PropString("target", "value"))
+	c.setDraftValue(name, v)
+	for _, p := range c.snap().Info.Params {
+		if p.Name != name {
+			continue
+		}
+		if p.Check != nil {
+			if err := p.Check(v); err != nil {
+				c.setDraftErr(name, err.Error())
+				return
+			}
+		}
+		c.setDraftErr(name, "")
+		c.do(func(ctl *app.Controller) { _ = ctl.SetParam(name, v) })
+	}
+}
+
+func (c *Root) commitSeed(e vugu.DOMEvent) {
+	v := strings.TrimSpace(e.PropString("target", "value"))
+	c.setDraftValue("seed", v)
+	seed, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		c.setDraftErr("seed", "must be a whole number between 0 and 18446744073709551615")
+		return
+	}
+	c.setDraftErr("seed", "")
+	c.do(func(ctl *app.Controller) { ctl.SetSeed(seed) })
+}
+
+func (c *Root) setDraftValue(name, v string) {
+	if c.drafts == nil {
+		c.drafts = map[string]string{}
+	}
+	c.drafts[name] = v
+}
+
+func (c *Root) setDraftErr(name, msg string) {
+	if c.draftErr == nil {
+		c.draftErr = map[string]string{}
+	}
+	if msg == "" {
+		delete(c.draftErr, name)
+	} else {
+		c.draftErr[name] = msg
+	}
+}
+
+// fieldText is what an input shows: the draft while the user edits (or
+// while a refused value stands), else the snapshot's value. A draft the
+// snapshot has caught up with is dropped.
+func (c *Root) fieldText(name, current string) string {
+	d, ok := c.drafts[name]
+	if !ok {
+		return current
+	}
+	if d == current && c.draftErr[name] == "" {
+		delete(c.drafts, name)
+	}
+	return d
+}
+
+func (c *Root) paramText(name string) string { return c.fieldText(name, c.snap().State.Params[name]) }
+
+func (c *Root) seedText() string {
+	return c.fieldText("seed", strconv.FormatUint(c.snap().State.Seed, 10))
+}
+
+func (c *Root) fieldErr(name string) string {
+	if e := c.draftErr[name]; e != "" {
+		return e
+	}
+	return c.snap().ParamErrors[name]
+}
+
+func (c *Root) fieldClass(name string) string {
+	if c.fieldErr(name) != "" {
+		return "bad"
+	}
+	return ""
+}
+
+func (c *Root) copyResults() { c.copy("copy-results", c.snap().TableText) }
+func (c *Root) copyLink()    { c.copy("copy-link", c.linkURL()) }
+
+func (c *Root) copy(id, text string) {
+	if c.Host == nil {
+		return
+	}
+	c.setCopyStatus(id, "")
+	c.Host.CopyText(text, func(err error) {
+		msg := "Copied."
+		if err != nil {
+			msg = "Could not copy (" + err.Error() + "); select the text and copy it by hand."
+		}
+		if c.eventEnv != nil {
+			c.eventEnv.Lock()
+			c.setCopyStatus(id, msg)
+			c.eventEnv.UnlockRender()
+		} else {
+			c.setCopyStatus(id, msg)
+		}
+	})
+}
+
+func (c *Root) setCopyStatus(id, msg string) {
+	if c.copyStatus == nil {
+		c.copyStatus = map[string]string{}
+	}
+	c.copyStatus[id] = msg
+}
+
+// View helpers.
+
+func (c *Root) linkURL() string { return "#" + c.snap().Link }
+
+func (c *Root) playLabel() string {
+	if c.playing() {
+		return "Pause"
+	}
+	return "Play"
+}
+
+// statusLine is the one-line state of the clock.
+func (c *Root) statusLine() string {
+	s := c.snap()
+	var b strings.Builder
+	fmt.Fprintf(&b, "t = %s s", fixed3(s.Now))
+	if s.Duration > 0 {
+		fmt.Fprintf(&b, " of %s s", app.FormatSeconds(s.Duration))
+	}
+	switch {
+	case s.RunError != "":
+		b.WriteString(" · stopped")
+	case s.Restoring:
+		fmt.Fprintf(&b, " · restoring the link's state: %d%%", int(s.Progress*100))
+	case s.Ended:
+		b.WriteString(" · finished")
+	case s.Playing:
+		fmt.Fprintf(&b, " · playing at %s", app.FormatSpeed(s.State.Speed))
+		if s.ActualSpeed > 0 && s.ActualSpeed < 0.9*s.State.Speed {
+			fmt.Fprintf(&b, " (reaching x%.3g)", s.ActualSpeed)
+		}
+	default:
+		b.WriteString(" · paused")
+	}
+	return b.String()
+}
+
+func fixed3(t interface{ Seconds() float64 }) string {
+	return strconv.FormatFloat(t.Seconds(), 'f', 3, 64)
+}
+
+func speedValue(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+func (c *Root) stepTitle() string {
+	return "Advance " + app.FormatSeconds(c.snap().StepSize) + " s of simulated time (one frame at this speed)"
+}
+
+// liveRows returns the vmstat table: one row per counter, one column per
+// variant.
+func (c *Root) liveRows() [][]string {
+	s := c.snap()
+	if len(s.Live) == 0 {
+		return nil
+	}
+	var rows [][]string
+	for i, ctr := range s.Live[0].Vmstat {
+		row := []string{ctr.Name}
+		for _, l := range s.Live {
+			if i < len(l.Vmstat) {
+				row = append(row, strconv.FormatInt(l.Vmstat[i].Value, 10))
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func (c *Root) traceVariant() int {
+	if c.traceIdx < 0 || c.traceIdx >= len(c.snap().Live) {
+		return 0
+	}
+	return c.traceIdx
+}
+
+func (c *Root) traceText() string {
+	s := c.snap()
+	if len(s.Live) == 0 {
+		return ""
+	}
+	l := s.Live[c.traceVariant()]
+	if len(l.Trace) == 0 {
+		return "(no tracepoint events yet)"
+	}
+	return strings.Join(l.Trace, "\n")
+}
+
+func (c *Root) traceNote() string {
+	s := c.snap()
+	if len(s.Live) == 0 {
+		return ""
+	}
+	l := s.Live[c.traceVariant()]
+	return fmt.Sprintf("latest %d of %d events", len(l.Trace), l.TraceWritten)
+}
+
+// legendItem is one entry of the colour legend.
+type legendItem struct{ Class, Text string }
+
+func legendTypes() []legendItem {
+	var out []legendItem
+	for mt := mm.MigrateType(0); mt < mm.MigrateTypes; mt++ {
+		out = append(out, legendItem{"swatch mt-" + strings.ToLower(mt.String()), mt.String()})
+	}
+	return out
+}
+
+var legendStates = []legendItem{
+	{"swatch st-free", "free (dark)"},
+	{"swatch st-pcp", "on a per-CPU list"},
+	{"swatch mt-movable", "in use (bright)"},
+	{"swatch st-pinned", "pinned"},
+	{"swatch st-reserved", "reserved"},
+}

@@ -1,0 +1,280 @@
+package panel
+
+import (
+	"bytes"
+	"errors"
+	"go/format"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/vugu/html"
+	"github.com/vugu/vugu"
+	"github.com/vugu/vugu/gen"
+	"github.com/vugu/vugu/staticrender"
+
+	"github.com/pagesim/pagesim/ui/app"
+)
+
+// loopBackend runs a real controller behind an app.Loop, ticked by hand.
+type loopBackend struct {
+	*app.Loop
+}
+
+func newBackend(t *testing.T, frag string) *loopBackend {
+	t.Helper()
+	cat, err := app.NewCatalog(app.Churn{})
+	require.NoError(t, err)
+	ctl := app.NewController(cat, app.Options{Link: frag})
+	return &loopBackend{app.NewLoop(ctl)}
+}
+
+// settle applies queued commands and runs until the runs reach the clock.
+func (b *loopBackend) settle(t *testing.T) {
+	t.Helper()
+	for i := 0; i < 1000; i++ {
+		b.Tick(0, 1e9)
+		if c := b.Controller(); c.Now() >= c.Target() {
+			b.Tick(0, 1e9)
+			return
+		}
+	}
+	t.Fatal("the runs did not catch up")
+}
+
+type fakeHost struct {
+	copied []string
+	err    error
+}
+
+func (h *fakeHost) CopyText(text string, done func(error)) {
+	h.copied = append(h.copied, text)
+	done(h.err)
+}
+
+// fakeEvent is a DOM event carrying target.value and target.checked.
+type fakeEvent struct {
+	vugu.DOMEvent
+	value   string
+	checked bool
+}
+
+func (e fakeEvent) PropString(keys ...string) string {
+	if strings.Join(keys, ".") == "target.value" {
+		return e.value
+	}
+	return ""
+}
+
+func (e fakeEvent) PropBool(keys ...string) bool {
+	return strings.Join(keys, ".") == "target.checked" && e.checked
+}
+
+func render(t *testing.T, root *Root) string {
+	t.Helper()
+	root.Snap = root.Backend.Snapshot()
+	env, err := vugu.NewBuildEnv()
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, staticrender.New(&buf).Render(env.RunBuild(root)))
+	return buf.String()
+}
+
+// textOf returns the text content of the element with the given id.
+func textOf(t *testing.T, page, id string) string {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader(page))
+	require.NoError(t, err)
+	var found *html.Node
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for _, a := range n.Attr {
+			if a.Key == "id" && a.Val == id {
+				found = n
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	require.NotNil(t, found, "no element #%s", id)
+	var b strings.Builder
+	var text func(n *html.Node)
+	text = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			text(c)
+		}
+	}
+	text(found)
+	return b.String()
+}
+
+func countElements(t *testing.T, page, tag string) int {
+	doc, err := html.Parse(strings.NewReader(page))
+	require.NoError(t, err)
+	n := 0
+	var walk func(n *html.Node)
+	walk = func(x *html.Node) {
+		if x.Type == html.ElementNode && x.Data == tag {
+			n++
+		}
+		for c := x.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	return n
+}
+
+func TestThePanelShowsTheDefaults(t *testing.T) {
+	b := newBackend(t, "")
+	root := &Root{Backend: b}
+	page := render(t, root)
+	assert.Contains(t, page, `label="Placeholder: allocation churn"`)
+	assert.Equal(t, "Play", textOf(t, page, "play"))
+	assert.Equal(t, "t = 0.000 s of 60 s · paused", textOf(t, page, "status"))
+	for _, id := range []string{"param-nodes", "param-mem", "param-cpus", "param-fill", "param-unmovable", "param-duration",
+		"variant-baseline", "variant-small_pcp", "variant-high_wmark", "seed", "speed", "permalink", "copy-results", "live", "trace"} {
+		assert.Contains(t, page, `id="`+id+`"`)
+	}
+	assert.Contains(t, textOf(t, page, "live"), "nr_free_pages")
+	assert.Contains(t, textOf(t, page, "results"), "allocations")
+	assert.Contains(t, textOf(t, page, "summary"), "stand-in")
+	assert.Equal(t, "1", root.seedText())
+	assert.Equal(t, "256", root.paramText("mem"))
+	assert.Equal(t, "#v1/churn?seed=1", root.linkURL())
+	assert.Contains(t, page, `class="swatch mt-unmovable"`)
+	assert.NotContains(t, page, `id="link-error"`)
+}
+
+func TestALinkErrorIsShownAsTextNeverAsHTML(t *testing.T) {
+	b := newBackend(t, `#v1/churn?nodes=<img src=x onerror=alert(1)><script>alert(2)</script>`)
+	page := render(t, &Root{Backend: b})
+	msg := textOf(t, page, "link-error")
+	assert.Contains(t, msg, "This link could not be read")
+	assert.Contains(t, msg, `<img src=x onerror=alert(1)>`)
+	assert.Zero(t, countElements(t, page, "img"))
+	assert.Zero(t, countElements(t, page, "script"))
+	assert.Contains(t, page, "&lt;img")
+}
+
+func TestButtonsQueueCommandsForTheOwner(t *testing.T) {
+	b := newBackend(t, "v1/churn?mem=32")
+	root := &Root{Backend: b}
+	root.step()
+	b.settle(t)
+	page := render(t, root)
+	assert.Equal(t, "t = 0.016 s of 60 s · paused", textOf(t, page, "status"))
+
+	root.togglePlay()
+	assert.Equal(t, "Pause", root.playLabel(), "the button answers before the simulation does")
+	assert.False(t, b.Snapshot().Playing)
+	b.Tick(0, 1e9)
+	page = render(t, root)
+	assert.Equal(t, "Pause", textOf(t, page, "play"))
+	assert.Nil(t, root.pendingPlay, "the snapshot has caught up")
+	assert.Contains(t, textOf(t, page, "status"), "playing at x1")
+	root.togglePlay()
+	root.setSpeed(fakeEvent{value: "1000"})
+	root.toggleVariant("high_wmark", fakeEvent{checked: true})
+	b.settle(t)
+	page = render(t, root)
+	assert.Equal(t, "Play", textOf(t, page, "play"))
+	assert.Contains(t, page, `label="x1000" selected="selected"`)
+	assert.Contains(t, strings.Join(strings.Fields(textOf(t, page, "live")), ""), "/proc/vmstatbaselinesmall_pcphigh_wmark")
+
+	root.reset()
+	b.settle(t)
+	assert.Contains(t, textOf(t, render(t, root), "status"), "t = 0.000 s")
+}
+
+func TestAnInvalidParameterIsRefusedWithTheScenariosOwnMessage(t *testing.T) {
+	b := newBackend(t, "v1/churn?mem=32")
+	root := &Root{Backend: b}
+	render(t, root)
+	root.setDraft("nodes", fakeEvent{value: "9"})
+	root.commitParam("nodes", fakeEvent{value: "9"})
+	b.settle(t)
+	page := render(t, root)
+	assert.Equal(t, "must be between 1 and 4", textOf(t, page, "param-error-nodes"))
+	assert.Equal(t, "9", root.paramText("nodes"), "the refused text stays in the box")
+	assert.Equal(t, "1", b.Snapshot().State.Params["nodes"])
+
+	root.commitParam("nodes", fakeEvent{value: " 2 "})
+	b.settle(t)
+	page = render(t, root)
+	assert.NotContains(t, page, "param-error-nodes")
+	assert.Equal(t, "2", b.Snapshot().State.Params["nodes"])
+	assert.Equal(t, "2", root.paramText("nodes"))
+	assert.Empty(t, root.drafts, "the draft is dropped once the snapshot has it")
+
+	root.commitSeed(fakeEvent{value: "x"})
+	assert.Contains(t, render(t, root), "seed: must be a whole number")
+	root.commitSeed(fakeEvent{value: "42"})
+	b.settle(t)
+	assert.EqualValues(t, 42, b.Snapshot().State.Seed)
+	render(t, root)
+	assert.Equal(t, "#v1/churn?seed=42&nodes=2&mem=32", root.linkURL())
+}
+
+func TestCopyPutsTheResultTableOnTheClipboard(t *testing.T) {
+	b := newBackend(t, "v1/churn?mem=32")
+	h := &fakeHost{}
+	root := &Root{Backend: b, Host: h}
+	render(t, root)
+	root.copyResults()
+	require.Len(t, h.copied, 1)
+	assert.Equal(t, b.Snapshot().TableText, h.copied[0])
+	assert.Equal(t, "Copied.", textOf(t, render(t, root), "copy-results-status"))
+	h.err = errors.New("denied")
+	root.copyResults()
+	assert.Contains(t, textOf(t, render(t, root), "copy-results-status"), "Could not copy (denied)")
+	root.copyLink()
+	assert.Equal(t, "#v1/churn?seed=1&mem=32", h.copied[2])
+}
+
+func TestTheTraceShowsTheChosenVariant(t *testing.T) {
+	b := newBackend(t, "v1/churn?mem=32&t=2")
+	b.settle(t)
+	root := &Root{Backend: b}
+	page := render(t, root)
+	assert.Contains(t, page, `label="small_pcp"`)
+	first := textOf(t, page, "trace")
+	root.pickTrace(fakeEvent{value: "1"})
+	assert.Equal(t, 1, root.traceVariant())
+	root.pickTrace(fakeEvent{value: "7"})
+	assert.Equal(t, 0, root.traceVariant(), "out of range falls back to the first")
+	assert.Equal(t, first, textOf(t, render(t, root), "trace"))
+}
+
+// TestGeneratedCodeIsUpToDate regenerates the Vugu code into a scratch
+// copy of the package and compares it with the committed file.
+func TestGeneratedCodeIsUpToDate(t *testing.T) {
+	dir := t.TempDir()
+	files, err := filepath.Glob("*")
+	require.NoError(t, err)
+	for _, f := range files {
+		if strings.HasSuffix(f, ".vugu") || (strings.HasSuffix(f, ".go") && !strings.HasSuffix(f, "_test.go") && !strings.HasSuffix(f, "_gen.go")) {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+		}
+	}
+	require.NoError(t, gen.Run(dir, &gen.ParserGoPkgOpts{SkipGoMod: true, SkipMainGo: true, MergeSingle: true}))
+	got, err := os.ReadFile(filepath.Join(dir, "0_components_gen.go"))
+	require.NoError(t, err)
+	got, err = format.Source(got)
+	require.NoError(t, err)
+	want, err := os.ReadFile("0_components_gen.go")
+	require.NoError(t, err)
+	if !bytes.Equal(got, want) {
+		t.Fatal("ui/panel/0_components_gen.go is stale: run `go generate ./ui/panel` and commit the result")
+	}
+}

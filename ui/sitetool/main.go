@@ -1,0 +1,206 @@
+// Command sitetool does the two steps of build.sh that need more than a
+// shell: writing Vugu's DOM helper script as a file, and precompressing
+// the site. It needs nothing but Go, so a fresh machine can build the site.
+//
+//	go run ./ui/sitetool vugu-script OUT.js
+//	go run ./ui/sitetool compress DIR
+//
+// vugu-script writes the exact JavaScript that Vugu's renderer would pass
+// to eval() (the jsHelperScript constant of the vugu module in go.mod).
+// The page's Content-Security-Policy forbids eval, so index.html loads the
+// script as a file instead (see jsbridge.Bridge.WithoutEval).
+//
+// compress writes NAME.gz (gzip, best) and NAME.br (brotli) next to every
+// compressible file of DIR and its subfolders, skipping files whose
+// compressed copies are already newer. PAGESIM_BROTLI_QUALITY (0-11,
+// default 9) trades build time for size: 11 saves about 13% on the wasm
+// binary and takes ten times longer.
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/andybalholm/brotli"
+)
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: sitetool vugu-script OUT.js | sitetool compress DIR")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "vugu-script":
+		err = writeVuguScript(os.Args[2])
+	case "compress":
+		q := 9
+		if s := os.Getenv("PAGESIM_BROTLI_QUALITY"); s != "" {
+			q, err = strconv.Atoi(s)
+			if err != nil || q < 0 || q > 11 {
+				err = fmt.Errorf("PAGESIM_BROTLI_QUALITY must be 0-11, got %q", s)
+				break
+			}
+		}
+		err = compressDir(os.Args[2], q)
+	default:
+		err = fmt.Errorf("unknown step %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sitetool:", err)
+		os.Exit(1)
+	}
+}
+
+// vuguDir asks the go command where the vugu module of this build lives.
+func vuguDir() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-json", "github.com/vugu/vugu").Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -m github.com/vugu/vugu: %v", err)
+	}
+	var m struct{ Dir string }
+	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
+		return "", errors.New("go list gave no directory for github.com/vugu/vugu (run go mod download)")
+	}
+	return m.Dir, nil
+}
+
+// HelperScript returns the value of domrender's jsHelperScript constant
+// from the Go source in dir.
+func HelperScript(dir string) (string, error) {
+	path := filepath.Join(dir, "domrender", "renderer-js-script.go")
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		return "", err
+	}
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, n := range vs.Names {
+				if n.Name != "jsHelperScript" || i >= len(vs.Values) {
+					continue
+				}
+				lit, ok := vs.Values[i].(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					return "", fmt.Errorf("%s: jsHelperScript is not a string literal", path)
+				}
+				return strconv.Unquote(lit.Value)
+			}
+		}
+	}
+	return "", fmt.Errorf("%s has no jsHelperScript constant", path)
+}
+
+func writeVuguScript(out string) error {
+	dir, err := vuguDir()
+	if err != nil {
+		return err
+	}
+	s, err := HelperScript(dir)
+	if err != nil {
+		return err
+	}
+	return WriteIfChanged(out, []byte("// Vugu's DOM helpers (github.com/vugu/vugu/domrender jsHelperScript), loaded as a file because the page's CSP forbids eval.\n"+s+"\n"))
+}
+
+// WriteIfChanged writes data to path through a temporary file and a
+// rename, unless the file already holds exactly data (so its time stays
+// and the compressed copies are not redone).
+func WriteIfChanged(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+var compressible = map[string]bool{".html": true, ".css": true, ".js": true, ".wasm": true, ".json": true, ".svg": true}
+
+func compressDir(dir string, quality int) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !compressible[filepath.Ext(path)] {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		for _, enc := range []struct {
+			ext string
+			fn  func([]byte) ([]byte, error)
+		}{
+			{".gz", gzipBytes},
+			{".br", func(b []byte) ([]byte, error) { return brotliBytes(b, quality) }},
+		} {
+			dst := path + enc.ext
+			if di, err := os.Stat(dst); err == nil && di.ModTime().After(info.ModTime()) {
+				continue
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			out, err := enc.fn(src)
+			if err != nil {
+				return fmt.Errorf("%s: %v", dst, err)
+			}
+			if err := WriteIfChanged(dst, out); err != nil {
+				return err
+			}
+			// A rewrite with the same bytes keeps the old time: touch it
+			// so it reads as newer than the source.
+			now := info.ModTime().Add(1)
+			if di, err := os.Stat(dst); err == nil && !di.ModTime().After(info.ModTime()) {
+				_ = os.Chtimes(dst, now, now)
+			}
+			fmt.Fprintf(os.Stderr, "sitetool: %-28s %9d -> %9d\n", strings.TrimPrefix(dst, dir+string(filepath.Separator)), len(src), len(out))
+		}
+		return nil
+	})
+}
+
+func gzipBytes(b []byte) ([]byte, error) {
+	var out bytes.Buffer
+	w, err := gzip.NewWriterLevel(&out, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(b); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+func brotliBytes(b []byte, quality int) ([]byte, error) {
+	var out bytes.Buffer
+	w := brotli.NewWriterOptions(&out, brotli.WriterOptions{Quality: quality, LGWin: 24})
+	if _, err := w.Write(b); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}

@@ -1,0 +1,153 @@
+// Package webserve serves the static site build.sh writes: the right
+// Content-Type for every file (application/wasm included), the
+// precompressed .br or .gz copy when the client accepts it, ETags, and the
+// page's security headers. `pagesim serve` and the browser tests use it; a
+// static host that does none of this still works, only slower.
+package webserve
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"io/fs"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// CSP is the Content-Security-Policy the page declares in its meta tag,
+// sent as a header too (where frame-ancestors also works).
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+var contentTypes = map[string]string{
+	".html": "text/html; charset=utf-8",
+	".css":  "text/css; charset=utf-8",
+	".js":   "text/javascript; charset=utf-8",
+	".wasm": "application/wasm",
+	".json": "application/json",
+	".txt":  "text/plain; charset=utf-8",
+	".svg":  "image/svg+xml",
+	".png":  "image/png",
+}
+
+// NotBuilt is the body served at / when the site has no index.html.
+const NotBuilt = "pagesim: the site is not built. Run ./build.sh (or make run), then start pagesim serve again.\n"
+
+// Handler serves the files of site.
+func Handler(site fs.FS) http.Handler {
+	return &handler{site: site}
+}
+
+type handler struct {
+	site  fs.FS
+	etags sync.Map // file name, size and time -> ETag
+}
+
+// Built reports whether site holds a built page (index.html).
+func Built(site fs.FS) bool {
+	_, err := fs.Stat(site, "index.html")
+	return err == nil
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
+	if name == "" {
+		name = "index.html"
+	}
+	if !fs.ValidPath(name) {
+		http.NotFound(w, r)
+		return
+	}
+	hdr := w.Header()
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Referrer-Policy", "no-referrer")
+	if name == "index.html" && !Built(h.site) {
+		hdr.Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, NotBuilt)
+		return
+	}
+	ctype, ok := contentTypes[path.Ext(name)]
+	if !ok {
+		ctype = "application/octet-stream"
+	}
+	if strings.HasSuffix(name, ".html") {
+		hdr.Set("Content-Security-Policy", CSP)
+	}
+	// Pick the stored variant: brotli, then gzip, then the file itself.
+	served, encoding := name, ""
+	hdr.Set("Vary", "Accept-Encoding")
+	for _, enc := range []struct{ token, ext string }{{"br", ".br"}, {"gzip", ".gz"}} {
+		if accepts(r.Header.Get("Accept-Encoding"), enc.token) {
+			if _, err := fs.Stat(h.site, name+enc.ext); err == nil {
+				served, encoding = name+enc.ext, enc.token
+				break
+			}
+		}
+	}
+	data, err := fs.ReadFile(h.site, served)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	hdr.Set("Content-Type", ctype)
+	if encoding != "" {
+		hdr.Set("Content-Encoding", encoding)
+	}
+	hdr.Set("Cache-Control", "no-cache")
+	hdr.Set("ETag", h.etag(served, data))
+	// ServeContent handles HEAD, If-None-Match and ranges; a zero time
+	// sends no Last-Modified (embedded files have none).
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(data))
+}
+
+// etag hashes the file's bytes, once per name, size and modification
+// time (a --dir site can be rebuilt while it is served).
+func (h *handler) etag(name string, data []byte) string {
+	key := name + "\x00" + strconv.Itoa(len(data))
+	if fi, err := fs.Stat(h.site, name); err == nil {
+		key += "\x00" + fi.ModTime().String()
+	}
+	if v, ok := h.etags.Load(key); ok {
+		return v.(string)
+	}
+	sum := sha256.Sum256(data)
+	tag := `"` + hex.EncodeToString(sum[:12]) + `"`
+	h.etags.Store(key, tag)
+	return tag
+}
+
+// accepts reports whether an Accept-Encoding header allows token with a
+// non-zero quality (an explicit token, or "*").
+func accepts(header, token string) bool {
+	star := false
+	for _, part := range strings.Split(header, ",") {
+		fields := strings.Split(strings.TrimSpace(part), ";")
+		name := strings.ToLower(strings.TrimSpace(fields[0]))
+		q := 1.0
+		for _, p := range fields[1:] {
+			k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+			if strings.EqualFold(k, "q") {
+				if f, err := strconv.ParseFloat(v, 64); err == nil {
+					q = f
+				}
+			}
+		}
+		switch name {
+		case token:
+			return q > 0
+		case "*":
+			star = q > 0
+		}
+	}
+	return star
+}

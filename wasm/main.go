@@ -1,0 +1,55 @@
+//go:build js && wasm
+
+// Command wasm is the page's one WebAssembly binary: the Ebiten map runs on
+// the main goroutine and owns the simulation; the Vugu panel renders on
+// another goroutine from the snapshots the map's loop publishes and sends
+// its commands back through the same loop.
+package main
+
+import (
+	"fmt"
+
+	"github.com/hajimehoshi/ebiten/v2"
+
+	"github.com/pagesim/pagesim/ui/app"
+	"github.com/pagesim/pagesim/ui/catalog"
+	"github.com/pagesim/pagesim/ui/ebview"
+	"github.com/pagesim/pagesim/ui/jsbridge"
+	"github.com/pagesim/pagesim/ui/panel"
+)
+
+func main() {
+	br := jsbridge.New()
+	br.Mark("main")
+	cat, err := catalog.New()
+	if err != nil {
+		br.Fail("the scenario list is broken: " + err.Error())
+		return
+	}
+	ctl := app.NewController(cat, app.Options{Link: br.Fragment()})
+	loop := app.NewLoop(ctl)
+	br.Mark("controller")
+	loop.OnLink = br.ReplaceFragment
+	br.OnHashChange(func(frag string) {
+		loop.Do(func(c *app.Controller) {
+			if frag != c.Fragment() {
+				c.LoadFragment(frag)
+			}
+		})
+	})
+	game := ebview.New(loop, br)
+	br.ExposeDebug(game.DebugJSON)
+	go func() {
+		br.Mark("panel")
+		if err := panel.Mount("#vugu_mount_point", loop, br, br.WithoutEval, game.PanelRendered); err != nil {
+			br.Fail("the control panel could not start: " + err.Error())
+		}
+	}()
+	br.Mark("runGame")
+	ebiten.SetTPS(ebiten.SyncWithFPS)
+	ebiten.SetRunnableOnUnfocused(true)
+	ebiten.SetWindowTitle("pagesim")
+	if err := ebiten.RunGame(game); err != nil {
+		br.Fail(fmt.Sprintf("the map stopped: %v", err))
+	}
+}
