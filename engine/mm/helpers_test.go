@@ -163,13 +163,19 @@ type layout struct {
 // reset afterwards.
 func carveZone(t testing.TB, m *Machine, cg *Memcg, place func(block, off int) role) *layout {
 	t.Helper()
-	z := m.Nodes[0].Zones[ZoneNormal]
-	tk := m.testTask(m.Nodes[0].CPUs[0])
+	return carveNodeZone(t, m, 0, cg, place)
+}
+
+// carveNodeZone is carveZone for node nid's Normal zone.
+func carveNodeZone(t testing.TB, m *Machine, nid int, cg *Memcg, place func(block, off int) role) *layout {
+	t.Helper()
+	z := m.Nodes[nid].Zones[ZoneNormal]
+	tk := m.testTask(m.Nodes[nid].CPUs[0])
 	saved := z.watermark
 	z.watermark = [NrWmark]uint64{}
 	z.WatermarkBoost = 0
 	for {
-		pfn := m.AllocPages(tk, __GFP_MOVABLE|__GFP_THISNODE|__GFP_NOWARN, 0, 0, 0)
+		pfn := m.AllocPages(tk, __GFP_MOVABLE|__GFP_THISNODE|__GFP_NOWARN, 0, nid, 0)
 		if pfn != NilPFN {
 			require.Equal(t, z, m.ZoneOf(pfn))
 			continue

@@ -202,3 +202,45 @@ func TestAWatermarkBoostMakesKswapdReclaimTheBoostAndWakeKcompactd(t *testing.T)
 	assert.Equal(t, uint64(1), m.Event(KCOMPACTD_WAKE))
 	assert.False(t, n.KswapdRunning())
 }
+
+func TestFreeingAboveHighGivesAHopelessKswapdAnotherChance(t *testing.T) {
+	tests := []struct {
+		name  string
+		nid   int
+		clear bool
+	}{
+		{"on a node with a memory node after it, kswapd_failures is reset", 0, true},
+		{"on the last memory node, kswapd_failures stays (next_memory_node is MAX_NUMNODES)", 1, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 2, 1)
+			l := carveNodeZone(t, m, tc.nid, nil, func(block, off int) role {
+				if off < 2 {
+					return roleFree
+				}
+				return roleKernel
+			})
+			n := m.Nodes[tc.nid]
+			cpu := n.CPUs[0]
+			inWorld(t, m, cpu, func(t *sim.Task) { m.AllocPages(t, GFP_NOWAIT|__GFP_MOVABLE|__GFP_THISNODE, 0, tc.nid, 0) })
+			runWorld(t, m, 5*sim.Second)
+			require.Equal(t, maxReclaimRetries, n.KswapdFailures())
+			require.NotZero(t, l.zone.flags&ZONE_BELOW_HIGH)
+			// Free kernel pages until the zone is back above high: the
+			// per-CPU list's bulk free clears ZONE_BELOW_HIGH.
+			tk := m.testTask(cpu)
+			for _, pfn := range l.pages[roleKernel][:3000] {
+				m.FreePages(tk, pfn, 0)
+			}
+			mustCheck(t, m, "freeing")
+			require.Greater(t, uint64(l.zone.Stat[NR_FREE_PAGES]), l.zone.WmarkPages(WmarkHigh))
+			assert.Zero(t, l.zone.flags&ZONE_BELOW_HIGH)
+			if tc.clear {
+				assert.Zero(t, n.KswapdFailures(), "free_frozen_page_commit resets kswapd_failures")
+			} else {
+				assert.Equal(t, maxReclaimRetries, n.KswapdFailures())
+			}
+		})
+	}
+}

@@ -1064,6 +1064,17 @@ func (m *Machine) FreePages(t *sim.Task, pfn PFN, order Order) {
 	m.freeFrozenPageCommit(t, z, &z.pcp[t.CPU], pfn, mt, order)
 }
 
+// nextMemoryNode reports whether next_memory_node(nid) < MAX_NUMNODES: a
+// node with memory has a higher ID.
+func (m *Machine) nextMemoryNode(nid int) bool {
+	for _, n := range m.Nodes[nid+1:] {
+		if n.PresentPages > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // freeFrozenPageCommit is free_frozen_page_commit().
 func (m *Machine) freeFrozenPageCommit(t *sim.Task, z *Zone, p *perCPUPages, pfn PFN, mt MigrateType, order Order) {
 	p.allocFactor >>= 1
@@ -1088,6 +1099,13 @@ func (m *Machine) freeFrozenPageCommit(t *sim.Task, z *Zone, p *perCPUPages, pfn
 		m.freePCPPagesBulk(t, z, nrPCPFree(p, batch, high, freeHigh), p, pindex)
 		if z.flags&ZONE_BELOW_HIGH != 0 && m.ZoneWatermarkOK(z, 0, z.WmarkPages(WmarkHigh), ZoneMovable, 0) {
 			z.flags &^= ZONE_BELOW_HIGH
+			// The pressure is gone: if a fallback node exists, direct
+			// reclaim (which would reset it) may never run here, so
+			// a hopeless kswapd gets another chance
+			// (next_memory_node(nid) < MAX_NUMNODES).
+			if n := z.Node; n.kswapd.hopeless() && m.nextMemoryNode(n.ID) {
+				n.kswapd.failures = 0
+			}
 		}
 	}
 }
