@@ -276,3 +276,31 @@ func TestKcompactdWorkIsAMemoryStallButProactiveCompactionIsNot(t *testing.T) {
 		})
 	}
 }
+
+// TestPSIWeighsEachCPUsStallByItsNonIdleTime checks collect_percpu_times:
+// the group's stall time is the mean of the CPUs' stall times weighted by
+// each CPU's non-idle time in jiffies.
+func TestPSIWeighsEachCPUsStallByItsNonIdleTime(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 3)
+	// CPU 1 stalls for 1 s; CPU 2 works, unstalled, for 0.5 s; CPU 0
+	// only runs kcompactd's empty first step.
+	spawn(m, "stall", 1, 0, func(t *sim.Task) sim.Time {
+		m.psiMemstallEnter(t)
+		t.Charge(sim.Second)
+		m.psiMemstallLeave(t)
+		return sim.Exit
+	})
+	spawn(m, "work", 2, 0, func(t *sim.Task) sim.Time {
+		t.Charge(sim.Second / 2)
+		return sim.Exit
+	})
+	period := sim.Time(refPeriod)
+	runWorld(t, m, period)
+	// tSOME = (1e9 ns * 1000 jiffies + 0 * 500 jiffies) / 1500 jiffies
+	total := uint64(1000000000) * 1000 / 1500
+	totals := [2]uint64{total, total}
+	ref := newRefGroup()
+	ref.update(uint64(period), totals)
+	assert.Equal(t, ref.text(totals), pressure(t, m))
+	assert.Contains(t, pressure(t, m), "total=666666\n")
+}
