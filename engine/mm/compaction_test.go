@@ -355,6 +355,14 @@ func TestDirectCompactionCountersCountOnlyRunsOfCompaction(t *testing.T) {
 				want = CompactPartialSkipped
 			}
 			assert.Equal(t, []CompactResult{want}, results, "exactly one direct compaction")
+			if tc.gotPage {
+				// The migrated block's last pages reach the buddy lists
+				// in the compactor's context (check_drain), and the
+				// order-9 merge is captured for the request.
+				assert.Equal(t, uint64(1), m.Compact.Captured, "captured")
+				assert.Equal(t, l.zone.StartPFN, got, "the captured page is the first block, emptied by migration")
+				assert.GreaterOrEqual(t, m.Event(PGMIGRATE_SUCCESS), uint64(PageblockNrPages/2))
+			}
 			assert.Zero(t, allocstalls(m), "the THP local-node attempt never reclaims")
 		})
 	}
