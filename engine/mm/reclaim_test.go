@@ -70,6 +70,14 @@ func TestMasksWithoutDirectReclaimNeverStall(t *testing.T) {
 				}
 			}
 			require.Greater(t, m.Slow.Entered, uint64(0), "the requests reached the slow path")
+			// kswapd is woken exactly by the masks with __GFP_KSWAPD_RECLAIM.
+			wakeups := traceFields(m, "mm_vmscan_wakeup_kswapd")
+			if gfp&__GFP_KSWAPD_RECLAIM != 0 {
+				assert.NotEmpty(t, wakeups, "__GFP_KSWAPD_RECLAIM wakes kswapd")
+			} else {
+				assert.Empty(t, wakeups, "no __GFP_KSWAPD_RECLAIM, no kswapd")
+				assert.False(t, m.Nodes[0].KswapdRunning())
+			}
 			var runs uint64
 			for _, n := range m.Reclaim.DirectRuns {
 				runs += n
