@@ -244,3 +244,30 @@ func TestFreeingAboveHighGivesAHopelessKswapdAnotherChance(t *testing.T) {
 		})
 	}
 }
+
+func TestWakeupKswapdOnAHopelessNodeWakesKcompactdForCallersThatCannotReclaim(t *testing.T) {
+	tests := []struct {
+		name      string
+		gfp       GFP
+		kcompactd bool
+	}{
+		{"GFP_NOWAIT order-3: kcompactd is woken instead of kswapd", GFP_NOWAIT | __GFP_COMP, true},
+		{"GFP_KERNEL order-3: neither is woken (the caller reclaims and compacts itself)", GFP_KERNEL | __GFP_COMP, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			carveZone(t, m, nil, pinnedHolesLayout(true))
+			n := m.Nodes[0]
+			n.kswapd.failures = maxReclaimRetries
+			inWorld(t, m, 1, func(t *sim.Task) { m.AllocPages(t, tc.gfp, 3, 0, 0) })
+			assert.Empty(t, traceFields(m, "mm_vmscan_wakeup_kswapd"), "a hopeless kswapd is left asleep")
+			assert.False(t, n.KswapdRunning())
+			if tc.kcompactd {
+				assert.Equal(t, []string{"nid=0 order=3 classzone_idx=Normal  "}, traceFields(m, "mm_compaction_wakeup_kcompactd"))
+			} else {
+				assert.Empty(t, traceFields(m, "mm_compaction_wakeup_kcompactd"))
+			}
+		})
+	}
+}
