@@ -85,7 +85,11 @@ func modeName(async int64) string {
 
 var traceDefs = [NrTraceIDs]traceDef{
 	TraceMmPageAlloc: {"kmem", "mm_page_alloc", func(a *[8]int64) string {
-		return fmt.Sprintf("page=%s pfn=0x%x order=%d migratetype=%d gfp_flags=%s", pagePtr(a[0]), a[0], a[1], a[2], GFP(a[3]))
+		page := pagePtr(a[0])
+		if a[0] == 0 {
+			page = "0000000000000000" // a failure: the page pointer is NULL
+		}
+		return fmt.Sprintf("page=%s pfn=0x%x order=%d migratetype=%d gfp_flags=%s", page, a[0], a[1], a[2], GFP(a[3]))
 	}},
 	TraceMmPageFree: {"kmem", "mm_page_free", func(a *[8]int64) string {
 		return fmt.Sprintf("page=%s pfn=0x%x order=%d", pagePtr(a[0]), a[0], a[1])

@@ -5,6 +5,7 @@ package mm
 // vmscan}.h as condensed in /work/kref), and the trace file's line layout.
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -118,4 +119,19 @@ func TestTracepointsPrintTheKernelsFormats(t *testing.T) {
 			assert.Contains(t, e.Fields(), " pid="+itoa(int(e.PID))+" ")
 		}
 	}
+}
+
+func TestMmPageAllocTracesFailuresWithANullPage(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	require.NoError(t, m.Trace.Enable("kmem:mm_page_alloc", true))
+	carveZone(t, m, nil, pinnedHolesLayout(true))
+	tk := m.testTask(1)
+	require.Equal(t, NilPFN, m.AllocPages(tk, GFP_TRANSHUGE_LIGHT, 9, 0, 0))
+	pfn := m.AllocPages(tk, GFP_KERNEL, 0, 0, 0)
+	require.NotEqual(t, NilPFN, pfn)
+	lines := traceFields(m, "mm_page_alloc")
+	require.Len(t, lines, 2)
+	// TP_printk prints a NULL struct page pointer and pfn 0 for a failure.
+	assert.Equal(t, "page=0000000000000000 pfn=0x0 order=9 migratetype=1 gfp_flags=GFP_TRANSHUGE_LIGHT", lines[0])
+	assert.Equal(t, fmt.Sprintf("page=%s pfn=%#x order=0 migratetype=0 gfp_flags=GFP_KERNEL", pagePtr(int64(pfn)), pfn), lines[1])
 }
