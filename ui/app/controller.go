@@ -162,7 +162,8 @@ func copyParams(p map[string]string) map[string]string {
 	return out
 }
 
-// duration is the runs' common end (0 = unbounded).
+// duration is when the last run ends, once every run's end is known; 0
+// otherwise.
 func (c *Controller) duration() sim.Time {
 	var d sim.Time
 	for _, r := range c.runs {
@@ -173,6 +174,12 @@ func (c *Controller) duration() sim.Time {
 		d = max(d, rd)
 	}
 	return d
+}
+
+// finished reports whether a run has reached its end.
+func finished(r Run) bool {
+	d := r.Duration()
+	return d > 0 && r.Now() >= d
 }
 
 func (c *Controller) setTarget(t sim.Time) {
@@ -244,17 +251,29 @@ func (c *Controller) RunError() string { return c.runErr }
 // ParamErrors maps parameter names to the last refused value's error.
 func (c *Controller) ParamErrors() map[string]string { return c.paramErr }
 
-// Now is the simulated time every run has reached (the lockstep time).
+// Now is the simulated time every run still going has reached (the
+// lockstep time); once all are finished, the time of the last to finish.
 func (c *Controller) Now() sim.Time {
 	if len(c.runs) == 0 {
 		return c.target
 	}
 	now := sim.Time(math.MaxInt64)
+	var last sim.Time
 	for _, r := range c.runs {
-		now = min(now, r.Run.Now())
+		last = max(last, r.Run.Now())
+		if !finished(r.Run) {
+			now = min(now, r.Run.Now())
+		}
+	}
+	if now == math.MaxInt64 {
+		return last
 	}
 	return now
 }
+
+// CaughtUp reports whether the runs have reached the clock (or their
+// ends): what a paused page shows is then final.
+func (c *Controller) CaughtUp() bool { return c.Now() >= c.target || c.Ended() }
 
 // Target is the simulated time the clock asks for.
 func (c *Controller) Target() sim.Time { return c.target }
@@ -271,13 +290,17 @@ func (c *Controller) Progress() float64 {
 	if c.goal <= 0 {
 		return 1
 	}
-	return float64(c.Now()) / float64(c.goal)
+	return min(float64(c.Now())/float64(c.goal), 1)
 }
 
-// Ended reports whether every run reached its duration.
+// Ended reports whether every run is finished.
 func (c *Controller) Ended() bool {
-	d := c.duration()
-	return len(c.runs) > 0 && d > 0 && c.Now() >= d
+	for _, r := range c.runs {
+		if !finished(r.Run) {
+			return false
+		}
+	}
+	return len(c.runs) > 0
 }
 
 // ActualSpeed is the simulated seconds per wall second achieved recently.
@@ -455,11 +478,21 @@ func (c *Controller) Tick(dt, budget time.Duration) int {
 		}
 	}
 	n := c.advance(budget)
-	if c.goal >= 0 && c.Now() >= c.goal {
+	if c.goal >= 0 && (c.Now() >= c.goal || c.Ended()) {
 		c.goal = -1
 	}
 	if c.Ended() {
 		c.playing = false
+		// The clock stops at the end (to the next millisecond), so the
+		// permalink carries the time the runs ended.
+		if end := c.Now(); c.target > end {
+			t := end - end%sim.Millisecond
+			if t < end {
+				t += sim.Millisecond
+			}
+			c.target = min(c.target, t)
+			c.clock = float64(c.target)
+		}
 	}
 	c.measure()
 	return n
@@ -471,7 +504,7 @@ func (c *Controller) advance(budget time.Duration) int {
 	deadline := c.opt.Wall() + budget
 	total := 0
 	for {
-		behind := false
+		behind, moved := false, false
 		start := c.opt.Wall()
 		n := 0
 		for _, r := range c.runs {
@@ -479,13 +512,14 @@ func (c *Controller) advance(budget time.Duration) int {
 			if d := r.Run.Duration(); d > 0 && until > d {
 				until = d
 			}
-			if r.Run.Now() < until {
+			if before := r.Run.Now(); before < until && !finished(r.Run) {
 				behind = true
 				n += r.Run.Advance(until, c.chunk)
+				moved = moved || r.Run.Now() != before || finished(r.Run)
 			}
 		}
-		if !behind {
-			break
+		if !behind || (n == 0 && !moved) {
+			break // there, or a run that cannot move (a bug in it)
 		}
 		total += n
 		c.version++

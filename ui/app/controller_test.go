@@ -88,7 +88,7 @@ func runDigests(c *Controller) []string {
 func tickUntilCaughtUp(t *testing.T, c *Controller, budget time.Duration) int {
 	t.Helper()
 	ticks := 0
-	for c.Now() < c.Target() {
+	for !c.CaughtUp() {
 		c.Tick(0, budget)
 		ticks++
 		require.Less(t, ticks, 100000)

@@ -170,7 +170,8 @@ func (c *Catalog) Encode(st State) string {
 	}
 	for _, p := range in.Params {
 		if v, ok := st.Params[p.Name]; ok && v != p.Default {
-			kv = append(kv, p.Name+"="+url.QueryEscape(v))
+			// Commas (lists such as guest_gb=30,34) stay readable.
+			kv = append(kv, p.Name+"="+strings.ReplaceAll(url.QueryEscape(v), "%2C", ","))
 		}
 	}
 	return LinkVersion + "/" + st.Scenario + "?" + strings.Join(kv, "&")

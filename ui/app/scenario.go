@@ -101,11 +101,18 @@ type Run interface {
 	// Now is the simulated time the run has reached.
 	Now() sim.Time
 	// Duration is the simulated time at which the run is complete; 0
-	// means it never ends.
+	// means it is not known (yet): the run ends when it says so, or
+	// never. Once Now() >= a non-zero Duration() the run is finished.
 	Duration() sim.Time
 	// Results returns the run's metrics so far, in the order `pagesim
 	// run` prints them.
 	Results() []Metric
+}
+
+// Statuser is implemented by runs that can say where they are in a line
+// ("guest 34 GB: 3.1 of 8.5 GiB mapped"); the panel shows it.
+type Statuser interface {
+	Status() string
 }
 
 // Reporter is implemented by scenarios that format their own result table

@@ -58,7 +58,10 @@ type VariantToggle struct {
 type VariantLive struct {
 	Variant string
 	Now     sim.Time
-	Vmstat  []Counter
+	// Status is the run's own account of where it is ("" if it has
+	// none; see Statuser).
+	Status string
+	Vmstat []Counter
 	// Trace holds the latest tracepoint lines, oldest first.
 	Trace []string
 	// TraceWritten counts every event the run's trace recorded.
@@ -107,6 +110,9 @@ func (c *Controller) Snapshot(seq uint64) *Snapshot {
 	for i, r := range c.runs {
 		m := r.Run.Machine()
 		live := VariantLive{Variant: r.Variant, Now: r.Run.Now(), TraceWritten: m.Trace.Written}
+		if st, ok := r.Run.(Statuser); ok {
+			live.Status = st.Status()
+		}
 		for _, n := range names {
 			v, _ := m.VMStatValue(n)
 			live.Vmstat = append(live.Vmstat, Counter{Name: n, Value: v})

@@ -3,13 +3,20 @@
 // exactly what the page runs and compare.
 package catalog
 
-import "github.com/pagesim/pagesim/ui/app"
+import (
+	"github.com/pagesim/pagesim/engine/scenario"
+	"github.com/pagesim/pagesim/ui/app"
+)
 
 // Scenarios returns the scenarios in the order the panel lists them; the
-// first is the default. The patch scenarios join this list when
-// engine/scenario implements app.Scenario.
+// first is the default: the placeholder, which boots in a blink, then every
+// scenario of engine/scenario (what `pagesim scenarios` lists) by seed.
 func Scenarios() []app.Scenario {
-	return []app.Scenario{app.Churn{}}
+	out := []app.Scenario{app.Churn{}}
+	for _, s := range scenario.All() {
+		out = append(out, FromSpec(s))
+	}
+	return out
 }
 
 // New returns the catalog of Scenarios.

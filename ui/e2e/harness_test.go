@@ -353,6 +353,7 @@ type Debug struct {
 	Link       string         `json:"link"`
 	NowNS      int64          `json:"nowNs"`
 	Playing    bool           `json:"playing"`
+	Ended      bool           `json:"ended"`
 	Restoring  bool           `json:"restoring"`
 	Version    uint64         `json:"version"`
 	Gen        uint64         `json:"gen"`

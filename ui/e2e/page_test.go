@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/engine/sim"
 	"github.com/pagesim/pagesim/ui/app"
 	"github.com/pagesim/pagesim/ui/catalog"
@@ -73,7 +75,7 @@ func nativeRun(t *testing.T, link string) *app.Controller {
 	require.NoError(t, err)
 	c := app.NewController(cat, app.Options{Link: link})
 	require.Empty(t, c.Message())
-	for i := 0; c.Now() < c.Target(); i++ {
+	for i := 0; !c.CaughtUp(); i++ {
 		c.Tick(0, time.Hour)
 		require.Less(t, i, 1000)
 	}
@@ -286,4 +288,67 @@ func TestTheMapStaysResponsive(t *testing.T) {
 		assert.Less(t, d.FrameGapms, 250.0, "the page keeps drawing")
 		assert.Less(t, d.FrameCPUms, 100.0, "Go work per frame")
 	})
+}
+
+// TestEveryScenarioRunsToTheEndWithTheNumbersOfANativeRun runs each
+// scenario of engine/scenario at its smallest scale in the page and
+// compares the result table with the same link run natively (which
+// ui/catalog's tests compare with `pagesim run --format json`).
+func TestEveryScenarioRunsToTheEndWithTheNumbersOfANativeRun(t *testing.T) {
+	p := Open(t, "")
+	for _, s := range scenario.All() {
+		t.Run(s.ID, func(t *testing.T) {
+			p.t = t
+			link := smallLink(t, s)
+			start := time.Now()
+			p.Goto(link)
+			p.Click("play")
+			p.WaitJS(`JSON.parse(window.pagesimDebug()).ended`)
+			d := p.WaitSettled()
+			t.Logf("%s ran to its end (%.3f s simulated) in %v", s.ID, float64(d.NowNS)/1e9, time.Since(start).Round(time.Millisecond))
+			p.WaitJS(fmt.Sprintf(`document.getElementById("permalink").value === "#%s"`, d.Link))
+			c := nativeRun(t, d.Link)
+			require.True(t, c.Ended())
+			assert.Equal(t, c.Snapshot(0).TableText, p.Text("results"))
+		})
+	}
+}
+
+// smallLink is a link that runs s at the smallest scale (of a few tried)
+// at which its machine fits its workload.
+func smallLink(t *testing.T, s *scenario.Spec) string {
+	t.Helper()
+	cat, err := catalog.New()
+	require.NoError(t, err)
+	for _, sc := range []string{"0.01", "0.02", "0.03", "0.05", "0.1", ""} {
+		link := "v1/" + s.ID + "?x=1000"
+		if sc != "" {
+			link += "&scale=" + sc
+		}
+		c := app.NewController(cat, app.Options{Link: link})
+		if c.Message() == "" && c.RunError() == "" {
+			return link
+		}
+	}
+	t.Fatalf("%s runs at no scale tried", s.ID)
+	return ""
+}
+
+// TestScreenshot writes a screenshot of the page for the README when
+// PAGESIM_SCREENSHOT names the file (PAGESIM_SCREENSHOT_LINK picks the
+// state; it is paused after the link's time): a tool, not a check.
+func TestScreenshot(t *testing.T) {
+	out := os.Getenv("PAGESIM_SCREENSHOT")
+	if out == "" {
+		t.Skip("set PAGESIM_SCREENSHOT=FILE.png to write a screenshot")
+	}
+	link := os.Getenv("PAGESIM_SCREENSHOT_LINK")
+	if link == "" {
+		link = "v1/thp-thisnode?scale=0.05&t=2"
+	}
+	p := Open(t, link)
+	p.WaitSettled()
+	buf, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(out, buf, 0o644))
 }

@@ -325,6 +325,7 @@ type Debug struct {
 	Link      string         `json:"link"`
 	NowNS     int64          `json:"nowNs"`
 	Playing   bool           `json:"playing"`
+	Ended     bool           `json:"ended"`
 	Restoring bool           `json:"restoring"`
 	Version   uint64         `json:"version"`
 	Gen       uint64         `json:"gen"`
@@ -343,7 +344,7 @@ type Debug struct {
 
 func (g *Game) publishDebug(ctl *app.Controller) {
 	d := Debug{Frames: g.frames, W: g.r.W, H: g.r.H, Scale: g.scale, Cam: g.r.Cam, Fit: g.r.Fit(), PageView: g.r.PageView,
-		Link: ctl.Fragment(), NowNS: int64(ctl.Now()), Playing: ctl.Playing(), Restoring: ctl.Restoring(), Version: ctl.Version(), Gen: ctl.Generation(),
+		Link: ctl.Fragment(), NowNS: int64(ctl.Now()), Playing: ctl.Playing(), Ended: ctl.Ended(), Restoring: ctl.Restoring(), Version: ctl.Version(), Gen: ctl.Generation(),
 		FrameCPUms: median(g.frameCPU), FrameGapms: median(g.frameGap), PanelMs: float64(g.panelNS.Load()) / 1e6, RasterMs: median(g.rasterMs), Labels: g.r.Labels}
 	for _, r := range ctl.Runs() {
 		d.Pages = max(d.Pages, uint64(r.Run.Machine().MaxPFN()))

@@ -322,6 +322,16 @@ func (c *Root) liveRows() [][]string {
 	return rows
 }
 
+// hasStatus reports whether any run says where it is.
+func (c *Root) hasStatus() bool {
+	for _, l := range c.snap().Live {
+		if l.Status != "" {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *Root) traceVariant() int {
 	if c.traceIdx < 0 || c.traceIdx >= len(c.snap().Live) {
 		return 0

@@ -37,7 +37,7 @@ func (b *loopBackend) settle(t *testing.T) {
 	t.Helper()
 	for i := 0; i < 1000; i++ {
 		b.Tick(0, 1e9)
-		if c := b.Controller(); c.Now() >= c.Target() {
+		if b.Controller().CaughtUp() {
 			b.Tick(0, 1e9)
 			return
 		}

@@ -1,0 +1,177 @@
+package catalog
+
+// spec.go adapts engine/scenario's scenarios (scenario.Spec, the ones
+// `pagesim run` and `pagesim scenarios` know) to the page's app.Scenario.
+//
+// The two interfaces differ in three ways the adapter bridges:
+//
+//   - scenario.Run.Advance takes a span of simulated time and reports
+//     whether the run is finished; app.Run.Advance takes an absolute time
+//     and a work bound. The adapter steps the scenario in slices of
+//     StepSlice simulated time and counts each slice as StepCost units of
+//     the bound, so the page's per-frame budget still holds. The scenario
+//     guarantees the slicing does not change the outcome.
+//   - A scenario may boot a fresh machine for each step (thp-thisnode
+//     boots one per guest size), whose clock starts at 0. The page needs
+//     one clock per variant, so the adapter adds the finished machines'
+//     times: a variant's time is the simulated time it has run in all.
+//   - A scenario's end is known only when it is reached: Duration is 0
+//     until then, and the run's total time afterwards.
+//
+// Parameters are validated by the scenario's own parser (Spec.Parse), so
+// the panel, the permalink and `pagesim run --set` accept and refuse the
+// same values with the same messages.
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/scenario"
+	"github.com/pagesim/pagesim/engine/sim"
+	"github.com/pagesim/pagesim/ui/app"
+)
+
+const (
+	// StepSlice is the simulated time one call of scenario.Run.Advance
+	// covers.
+	StepSlice = 200 * sim.Microsecond
+	// StepCost is what one slice counts against app.Run's event bound.
+	StepCost = 64
+)
+
+// FromSpec returns the page's view of a scenario.
+func FromSpec(s *scenario.Spec) app.Scenario { return specScenario{s} }
+
+type specScenario struct{ s *scenario.Spec }
+
+func (a specScenario) Info() app.Info {
+	s := a.s
+	in := app.Info{Name: s.ID, Title: s.Title + " (seed " + s.Seed + ")", Summary: s.Summary, Patch: s.Patch}
+	for _, p := range s.Params {
+		name := p.Name
+		help := p.Help
+		if p.Min != nil && p.Max != nil {
+			help += " [" + fmtNum(*p.Min) + ", " + fmtNum(*p.Max) + "]"
+		}
+		if len(p.Choices) > 0 {
+			help += " {" + strings.Join(p.Choices, ", ") + "}"
+		}
+		in.Params = append(in.Params, app.Param{Name: name, Default: p.Default, Help: help, Check: func(v string) error {
+			_, err := s.Parse([]string{name + "=" + v})
+			return err
+		}})
+	}
+	for _, v := range s.Variants {
+		in.Variants = append(in.Variants, app.VariantInfo{Name: v.Name, Summary: v.Help, Default: !v.Optional})
+	}
+	return in
+}
+
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func (a specScenario) NewRun(cfg app.RunConfig) (app.Run, error) {
+	s := a.s
+	var settings []string
+	for _, p := range s.Params {
+		if v, ok := cfg.Params[p.Name]; ok {
+			settings = append(settings, p.Name+"="+v)
+		}
+	}
+	st, err := s.Parse(settings)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.Start(scenario.Config{Variant: cfg.Variant, Params: st.Values, Knobs: append(append([]scenario.Knob(nil), s.Knobs...), st.Knobs...), Seed: cfg.Seed})
+	if err != nil {
+		return nil, err
+	}
+	var order []string
+	if s.MetricsOf != nil {
+		for _, m := range s.MetricsOf(st.Values) {
+			order = append(order, m.Name)
+		}
+	}
+	return &specRun{r: r, m: r.Machine(), order: order}, nil
+}
+
+type specRun struct {
+	r scenario.Run
+	// m is the machine the run was on after the last call; offset is
+	// the time of the machines it has finished.
+	m      *mm.Machine
+	offset sim.Time
+	done   bool
+	order  []string
+}
+
+func (a *specRun) Machine() *mm.Machine { return a.r.Machine() }
+
+func (a *specRun) Now() sim.Time { return a.offset + a.r.Now() }
+
+func (a *specRun) Duration() sim.Time {
+	if a.done {
+		return a.Now()
+	}
+	return 0
+}
+
+func (a *specRun) Advance(until sim.Time, maxEvents int) int {
+	used := 0
+	for !a.done && a.Now() < until && used < maxEvents {
+		step := min(until-a.Now(), StepSlice)
+		a.done = a.r.Advance(step)
+		if m := a.r.Machine(); m != a.m {
+			// A new machine started: its clock begins at 0 where
+			// the old one stopped.
+			a.offset += a.m.World.Now()
+			a.m = m
+		}
+		used += StepCost
+	}
+	return used
+}
+
+// Results lists the metrics in the scenario's order, printed as `pagesim
+// run --format json` rounds them.
+func (a *specRun) Results() []app.Metric {
+	vals := a.r.Metrics()
+	var out []app.Metric
+	seen := map[string]bool{}
+	add := func(name string) {
+		v, ok := vals[name]
+		if !ok || seen[name] {
+			return
+		}
+		seen[name] = true
+		out = append(out, app.Metric{Name: name, Value: v, Text: strconv.FormatFloat(round6(v), 'f', -1, 64)})
+	}
+	for _, n := range a.order {
+		add(n)
+	}
+	var rest []string
+	for n := range vals {
+		if !seen[n] {
+			rest = append(rest, n)
+		}
+	}
+	sort.Strings(rest)
+	for _, n := range rest {
+		add(n)
+	}
+	return out
+}
+
+// Status is the scenario's one-line account of where the run is.
+func (a *specRun) Status() string { return a.r.Status() }
+
+// round6 is the rounding `pagesim run --format json` applies (six
+// decimals), so that the page prints the numbers the command prints.
+func round6(x float64) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	return math.Round(x*1e6) / 1e6
+}
