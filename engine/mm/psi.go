@@ -11,19 +11,33 @@ package mm
 // # Model
 //
 // A task's step runs on one CPU from its start to its end (package sim).
-// psi_memstall_enter/leave record an interval on the task's CPU; the CPU is
+// psi_memstall_enter/leave delimit a stall on the task's CPU; the CPU is
 // non-idle while it runs steps and while a task on it is stalled. Per CPU:
 //
 //	SOME     = union of the memstall intervals of its tasks
-//	FULL     = those intervals during which no other task waited for the CPU
-//	           (test_state: NR_RUNNING == NR_MEMSTALL_RUNNING)
+//	FULL     = SOME minus the time the CPU ran a task that was not stalled
 //	NONIDLE  = union of busy and stalled time
 //
+// FULL follows psi_group_change()/test_states(): PSI_MEM_FULL holds while
+// every runnable task is a stalled one (NR_RUNNING == NR_MEMSTALL_RUNNING,
+// so also while a stalled task sleeps on an idle CPU) and, whatever waits
+// in the run queue, while the task on the CPU is itself in_memstall
+// ("nothing productive could run even if it were runnable"). So a
+// reclaimer with others queued behind it is FULL, and a stalled task
+// waiting while an unstalled one runs is SOME only. Each CPU keeps the
+// intervals in which it ran unstalled work (a step's time outside its
+// task's stalls) until they are accounted.
+//
 // Intervals may end in the simulated future (a step charges its costs up
-// front); each update consumes them only up to "now" and keeps the rest.
-// Like the kernel's psi_avgs_work, which stops on an idle system and
-// catches up with missed periods, the averages are brought up to date
-// lazily, whenever time has passed the next 2-second boundary.
+// front, and a stall may sleep inside one step while other tasks use the
+// CPU); each update consumes them only up to "now", when every step that
+// began before now is known, and keeps the rest. A stall still open is
+// accounted up to now at each update, as the kernel's state times grow
+// while a task stalls. A stall that spans steps on several CPUs is charged
+// to the CPU the task is on (simplification). Like the kernel's
+// psi_avgs_work, which stops on an idle system and catches up with missed
+// periods, the averages are brought up to date lazily, whenever time has
+// passed the next 2-second boundary.
 
 import (
 	"fmt"
@@ -52,7 +66,14 @@ type psiInterval struct {
 
 // psiCPU holds one CPU's pending intervals and accounted totals.
 type psiCPU struct {
-	pending [3][]psiInterval // SOME, FULL, NONIDLE
+	// pending holds, sorted and disjoint, the SOME and NONIDLE intervals
+	// not yet accounted (pending[psiFull] is unused: FULL is derived from
+	// SOME when it is accounted).
+	pending [3][]psiInterval
+	// unstalled holds, sorted and disjoint, the intervals in which this
+	// CPU ran a task that was not in a memory stall, from the SOME
+	// frontier on.
+	unstalled []psiInterval
 	// frontier[s] is the end of the union accounted so far for state s.
 	frontier [3]sim.Time
 	// times[s] is the total time accounted to state s (per-CPU
@@ -73,33 +94,88 @@ type PSI struct {
 	lastUpd   sim.Time
 	nextUpd   sim.Time
 	collected sim.Time
+	// stalled lists the tasks with an open psi_memstall_enter().
+	stalled []*sim.Task
+	// stepStalls are the stalls that ended during the step now running
+	// (steps run one at a time), for OnStep to split the step's time.
+	stepStalls []psiInterval
 }
 
 func (m *Machine) initPSI() {
 	m.PSI.cpus = make([]psiCPU, len(m.cpuNode))
 	m.PSI.nextUpd = psiFreq
-	m.World.OnStep = func(t *sim.Task, cpu *sim.CPU, start, end sim.Time) {
-		if end > start {
-			m.PSI.record(cpu.ID, psiNonidle, start, end)
+	m.World.OnStep = m.psiStep
+}
+
+// psiStep accounts one task step [start, end) on cpu: non-idle time, and
+// the parts in which the task was not stalled as unstalled running time.
+func (m *Machine) psiStep(t *sim.Task, cpu *sim.CPU, start, end sim.Time) {
+	p := &m.PSI
+	if end > start {
+		p.record(cpu.ID, psiNonidle, start, end)
+		// The stalled parts of the step: stalls that ended in it,
+		// then the one still open.
+		stalls := p.stepStalls
+		if t.Memstall > 0 {
+			stalls = append(stalls, psiInterval{t.MemstallStart, end})
 		}
-		m.psiMaybeUpdate(start)
+		from := start
+		for _, s := range stalls {
+			if s.end <= from {
+				continue
+			}
+			if s.start > from {
+				p.addUnstalled(cpu.ID, from, min(s.start, end))
+			}
+			from = max(from, s.end)
+			if from >= end {
+				break
+			}
+		}
+		if from < end {
+			p.addUnstalled(cpu.ID, from, end)
+		}
 	}
+	p.stepStalls = p.stepStalls[:0]
+	m.psiMaybeUpdate(start)
+}
+
+// insertInterval adds [start, end) to a sorted list of disjoint intervals,
+// merging what it touches. Additions come mostly near the end.
+func insertInterval(q []psiInterval, start, end sim.Time) []psiInterval {
+	i := len(q)
+	for i > 0 && q[i-1].end >= start {
+		i--
+	}
+	j := i
+	for j < len(q) && q[j].start <= end {
+		start = min(start, q[j].start)
+		end = max(end, q[j].end)
+		j++
+	}
+	if i == j {
+		q = append(q, psiInterval{})
+		copy(q[i+1:], q[i:])
+		q[i] = psiInterval{start, end}
+		return q
+	}
+	q[i] = psiInterval{start, end}
+	return append(q[:i+1], q[j:]...)
 }
 
 func (p *PSI) record(cpu, state int, start, end sim.Time) {
-	c := &p.cpus[cpu]
-	q := c.pending[state]
-	// Merge with the last pending interval when they touch.
-	if n := len(q); n > 0 && start <= q[n-1].end {
-		if end > q[n-1].end {
-			q[n-1].end = end
-		}
-		if start < q[n-1].start {
-			q[n-1].start = start
-		}
-		return
+	if end > start {
+		c := &p.cpus[cpu]
+		c.pending[state] = insertInterval(c.pending[state], start, end)
 	}
-	c.pending[state] = append(q, psiInterval{start, end})
+}
+
+func (p *PSI) addUnstalled(cpu int, start, end sim.Time) {
+	c := &p.cpus[cpu]
+	start = max(start, c.frontier[psiSome])
+	if end > start {
+		c.unstalled = insertInterval(c.unstalled, start, end)
+	}
 }
 
 // psiMemstallEnter is psi_memstall_enter(): nesting-safe.
@@ -107,50 +183,75 @@ func (m *Machine) psiMemstallEnter(t *sim.Task) {
 	t.Memstall++
 	if t.Memstall == 1 {
 		t.MemstallStart = t.Now
+		m.PSI.stalled = append(m.PSI.stalled, t)
 	}
 }
 
-// psiMemstallLeave is psi_memstall_leave().
+// psiMemstallLeave is psi_memstall_leave(): the stall [MemstallStart, Now)
+// is SOME and NONIDLE on the task's CPU.
 func (m *Machine) psiMemstallLeave(t *sim.Task) {
 	if t.Memstall == 0 {
 		return
 	}
 	t.Memstall--
-	if t.Memstall > 0 || t.Now <= t.MemstallStart {
+	if t.Memstall > 0 {
 		return
 	}
-	cpu := t.CPU
-	m.PSI.record(cpu, psiSome, t.MemstallStart, t.Now)
-	m.PSI.record(cpu, psiNonidle, t.MemstallStart, t.Now)
-	if m.World.CPUs[cpu].Waiters == 0 {
-		m.PSI.record(cpu, psiFull, t.MemstallStart, t.Now)
+	p := &m.PSI
+	for i, s := range p.stalled {
+		if s == t {
+			p.stalled = append(p.stalled[:i], p.stalled[i+1:]...)
+			break
+		}
 	}
+	start, end := t.MemstallStart, t.Now
+	if end <= start {
+		return
+	}
+	p.stepStalls = append(p.stepStalls, psiInterval{start, end})
+	p.record(t.CPU, psiSome, start, end)
+	p.record(t.CPU, psiNonidle, start, end)
 }
 
-// consume accounts the pending intervals of every CPU up to now.
+// overlap returns how much of [start, end) the sorted intervals q cover,
+// scanning from *k on (callers move through [start, end) in order).
+func overlap(q []psiInterval, k *int, start, end sim.Time) sim.Time {
+	var d sim.Time
+	for *k < len(q) && q[*k].end <= start {
+		*k++
+	}
+	for i := *k; i < len(q) && q[i].start < end; i++ {
+		if lo, hi := max(start, q[i].start), min(end, q[i].end); hi > lo {
+			d += hi - lo
+		}
+	}
+	return d
+}
+
+// consume accounts the pending intervals of every CPU up to now: open
+// stalls first join SOME and NONIDLE up to now; FULL is the accounted SOME
+// time the CPU did not spend running unstalled work.
 func (p *PSI) consume(now sim.Time) {
+	for _, t := range p.stalled {
+		p.record(t.CPU, psiSome, t.MemstallStart, now)
+		p.record(t.CPU, psiNonidle, t.MemstallStart, now)
+	}
 	for i := range p.cpus {
 		c := &p.cpus[i]
-		for s := 0; s < 3; s++ {
+		for _, s := range [2]int{psiSome, psiNonidle} {
 			q := c.pending[s]
-			k := 0
+			k, u := 0, 0
 			for ; k < len(q); k++ {
 				iv := q[k]
 				if iv.start >= now {
 					break
 				}
-				end := iv.end
-				if end > now {
-					end = now
-				}
-				start := iv.start
-				if start < c.frontier[s] {
-					start = c.frontier[s]
-				}
+				start, end := max(iv.start, c.frontier[s]), min(iv.end, now)
 				if end > start {
 					c.times[s] += end - start
-				}
-				if end > c.frontier[s] {
+					if s == psiSome {
+						c.times[psiFull] += end - start - overlap(c.unstalled, &u, start, end)
+					}
 					c.frontier[s] = end
 				}
 				if iv.end > now {
@@ -160,6 +261,13 @@ func (p *PSI) consume(now sim.Time) {
 			}
 			c.pending[s] = append(q[:0], q[k:]...)
 		}
+		// Unstalled time before now can no longer meet a stall.
+		q := c.unstalled
+		k := 0
+		for k < len(q) && q[k].end <= now {
+			k++
+		}
+		c.unstalled = append(q[:0], q[k:]...)
 	}
 }
 

@@ -304,3 +304,68 @@ func TestPSIWeighsEachCPUsStallByItsNonIdleTime(t *testing.T) {
 	assert.Equal(t, ref.text(totals), pressure(t, m))
 	assert.Contains(t, pressure(t, m), "total=666666\n")
 }
+
+// psi_group_change: (state_mask & PSI_ONCPU) && cpu_curr(cpu)->in_memstall => MEM_FULL.
+func TestAStalledTaskOnTheCPUIsFullPressureEvenWithOthersQueued(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 1)
+	spawn(m, "busy", 0, 0, func(t *sim.Task) sim.Time { t.Charge(10 * sim.Millisecond); return sim.Exit })
+	spawn(m, "stall", 0, sim.Millisecond, func(t *sim.Task) sim.Time {
+		m.psiMemstallEnter(t)
+		t.Charge(sim.Second)
+		m.psiMemstallLeave(t)
+		return sim.Exit
+	})
+	spawn(m, "other", 0, sim.Millisecond, func(t *sim.Task) sim.Time { t.Charge(sim.Millisecond); return sim.Exit })
+	runWorld(t, m, 2*sim.Second)
+	some, full := psiCPUTimes(m, 0)
+	assert.Equal(t, sim.Second, some)
+	assert.Equal(t, sim.Second, full, "the stalled task was on the CPU the whole second: FULL")
+}
+
+// While another task runs and the stalled one waits, test_states gives SOME only.
+func TestAStalledTaskWaitingWhileAnotherRunsIsSomePressureOnly(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 1)
+	step := 0
+	spawn(m, "stall", 0, 0, func(t *sim.Task) sim.Time {
+		step++
+		if step == 1 {
+			m.psiMemstallEnter(t)
+			t.Charge(sim.Millisecond)
+			return t.Now + 1
+		}
+		t.Charge(sim.Millisecond)
+		m.psiMemstallLeave(t)
+		return sim.Exit
+	})
+	spawn(m, "other", 0, sim.Millisecond/2, func(t *sim.Task) sim.Time { t.Charge(100 * sim.Millisecond); return sim.Exit })
+	runWorld(t, m, sim.Second)
+	some, full := psiCPUTimes(m, 0)
+	assert.Equal(t, 102*sim.Millisecond, some)
+	assert.Equal(t, 2*sim.Millisecond, full, "FULL only while the stalled task itself ran")
+}
+
+// test_states: NR_RUNNING == NR_MEMSTALL_RUNNING holds with nothing
+// runnable, so a stalled task sleeping on an idle CPU is FULL; once an
+// unstalled task runs there it is SOME only.
+func TestAStalledTaskSleepingOnAnIdleCPUIsFullPressure(t *testing.T) {
+	for _, other := range []bool{false, true} {
+		m := newQuietMachine(t, 8192, 1, 1)
+		spawn(m, "stall", 0, 0, func(t *sim.Task) sim.Time {
+			m.psiMemstallEnter(t)
+			t.Sleep(100 * sim.Millisecond)
+			m.psiMemstallLeave(t)
+			return sim.Exit
+		})
+		if other {
+			spawn(m, "other", 0, 10*sim.Millisecond, func(t *sim.Task) sim.Time { t.Charge(30 * sim.Millisecond); return sim.Exit })
+		}
+		runWorld(t, m, sim.Second)
+		some, full := psiCPUTimes(m, 0)
+		assert.Equal(t, 100*sim.Millisecond, some)
+		if other {
+			assert.Equal(t, 70*sim.Millisecond, full, "not while the other task ran")
+		} else {
+			assert.Equal(t, 100*sim.Millisecond, full)
+		}
+	}
+}
