@@ -267,7 +267,7 @@ func (m *Machine) layout(cfg Config) error {
 		if ns.CPUs < 0 || ns.CPUs > 1024 {
 			return fmt.Errorf("node %d: CPUs must be between 0 and 1024, got %d", ni, ns.CPUs)
 		}
-		n := &Node{ID: ni}
+		n := &Node{ID: ni, memcgIter: -1}
 		for c := 0; c < ns.CPUs; c++ {
 			n.CPUs = append(n.CPUs, len(m.cpuNode))
 			m.cpuNode = append(m.cpuNode, ni)

@@ -289,6 +289,10 @@ type Node struct {
 	Stat      [NrNodeStatItems]int64
 	kswapd    kswapdData
 	kcompactd kcompactdData
+	// memcgIter is the root cgroup's per-node reclaim iterator position
+	// (mem_cgroup_per_node.iter.position): the index in Machine.memcgs of
+	// the cgroup a partial walk visited last, -1 at the start of a round.
+	memcgIter int
 	// StartPFN/SpannedPages of the whole node.
 	StartPFN     PFN
 	SpannedPages uint64

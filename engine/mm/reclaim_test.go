@@ -350,3 +350,41 @@ func TestMemoryMinIsNeverReclaimedEvenWhenNothingElseIs(t *testing.T) {
 	assert.Zero(t, m.Event(PGSCAN_FILE), "A is not even scanned")
 	assert.Zero(t, a.EventsLow)
 }
+
+// shrink_folio_list: if (folio_maybe_dma_pinned(folio)) goto activate_locked;
+func TestReclaimActivatesPinnedPageCache(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	l := carveZone(t, m, nil, lowFreeFileLayout)
+	tk := m.testTask(0)
+	for i, pfn := range l.pages[roleFile] {
+		if i%4 == 0 {
+			require.NoError(t, m.PinFolio(tk, pfn))
+		}
+	}
+	resetCounters(m)
+	for i := 0; i < 1500; i++ {
+		require.NotEqual(t, NilPFN, m.AllocPages(tk, GFP_KERNEL, 0, 0, 0))
+	}
+	mustCheck(t, m, "pressure")
+	assert.Greater(t, m.Event(PGACTIVATE), uint64(0), "pinned page cache found by reclaim is activated")
+	assert.Greater(t, m.Nodes[0].Stat[NR_ACTIVE_FILE], int64(0), "and moves to the active file list")
+}
+
+// shrink_node_memcgs: direct reclaimers' partial walks resume where the last one stopped.
+func TestDirectReclaimersTakeTurnsAcrossCgroups(t *testing.T) {
+	m := newQuietMachine(t, 524288, 1, 1)
+	a, b := m.NewMemcg("A"), m.NewMemcg("B")
+	tk := m.testTask(0)
+	fa, fb := m.NewFile("a", a), m.NewFile("b", b)
+	m.FileWrite(tk, fa, 0, 250000, GFP_HIGHUSER_MOVABLE)
+	m.FileWrite(tk, fb, 0, 250000, GFP_HIGHUSER_MOVABLE)
+	m.FileSync(tk, fa)
+	m.FileSync(tk, fb)
+	mustCheck(t, m, "fill")
+	for i := 0; i < 20000; i++ {
+		m.AllocPages(tk, GFP_KERNEL, 0, 0, 0)
+	}
+	mustCheck(t, m, "pressure")
+	assert.Less(t, fb.Resident(), uint64(250000), "B takes its turn")
+	assert.InDelta(t, float64(250000-fa.Resident()), float64(250000-fb.Resident()), 2000, "A and B share the reclaim")
+}

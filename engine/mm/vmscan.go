@@ -312,8 +312,32 @@ func inactiveIsLow(inactive, active uint64) bool {
 
 // shrinkNodeMemcgs is shrink_node_memcgs(): every cgroup's lruvec on the
 // node, skipping protected ones.
+//
+// kswapd and full walks visit every cgroup from the root. A direct
+// reclaimer's walk is partial (mem_cgroup_iter with a reclaim cookie): it
+// resumes after the cgroup the previous partial walk on this node visited
+// last, stops once it has reclaimed nr_to_reclaim, and a walk that
+// reaches the end of the hierarchy ends the round, so the next one starts
+// at the root again (as does one that joins right at the end). Successive direct reclaimers thus take turns across
+// cgroups. (Walks do not interleave here, a step being atomic, so the
+// kernel's generation check against concurrent walkers never fires.)
 func (m *Machine) shrinkNodeMemcgs(t *sim.Task, n *Node, sc *scanControl) {
-	for _, cg := range m.memcgs {
+	partial := sc.who == reclaimerDirect && !sc.memcgFullWalk
+	first := 0
+	if partial {
+		first = n.memcgIter + 1
+		if first == len(m.memcgs) {
+			// A walk joining at the end of the hierarchy starts the
+			// next round at once ("make sure they see at least one
+			// group and restart from the beginning").
+			first = 0
+		}
+	}
+	for i := first; i < len(m.memcgs); i++ {
+		cg := m.memcgs[i]
+		if partial {
+			n.memcgIter = i
+		}
 		if cg.belowMin() {
 			continue
 		}
@@ -324,14 +348,13 @@ func (m *Machine) shrinkNodeMemcgs(t *sim.Task, n *Node, sc *scanControl) {
 			}
 			cg.EventsLow++
 		}
-		scannedBefore := sc.nrScanned
 		m.shrinkLruvec(t, cg.lruvecs[n.ID], sc)
-		_ = scannedBefore
-		// Direct reclaimers stop walking cgroups once they have
-		// enough (partial walks), unless asked for a full walk.
-		if sc.who == reclaimerDirect && !sc.memcgFullWalk && sc.nrReclaimed >= sc.nrToReclaim {
-			return
+		if partial && sc.nrReclaimed >= sc.nrToReclaim {
+			return // mem_cgroup_iter_break
 		}
+	}
+	if partial {
+		n.memcgIter = -1 // the round is complete: iter->generation++
 	}
 }
 
@@ -581,6 +604,27 @@ func (m *Machine) shrinkList(t *sim.Task, l LRUList, nr uint64, lv *lruvec, sc *
 	return m.shrinkInactiveList(t, nr, lv, sc, l)
 }
 
+// movePinned moves about pages pinned pages (whole folios, zones up to idx
+// first-come) of type typ from list from to list to in the pinned pool's
+// position counts and returns how many pages moved.
+func (m *Machine) movePinned(lv *lruvec, typ int, from, to LRUList, pages uint64, idx ZoneType) uint64 {
+	fa, ta := b2i(from.isActive()), b2i(to.isActive())
+	var moved uint64
+	for z := ZoneType(0); z <= idx && moved < pages; z++ {
+		for lv.pinnedCount[typ][fa][z] > 0 && moved < pages {
+			per := lv.pinnedCount[typ][fa][z] / lv.pinnedFolios[typ][fa][z]
+			lv.pinnedCount[typ][fa][z] -= per
+			lv.pinnedFolios[typ][fa][z]--
+			lv.pinnedCount[typ][ta][z] += per
+			lv.pinnedFolios[typ][ta][z]++
+			m.updateLRUSize(lv, from, lv.node.Zones[z], -int64(per))
+			m.updateLRUSize(lv, to, lv.node.Zones[z], int64(per))
+			moved += per
+		}
+	}
+	return moved
+}
+
 // pinnedShare decides how many of n pages a scan of list l takes from the
 // pinned pool, in proportion to the eligible pinned and unpinned pages.
 func (lv *lruvec) pinnedShare(l LRUList, n uint64, idx ZoneType) (pages, folios uint64) {
@@ -629,8 +673,13 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 	scanned += pinPages
 	costFolios := pinFolios
 	mappedFolios := pinFolios
-	if !file {
-		// Keep the pool's position: pinned anon folios stay inactive.
+	var activated uint64
+	if file {
+		// shrink_folio_list: a pinned file folio is unmapped, found
+		// folio_maybe_dma_pinned and sent to activate_locked. Pinned
+		// anon folios stop earlier, at keep_locked (before
+		// add_to_swap), and stay inactive.
+		activated = m.movePinned(lv, 1, l, l+1, pinPages, sc.reclaimIdx)
 	}
 	// Unpinned folios are visited one by one from the tail.
 	var skipped [MaxNrZones]uint64
@@ -666,7 +715,7 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 	t.Charge(m.Cost.LRUScanPage * sim.Time(len(batch)))
 	lv.Lock.Unlock(t)
 	// shrink_folio_list
-	var activated, kept uint64
+	var kept uint64
 	for _, head := range batch {
 		costFolios++
 		p := &m.pages[head]
@@ -867,19 +916,7 @@ func (m *Machine) shrinkActiveList(t *sim.Task, n uint64, lv *lruvec, sc *scanCo
 	}
 	// Pinned folios on the active list are deactivated by count.
 	pinPages, pinFolios := lv.pinnedShare(l, n, sc.reclaimIdx)
-	var moved uint64
-	for z := ZoneType(0); z <= sc.reclaimIdx && moved < pinPages; z++ {
-		for lv.pinnedCount[typ][1][z] > 0 && moved < pinPages {
-			per := lv.pinnedCount[typ][1][z] / lv.pinnedFolios[typ][1][z]
-			lv.pinnedCount[typ][1][z] -= per
-			lv.pinnedFolios[typ][1][z]--
-			lv.pinnedCount[typ][0][z] += per
-			lv.pinnedFolios[typ][0][z]++
-			m.updateLRUSize(lv, l, lv.node.Zones[z], -int64(per))
-			m.updateLRUSize(lv, inactive, lv.node.Zones[z], int64(per))
-			moved += per
-		}
-	}
+	moved := m.movePinned(lv, typ, l, inactive, pinPages, sc.reclaimIdx)
 	scanned := moved
 	var deactivated uint64 = moved
 	list := &lv.lists[l]
