@@ -37,6 +37,10 @@ func (m *Machine) nrSwapPagesFree() uint64 { return m.Swap.TotalPages - m.Swap.U
 // is reclaimable only if there is swap space left.
 func (m *Machine) canReclaimAnonPages() bool { return m.nrSwapPagesFree() > 0 }
 
+// canAgeAnonPages is can_age_anon_pages() without demotion: aging the
+// anon LRU is worth it when swap is present (total_swap_pages), even full.
+func (m *Machine) canAgeAnonPages() bool { return m.Swap.TotalPages > 0 }
+
 // setupFolio makes a freshly allocated chunk a folio of owner o: kind,
 // owner ID, memcg charge, the rmap counters, and the LRU (folio_add_lru).
 func (m *Machine) setupFolio(head PFN, order Order, o *Owner) {

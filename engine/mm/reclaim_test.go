@@ -388,3 +388,38 @@ func TestDirectReclaimersTakeTurnsAcrossCgroups(t *testing.T) {
 	assert.Less(t, fb.Resident(), uint64(250000), "B takes its turn")
 	assert.InDelta(t, float64(250000-fa.Resident()), float64(250000-fb.Resident()), 2000, "A and B share the reclaim")
 }
+
+// can_age_anon_pages() asks whether swap is present (total_swap_pages),
+// not whether it has room: with swap full, reclaim still deactivates anon
+// (shrink_lruvec's inactive_is_low check, kswapd_age_node) but swaps
+// nothing out; without swap, anon is never aged.
+func TestAnonIsAgedWhenSwapIsFullButNotWithoutSwap(t *testing.T) {
+	for _, swap := range []bool{false, true} {
+		m := newQuietMachine(t, 8192, 1, 2)
+		if swap {
+			require.NoError(t, m.SetSwap(1<<20))
+			m.Swap.UsedPages = m.Swap.TotalPages // full
+		}
+		l := carveZone(t, m, nil, anonFileLayout)
+		for _, pfn := range l.pages[roleAnon] {
+			m.lruDel(pfn)
+			m.pages[pfn].flags |= pgActive
+			m.lruAdd(pfn)
+		}
+		mustCheck(t, m, "activation")
+		active := m.Nodes[0].Stat[NR_ACTIVE_ANON]
+		require.Equal(t, int64(len(l.pages[roleAnon])), active)
+		tk := m.testTask(0)
+		for i := 0; i < 1500; i++ {
+			require.NotEqual(t, NilPFN, m.AllocPages(tk, GFP_KERNEL, 0, 0, 0))
+		}
+		runWorld(t, m, sim.Second)
+		assert.Zero(t, m.Event(PSWPOUT), "nothing is swapped out")
+		if swap {
+			assert.Less(t, m.Nodes[0].Stat[NR_ACTIVE_ANON], active, "anon is aged with swap full")
+			assert.Greater(t, m.Event(PGDEACTIVATE), uint64(0))
+		} else {
+			assert.Equal(t, active, m.Nodes[0].Stat[NR_ACTIVE_ANON], "anon is never aged without swap")
+		}
+	}
+}

@@ -506,7 +506,7 @@ func (m *Machine) shrinkLruvec(t *sim.Task, lv *lruvec, sc *scanControl) {
 	}
 	sc.nrReclaimed += reclaimed
 	// Keep enough anon reclaim candidates for the next cycle.
-	if m.canReclaimAnonPages() && inactiveIsLow(lv.nrPages[LRU_INACTIVE_ANON], lv.nrPages[LRU_ACTIVE_ANON]) {
+	if m.canAgeAnonPages() && inactiveIsLow(lv.nrPages[LRU_INACTIVE_ANON], lv.nrPages[LRU_ACTIVE_ANON]) {
 		m.shrinkActiveList(t, SwapClusterMax, lv, sc, LRU_ACTIVE_ANON)
 	}
 }

@@ -381,7 +381,7 @@ func (m *Machine) balancePgdatEnd(t *sim.Task, n *Node) Order {
 
 // kswapdAgeNode is kswapd_age_node().
 func (m *Machine) kswapdAgeNode(t *sim.Task, n *Node, sc *scanControl) {
-	if !m.canReclaimAnonPages() {
+	if !m.canAgeAnonPages() {
 		return
 	}
 	if !inactiveIsLow(uint64(n.Stat[NR_INACTIVE_ANON]), uint64(n.Stat[NR_ACTIVE_ANON])) {
