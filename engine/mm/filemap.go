@@ -69,11 +69,39 @@ func (m *Machine) fileExtent(f *File, index uint64) (*Owner, int) {
 	}
 	o := f.extents[e]
 	slot := int(index % fileExtentPages)
-	for len(o.file.pages) <= slot {
-		o.file.pages = append(o.file.pages, NilPFN)
+	if n := len(o.file.pages); n <= slot {
+		if cap(o.file.pages) <= slot {
+			// Whole extents at once: streaming writes fill them.
+			var grown []PFN
+			if k := len(m.slotPool); k > 0 {
+				grown = m.slotPool[k-1][:n]
+				m.slotPool = m.slotPool[:k-1]
+			} else {
+				grown = make([]PFN, n, fileExtentPages)
+			}
+			copy(grown, o.file.pages)
+			o.file.pages = grown
+		}
+		o.file.pages = o.file.pages[:slot+1]
+		for i := n; i <= slot; i++ {
+			o.file.pages[i] = NilPFN
+		}
 	}
 	return o, slot
 }
+
+// releaseFileSlots gives the slot array of an extent with no cached page
+// back to the pool fileExtent takes from.
+func (m *Machine) releaseFileSlots(o *Owner) {
+	if cap(o.file.pages) == fileExtentPages && len(m.slotPool) < slotPoolMax {
+		m.slotPool = append(m.slotPool, o.file.pages[:0])
+	}
+	o.file.pages = nil
+	o.file.hint = 0
+}
+
+// slotPoolMax bounds the pool of free extent slot arrays (2 KiB each).
+const slotPoolMax = 256
 
 // Resident returns the file's cached pages.
 func (f *File) Resident() uint64 {

@@ -194,6 +194,8 @@ type Machine struct {
 	Cost  CostTable
 
 	memcgs []*Memcg
+	// slotPool holds free file extent slot arrays (cap fileExtentPages).
+	slotPool [][]PFN
 	owners []*Owner
 	Swap   SwapDevice
 	PSI    PSI

@@ -863,6 +863,12 @@ func (m *Machine) shrinkFolio(t *sim.Task, head PFN, sc *scanControl) folioFate 
 	t.Charge(m.Cost.ReclaimCleanPage * sim.Time(nr))
 	m.folioNrFreed = nr
 	m.freeIsolatedFolio(t, head)
+	if slot >= 0 && o.Resident == 0 {
+		// The extent's last page is gone: its slot array goes back to
+		// the pool (the kernel frees xarray nodes holding only shadow
+		// entries; pagesim counts shadows, so nothing is lost).
+		m.releaseFileSlots(o)
+	}
 	return folioFreed
 }
 
