@@ -196,9 +196,9 @@ type Machine struct {
 	memcgs []*Memcg
 	// slotPool holds free file extent slot arrays (cap fileExtentPages).
 	slotPool [][]PFN
-	owners []*Owner
-	Swap   SwapDevice
-	PSI    PSI
+	owners   []*Owner
+	Swap     SwapDevice
+	PSI      PSI
 
 	// Slow, Reclaim and Compact count work the kernel has no vmstat
 	// counter for.
