@@ -142,7 +142,7 @@ func runMachine(in *Interp, c *call) error {
 	}
 	in.m = m
 	in.reset()
-	in.invariants = false
+	in.invariants = in.opts.CheckEveryEvent
 	return nil
 }
 

@@ -50,6 +50,9 @@ type Options struct {
 	// command (tests set it; the `invariants on` command checks after
 	// every simulated event instead).
 	CheckEveryCommand bool
+	// CheckEveryEvent starts the interpreter with `invariants on`: the
+	// check runs after every simulated event (tests set it).
+	CheckEveryEvent bool
 }
 
 // Interp runs scripts against one machine. Its state (the machine, named
@@ -74,7 +77,7 @@ type Interp struct {
 
 // New returns an interpreter with no machine yet.
 func New(opts Options) *Interp {
-	return &Interp{opts: opts, objects: map[string]object{}, scriptTasks: map[int]*sim.Task{}}
+	return &Interp{opts: opts, objects: map[string]object{}, scriptTasks: map[int]*sim.Task{}, invariants: opts.CheckEveryEvent}
 }
 
 // Machine returns the current machine, or nil before `machine`.
