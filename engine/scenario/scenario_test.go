@@ -1,0 +1,79 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseTakesParametersSysctlsAndTHPKnobsByKernelPath(t *testing.T) {
+	s, err := Get("thp-thisnode")
+	require.NoError(t, err)
+	tests := []struct {
+		set     string
+		name    string
+		want    string
+		wantErr string
+	}{
+		{set: "guest_gb=30, 34", name: "guest_gb", want: "30,34"},
+		{set: "vm.defrag_mode=1", name: "vm.defrag_mode", want: "1"},
+		{set: "/proc/sys/vm/watermark_scale_factor=100", name: "vm.watermark_scale_factor", want: "100"},
+		{set: "transparent_hugepage.defrag=madvise", name: "transparent_hugepage.defrag", want: "madvise"},
+		{set: "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled=always", name: "transparent_hugepage.hugepages-64kB.enabled", want: "always"},
+		{set: "guest_gb=-4", wantErr: "guest_gb"},
+		{set: "nodes=x", wantErr: "nodes"},
+		{set: "vm.no_such_knob=1", wantErr: "unknown parameter or knob"},
+		{set: "transparent_hugepage.defrag=sometimes", wantErr: "defrag"},
+		{set: "guest_gb", wantErr: "NAME=VALUE"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.set, func(t *testing.T) {
+			st, err := s.Parse([]string{tc.set})
+			if tc.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				assert.NotContains(t, err.Error(), "\n", "one-line error")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, EffectiveParams(s, st)[tc.name])
+		})
+	}
+}
+
+// FuzzParse: any --set string is either refused with a one-line error or
+// accepted; an accepted setting's effective value parses again to itself,
+// so a report's params reproduce the run.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		"guest_gb=30,34,38,42", "scale=0.05", "nodes=2", "vfio=false", "mempolicy=interleave",
+		"vm.defrag_mode=1", "vm.min_free_kbytes=67584", "transparent_hugepage.enabled=never",
+		"transparent_hugepage.hugepages-2048kB.enabled=inherit", "scale=1e309", "guest_gb=,", "=", "cpus=0x10",
+		"swap_gb=NaN", "vm.watermark_boost_factor=-1", "guest_gb=30,,34",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, set string) {
+		for _, s := range All() {
+			st, err := s.Parse([]string{set})
+			if err != nil {
+				if strings.Contains(err.Error(), "\n") {
+					t.Fatalf("%s: multi-line error for %q: %q", s.ID, set, err)
+				}
+				continue
+			}
+			eff := EffectiveParams(s, st)
+			var again []string
+			for name, value := range eff {
+				again = append(again, name+"="+value)
+			}
+			st2, err := s.Parse(again)
+			if err != nil {
+				t.Fatalf("%s: %q accepted, but its effective params %q are refused: %v", s.ID, set, again, err)
+			}
+			assert.Equal(t, eff, EffectiveParams(s, st2), "%s: %q", s.ID, set)
+		}
+	})
+}
