@@ -87,7 +87,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitInput
 	}
 	srv := &http.Server{Handler: webserve.Handler(site), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "pagesim: serving the browser app on http://%s/ (Ctrl-C to stop)\n", ln.Addr())
+	fmt.Fprintf(stdout, "pagesim: serving the browser app on %s (Ctrl-C to stop)\n", displayURL(*addr, ln.Addr()))
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -102,4 +102,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pagesim serve: %v\n", err)
 	}
 	return exitOK
+}
+
+// displayURL is the address to print: the host as the user gave it
+// (localhost by default) with the port actually bound.
+func displayURL(given string, bound net.Addr) string {
+	host, _, err := net.SplitHostPort(given)
+	_, port, err2 := net.SplitHostPort(bound.String())
+	if err != nil || err2 != nil {
+		return "http://" + bound.String() + "/"
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -100,6 +101,14 @@ func TestTheEmbeddedSiteIsServedByDefault(t *testing.T) {
 	require.NoError(t, err)
 	res.Body.Close()
 	assert.Equal(t, http.StatusOK, res.StatusCode)
+}
+
+func TestTheAddressIsPrintedAsGivenWithTheBoundPort(t *testing.T) {
+	bound := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
+	assert.Equal(t, "http://localhost:8080/", displayURL("localhost:8080", bound))
+	assert.Equal(t, "http://localhost:8080/", displayURL(":8080", bound))
+	assert.Equal(t, "http://127.0.0.1:8080/", displayURL("127.0.0.1:0", bound))
+	assert.Equal(t, "http://[::1]:8080/", displayURL("[::1]:8080", bound))
 }
 
 func TestServeRefusesBadArguments(t *testing.T) {

@@ -52,6 +52,19 @@ var churnInfo = Info{
 		{Name: "small_pcp", Summary: "vm.percpu_pagelist_high_fraction=8", Default: true},
 		{Name: "high_wmark", Summary: "vm.watermark_scale_factor=300"},
 	},
+	CheckKnob: checkMMKnob,
+}
+
+// checkMMKnob accepts the sysctls and THP settings engine/mm models.
+func checkMMKnob(name, value string) (string, error) {
+	switch {
+	case mm.IsSysctl(name):
+		return name, mm.ValidateSysctl(name, value)
+	case mm.IsTHPKnob(name):
+		t := mm.DefaultTHPSettings()
+		return name, t.SetKnob(name, value)
+	}
+	return "", fmt.Errorf("no such sysctl or transparent_hugepage setting")
 }
 
 // Info implements Scenario.
@@ -78,9 +91,21 @@ func (Churn) NewRun(cfg RunConfig) (Run, error) {
 	default:
 		return nil, fmt.Errorf("churn has no variant %q", cfg.Variant)
 	}
+	for _, k := range cfg.Knobs {
+		if mm.IsSysctl(k.Name) {
+			lc.Sysctl = append(lc.Sysctl, mm.SysctlSetting{Name: k.Name, Value: k.Value})
+		}
+	}
 	m, err := mm.NewMachine(lc)
 	if err != nil {
 		return nil, err
+	}
+	for _, k := range cfg.Knobs {
+		if mm.IsTHPKnob(k.Name) {
+			if err := m.SetTHPKnob(k.Name, k.Value); err != nil {
+				return nil, err
+			}
+		}
 	}
 	r := &churnRun{m: m, dur: sim.Time(geti("duration")) * sim.Second, unmovablePct: uint64(geti("unmovable"))}
 	fill := uint64(geti("fill"))

@@ -30,6 +30,7 @@ package app
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/pagesim/pagesim/engine/sim"
@@ -142,7 +143,7 @@ func (c *Controller) restart() {
 	c.traceCache = nil
 	c.winWall, c.winSim, c.actual = c.opt.Wall(), 0, 0
 	for _, v := range c.st.Variants {
-		r, err := c.scen.NewRun(RunConfig{Variant: v, Seed: c.st.Seed, Params: copyParams(c.st.Params)})
+		r, err := c.scen.NewRun(RunConfig{Variant: v, Seed: c.st.Seed, Params: copyParams(c.st.Params), Knobs: append([]Knob(nil), c.st.Knobs...)})
 		if err != nil {
 			c.runErr = fmt.Sprintf("variant %s could not start: %v", v, err)
 			c.runs = nil
@@ -219,6 +220,7 @@ func (c *Controller) State() State {
 	st := c.st
 	st.Params = copyParams(st.Params)
 	st.Variants = append([]string(nil), st.Variants...)
+	st.Knobs = append([]Knob(nil), st.Knobs...)
 	st.Time = c.target
 	return st
 }
@@ -446,6 +448,31 @@ func (c *Controller) SetParam(name, value string) error {
 		return nil
 	}
 	c.st.Params[name] = value
+	c.restart()
+	return nil
+}
+
+// SetKnobs replaces the kernel knobs and restarts the runs. Each knob
+// is checked with the scenario's CheckKnob; on the first refusal nothing
+// changes.
+func (c *Controller) SetKnobs(knobs []Knob) error {
+	var out []Knob
+	seen := map[string]bool{}
+	for _, k := range knobs {
+		ck, err := checkKnob(c.info, k.Name, k.Value)
+		if err != nil {
+			return err
+		}
+		if seen[ck.Name] {
+			return fmt.Errorf("%s is given twice", ck.Name)
+		}
+		seen[ck.Name] = true
+		out = append(out, ck)
+	}
+	if slices.Equal(out, c.st.Knobs) {
+		return nil
+	}
+	c.st.Knobs = out
 	c.restart()
 	return nil
 }

@@ -283,6 +283,26 @@ func TestChangingSettingsRestartsTheRuns(t *testing.T) {
 	assert.Error(t, c.SelectScenario("nosuch"))
 }
 
+func TestKnobsReachEveryVariantsMachine(t *testing.T) {
+	c, _ := newTestController(t, "v1/churn?mem=32&v=baseline,high_wmark&vm.watermark_scale_factor=250")
+	for _, r := range c.Runs() {
+		v, err := r.Run.Machine().GetSysctl("vm.watermark_scale_factor")
+		require.NoError(t, err)
+		assert.Equal(t, "250", v, "%s: the user's knob comes after the variant's settings", r.Variant)
+	}
+	g := c.Generation()
+	require.NoError(t, c.SetKnobs([]Knob{{"transparent_hugepage.enabled", "never"}}))
+	assert.Greater(t, c.Generation(), g)
+	assert.Equal(t, []Knob{{"transparent_hugepage.enabled", "never"}}, c.State().Knobs)
+	assert.Contains(t, c.Fragment(), "&transparent_hugepage.enabled=never")
+	v, err := c.Runs()[0].Run.Machine().THP.GetKnob("transparent_hugepage.enabled")
+	require.NoError(t, err)
+	assert.Equal(t, "always madvise [never]", v)
+	assert.Error(t, c.SetKnobs([]Knob{{"vm.nosuch", "1"}}))
+	assert.Error(t, c.SetKnobs([]Knob{{"vm.defrag_mode", "1"}, {"vm.defrag_mode", "0"}}))
+	assert.Equal(t, []Knob{{"transparent_hugepage.enabled", "never"}}, c.State().Knobs, "a refused list changes nothing")
+}
+
 func TestABrokenLinkShowsAMessageAndTheDefaults(t *testing.T) {
 	cat, err := NewCatalog(Churn{})
 	require.NoError(t, err)

@@ -14,6 +14,8 @@ package app
 //	x     the speed (simulated seconds per wall second: 0.25 ... 1000)
 //	t     the simulated time reached, in seconds ("2.5")
 //	NAME  a scenario parameter, only when it differs from its default
+//	A.B   a kernel knob (vm.defrag_mode=1, transparent_hugepage.defrag=
+//	      madvise): any key with a dot, in the order the user gave them
 //
 // v and x are left out when they equal the defaults and t when it is 0, so
 // a typical link is "#v1/churn?seed=7&t=12.5". Values are
@@ -69,6 +71,8 @@ type State struct {
 	Speed  float64
 	// Time is the simulated time reached (restored by running to it).
 	Time sim.Time
+	// Knobs are the user's kernel knobs, in order.
+	Knobs []Knob
 }
 
 // Equal reports whether two states are the same.
@@ -76,7 +80,7 @@ func (s State) Equal(o State) bool {
 	if s.Scenario != o.Scenario || s.Seed != o.Seed || s.Speed != o.Speed || s.Time != o.Time {
 		return false
 	}
-	if !slices.Equal(s.Variants, o.Variants) || len(s.Params) != len(o.Params) {
+	if !slices.Equal(s.Variants, o.Variants) || len(s.Params) != len(o.Params) || !slices.Equal(s.Knobs, o.Knobs) {
 		return false
 	}
 	for k, v := range s.Params {
@@ -174,6 +178,9 @@ func (c *Catalog) Encode(st State) string {
 			kv = append(kv, p.Name+"="+strings.ReplaceAll(url.QueryEscape(v), "%2C", ","))
 		}
 	}
+	for _, k := range st.Knobs {
+		kv = append(kv, k.Name+"="+strings.ReplaceAll(url.QueryEscape(k.Value), "%2C", ","))
+	}
 	return LinkVersion + "/" + st.Scenario + "?" + strings.Join(kv, "&")
 }
 
@@ -239,31 +246,41 @@ func (c *Catalog) decode(frag string) (State, error) {
 			return State{}, linkErr("%q is given twice", clip(key))
 		}
 		seen[key] = true
-		switch key {
-		case "seed":
+		switch {
+		case key == "seed":
 			n, err := strconv.ParseUint(val, 10, 64)
 			if err != nil {
 				return State{}, linkErr("seed %q is not a whole number between 0 and %d", clip(val), uint64(1<<64-1))
 			}
 			st.Seed = n
-		case "v":
+		case key == "v":
 			vs, err := parseVariants(in, val)
 			if err != nil {
 				return State{}, err
 			}
 			st.Variants = vs
-		case "x":
+		case key == "x":
 			x, err := ParseSpeed(val)
 			if err != nil {
 				return State{}, linkErr("%v", err)
 			}
 			st.Speed = x
-		case "t":
+		case key == "t":
 			t, err := ParseSeconds(val)
 			if err != nil {
 				return State{}, linkErr("time %q: %v", clip(val), err)
 			}
 			st.Time = t
+		case strings.Contains(key, "."):
+			k, err := checkKnob(in, key, val)
+			if err != nil {
+				return State{}, err
+			}
+			if seen[k.Name] && k.Name != key {
+				return State{}, linkErr("%q is given twice", clip(k.Name))
+			}
+			seen[k.Name] = true
+			st.Knobs = append(st.Knobs, k)
 		default:
 			p, ok := findParam(in, key)
 			if !ok {
@@ -278,6 +295,35 @@ func (c *Catalog) decode(frag string) (State, error) {
 		}
 	}
 	return st, nil
+}
+
+// checkKnob validates a knob with the scenario's CheckKnob.
+func checkKnob(in Info, name, value string) (Knob, error) {
+	if !validKnobName(name) {
+		return Knob{}, linkErr("%q is not a kernel knob name", clip(name))
+	}
+	if in.CheckKnob == nil {
+		return Knob{}, linkErr("scenario %s takes no kernel knobs (%q)", in.Name, clip(name))
+	}
+	canon, err := in.CheckKnob(name, value)
+	if err != nil {
+		return Knob{}, linkErr("%s=%q: %v", clip(name), clip(value), err)
+	}
+	return Knob{Name: canon, Value: value}, nil
+}
+
+// validKnobName reports whether s looks like a knob path: 3-100
+// characters of a-z, 0-9, '_', '-' and '.', with a dot.
+func validKnobName(s string) bool {
+	if len(s) < 3 || len(s) > 100 || !strings.Contains(s, ".") {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 func findParam(in Info, name string) (Param, bool) {

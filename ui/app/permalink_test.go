@@ -53,6 +53,9 @@ func TestEveryFieldSurvivesARoundTrip(t *testing.T) {
 		{"speed", func(s *State) { s.Speed = 0.25 }, "v1/churn?seed=1&x=0.25"},
 		{"time", func(s *State) { s.Time = 1 }, "v1/churn?seed=1&t=0.000000001"},
 		{"params", func(s *State) { s.Params["nodes"] = "2"; s.Params["fill"] = "90" }, "v1/churn?seed=1&nodes=2&fill=90"},
+		{"knobs", func(s *State) {
+			s.Knobs = []Knob{{"vm.watermark_scale_factor", "200"}, {"transparent_hugepage.defrag", "madvise"}}
+		}, "v1/churn?seed=1&vm.watermark_scale_factor=200&transparent_hugepage.defrag=madvise"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -95,6 +98,10 @@ func TestABrokenLinkIsRefusedWithAReasonAndTheDefaults(t *testing.T) {
 		{"v1/churn?t=1.0000000001", "not a number of seconds"},
 		{"v1/churn?nodes=9", `nodes="9": must be between 1 and 4`},
 		{"v1/churn?bogus=1", `no parameter "bogus"`},
+		{"v1/churn?vm.nosuch=1", `vm.nosuch="1": no such sysctl`},
+		{"v1/churn?vm.watermark_scale_factor=0", `vm.watermark_scale_factor="0"`},
+		{"v1/churn?vm.defrag_mode=1&vm.defrag_mode=0", `"vm.defrag_mode" is given twice`},
+		{"v1/churn?Vm.X=1", `"Vm.X" is not a kernel knob name`},
 		{"v1/churn?seed", `damaged near "seed"`},
 		{"v1/churn?seed=%zz", `damaged near "seed=%zz"`},
 		{"v1/churn?" + strings.Repeat("a", MaxLinkLen), "too long"},
@@ -142,6 +149,8 @@ func TestAParamValueIsEscapedInTheLink(t *testing.T) {
 	require.NoError(t, err)
 	st := cat.Defaults("")
 	st.Params["label"] = "a b&c=d/é"
+	_, err = cat.Decode("v1/fake?vm.defrag_mode=1")
+	assert.ErrorContains(t, err, "scenario fake takes no kernel knobs")
 	link := cat.Encode(st)
 	assert.NotContains(t, link, " ")
 	back, err := cat.Decode(link)
@@ -155,7 +164,7 @@ func TestAParamValueIsEscapedInTheLink(t *testing.T) {
 func FuzzDecodeFragment(f *testing.F) {
 	cat := testCatalog(f)
 	for _, s := range []string{"", "v1/churn", "v1/churn?seed=3&v=high_wmark&x=10&t=1.5&nodes=2",
-		"v1/churn?t=0.001", "v2/x", "v1/churn?seed=1&seed=1", "v1/churn?%", "v1/churn?nodes=4&fill=0&mem=16"} {
+		"v1/churn?t=0.001", "v2/x", "v1/churn?seed=1&seed=1", "v1/churn?%", "v1/churn?nodes=4&fill=0&mem=16", "v1/churn?vm.defrag_mode=1&transparent_hugepage.enabled=never"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, frag string) {

@@ -55,7 +55,17 @@ type Info struct {
 	// Vmstat lists the /proc/vmstat counters the panel shows live for
 	// each variant; nil gives DefaultVmstat.
 	Vmstat []string
+	// CheckKnob validates a kernel knob (a sysctl such as
+	// vm.defrag_mode, or a THP setting such as
+	// transparent_hugepage.defrag) the way `pagesim run --set` does, and
+	// returns its canonical name. nil means the scenario takes no knobs.
+	// It must be safe to call from any goroutine.
+	CheckKnob func(name, value string) (string, error)
 }
+
+// Knob is a kernel setting by its path, applied to every variant's
+// machine after the scenario's own settings.
+type Knob struct{ Name, Value string }
 
 // VariantInfo describes one variant.
 type VariantInfo struct {
@@ -82,6 +92,9 @@ type RunConfig struct {
 	Seed    uint64
 	// Params maps every parameter name of Info().Params to its value.
 	Params map[string]string
+	// Knobs are the user's kernel knobs, each accepted by
+	// Info().CheckKnob, in the order given.
+	Knobs []Knob
 }
 
 // Run is one variant of a scenario in progress. A Run is owned by one

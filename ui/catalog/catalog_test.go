@@ -106,3 +106,24 @@ func TestThePageRunsAScenarioToTheSameNumbersAsPagesimRun(t *testing.T) {
 	end := c.Now()
 	assert.Equal(t, end-end%sim.Millisecond+sim.Millisecond, c.Target(), "the link's time is the end, to the next millisecond")
 }
+
+// Knobs are checked and applied as `pagesim run --set` does.
+func TestKnobsGoThroughTheScenariosParser(t *testing.T) {
+	cat := mustCatalog(t)
+	_, in, _ := cat.Lookup("thp-thisnode")
+	require.NotNil(t, in.CheckKnob)
+	name, err := in.CheckKnob("/proc/sys/vm/defrag_mode", "1")
+	require.NoError(t, err)
+	assert.Equal(t, "vm.defrag_mode", name)
+	_, err = in.CheckKnob("scale", "0.1")
+	assert.ErrorContains(t, err, "is a parameter")
+	_, err = in.CheckKnob("vm.nosuch", "1")
+	assert.Error(t, err)
+
+	c := app.NewController(cat, app.Options{Link: "v1/thp-thisnode?scale=0.03&v=upstream&vm.watermark_scale_factor=123"})
+	require.Empty(t, c.Message())
+	require.Empty(t, c.RunError())
+	v, err := c.Runs()[0].Run.Machine().GetSysctl("vm.watermark_scale_factor")
+	require.NoError(t, err)
+	assert.Equal(t, "123", v)
+}

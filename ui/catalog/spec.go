@@ -23,6 +23,7 @@ package catalog
 // same values with the same messages.
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -67,6 +68,21 @@ func (a specScenario) Info() app.Info {
 	for _, v := range s.Variants {
 		in.Variants = append(in.Variants, app.VariantInfo{Name: v.Name, Summary: v.Help, Default: !v.Optional})
 	}
+	in.CheckKnob = func(name, value string) (string, error) {
+		for _, p := range s.Params {
+			if p.Name == name {
+				return "", fmt.Errorf("%s is a parameter, not a kernel knob", name)
+			}
+		}
+		st, err := s.Parse([]string{name + "=" + value})
+		if err != nil {
+			return "", err
+		}
+		if len(st.Knobs) != 1 {
+			return "", fmt.Errorf("%s is not a kernel knob", name)
+		}
+		return st.Knobs[0].Name, nil
+	}
 	return in
 }
 
@@ -79,6 +95,9 @@ func (a specScenario) NewRun(cfg app.RunConfig) (app.Run, error) {
 		if v, ok := cfg.Params[p.Name]; ok {
 			settings = append(settings, p.Name+"="+v)
 		}
+	}
+	for _, k := range cfg.Knobs {
+		settings = append(settings, k.Name+"="+k.Value)
 	}
 	st, err := s.Parse(settings)
 	if err != nil {

@@ -58,6 +58,8 @@ var (
 	TickLow    = RGB{0xf0, 0xe4, 0x42}
 	TickHigh   = RGB{0x56, 0xb4, 0xe9}
 	BuddyBar   = RGB{0xc8, 0xc8, 0xc8}
+	// NodeFrame outlines the bands of one NUMA node.
+	NodeFrame = RGB{0x4a, 0x4a, 0x56}
 )
 
 // FreeColor is how free pages of a pageblock of type mt look: the type's

@@ -124,15 +124,18 @@ type Raster struct {
 	// PageView reports whether the last Render drew pages (zoom >= 1).
 	PageView bool
 
-	lay      layout
-	ncols    int
-	colW     int
-	headerH  int
-	blocks   [][]mm.BlockView
-	zones    [][]mm.ZoneView
-	titles   []string
-	states   []mm.PageState
-	lut      [mm.MigrateTypes][mm.NrPageStates]uint32
+	lay     layout
+	ncols   int
+	colW    int
+	headerH int
+	blocks  [][]mm.BlockView
+	zones   [][]mm.ZoneView
+	titles  []string
+	states  []mm.PageState
+	// lut maps a block's migratetype and a page state to a pixel; 256
+	// entries per type so a state indexes it without a bounds check or a
+	// modulo (states beyond NrPageStates read as reserved).
+	lut      [mm.MigrateTypes][256]uint32
 	bg       uint32
 	hasFrame bool
 }
@@ -142,7 +145,11 @@ func New(w, h int) *Raster {
 	r := &Raster{}
 	for mt := range r.lut {
 		for st := range r.lut[mt] {
-			r.lut[mt][st] = PageColor(mm.MigrateType(mt), mm.PageState(st)).pixel()
+			ps := mm.PageState(st)
+			if ps >= mm.NrPageStates {
+				ps = mm.PSReserved
+			}
+			r.lut[mt][st] = PageColor(mm.MigrateType(mt), ps).pixel()
 		}
 	}
 	r.bg = Background.pixel()
@@ -438,10 +445,35 @@ func (r *Raster) visibleRows(b *band, vh int) (int, int) {
 	return r0, r1
 }
 
+// nodeFrame outlines each NUMA node's bands, so a node reads as a panel.
+func (r *Raster) nodeFrames(view Rect) {
+	z := r.Cam.Zoom
+	bands := r.lay.bands
+	for i := 0; i < len(bands); {
+		j := i
+		for j+1 < len(bands) && bands[j+1].zone.Node == bands[i].zone.Node {
+			j++
+		}
+		top := bands[i].y - r.lay.gap
+		bot := bands[j].y + float64(bands[j].rows*TileH)
+		x0 := view.X0 + int(math.Floor(-r.Cam.X*z)) - 1
+		x1 := view.X0 + int(math.Floor((r.lay.width-r.Cam.X)*z)) + 1
+		y0 := view.Y0 + int(math.Floor((top-r.Cam.Y)*z))
+		y1 := view.Y0 + int(math.Floor((bot-r.Cam.Y)*z)) + 1
+		c := NodeFrame.pixel()
+		r.fill(x0, y0, x1, y0+1, c, view)
+		r.fill(x0, y1-1, x1, y1, c, view)
+		r.fill(x0, y0, x0+1, y1, c, view)
+		r.fill(x1-1, y0, x1, y1, c, view)
+		i = j + 1
+	}
+}
+
 func (r *Raster) drawMap(c int, src Source) {
 	view := r.MapRect(c)
 	z := r.Cam.Zoom
 	blocks := r.blocks[c]
+	r.nodeFrames(view)
 	for bi := range r.lay.bands {
 		b := &r.lay.bands[bi]
 		// The band's label sits in the gap above it.
@@ -470,21 +502,31 @@ func (r *Raster) drawMap(c int, src Source) {
 			i := blk - b.firstBlock
 			wx := float64((i % per) * TileW)
 			wy := b.y + float64((i/per)*TileH)
-			ox := float64(view.X0) + (wx-r.Cam.X)*z
-			oy := float64(view.Y0) + (wy-r.Cam.Y)*z
-			x0, y0 := int(math.Floor(ox)), int(math.Floor(oy))
-			x1, y1 := int(math.Floor(ox+TileW*z)), int(math.Floor(oy+TileH*z))
+			// Every edge is computed from its world coordinate the
+			// same way, so neighbouring tiles meet without a gap.
+			x0, y0 := r.screenX(view, wx), r.screenY(view, wy)
+			x1, y1 := r.screenX(view, wx+TileW), r.screenY(view, wy+TileH)
 			if x1 <= view.X0 || x0 >= view.X1 || y1 <= view.Y0 || y0 >= view.Y1 {
 				continue
 			}
 			bv := &blocks[blk]
 			if r.PageView {
-				r.drawPages(bv.MT, r.states[(blk-firstVis)<<mm.PageblockOrder:][:mm.PageblockNrPages], ox, oy, view)
+				r.drawPages(bv.MT, r.states[(blk-firstVis)<<mm.PageblockOrder:][:mm.PageblockNrPages], wx, wy, view)
 			} else {
 				r.drawBlock(bv, x0, y0, x1, y1, view)
 			}
 		}
 	}
+}
+
+// screenX and screenY map a world coordinate to the device pixel where
+// it starts.
+func (r *Raster) screenX(view Rect, wx float64) int {
+	return view.X0 + int(math.Floor((wx-r.Cam.X)*r.Cam.Zoom))
+}
+
+func (r *Raster) screenY(view Rect, wy float64) int {
+	return view.Y0 + int(math.Floor((wy-r.Cam.Y)*r.Cam.Zoom))
 }
 
 // drawBlock draws one pageblock tile in block view.
@@ -507,27 +549,26 @@ func (r *Raster) drawBlock(bv *mm.BlockView, x0, y0, x1, y1 int, clip Rect) {
 }
 
 // drawPages draws the 512 pages of one tile whose top-left corner is at
-// (ox, oy) device pixels, in page view (zoom >= 1).
-func (r *Raster) drawPages(mt mm.MigrateType, states []mm.PageState, ox, oy float64, clip Rect) {
-	z := r.Cam.Zoom
+// world (wx, wy), in page view (zoom >= 1).
+func (r *Raster) drawPages(mt mm.MigrateType, states []mm.PageState, wx, wy float64, clip Rect) {
 	var xs [TileW + 1]int
 	var ys [TileH + 1]int
 	for i := range xs {
-		xs[i] = int(math.Floor(ox + float64(i)*z))
+		xs[i] = r.screenX(clip, wx+float64(i))
 	}
 	for j := range ys {
-		ys[j] = int(math.Floor(oy + float64(j)*z))
+		ys[j] = r.screenY(clip, wy+float64(j))
 	}
 	lut := &r.lut[mt%mm.MigrateTypes]
 	inside := xs[0] >= clip.X0 && xs[TileW] <= clip.X1 && ys[0] >= clip.Y0 && ys[TileH] <= clip.Y1
-	if inside && z == 1 {
+	if inside && xs[TileW]-xs[0] == TileW && ys[TileH]-ys[0] == TileH {
 		// One pixel per page: a straight copy, the common case of a
 		// big map at full detail.
 		for j := 0; j < TileH; j++ {
 			row := r.px[(ys[0]+j)*r.W+xs[0]:][:TileW]
 			st := states[j*TileW:][:TileW]
-			for i := range row {
-				row[i] = lut[st[i]%mm.NrPageStates]
+			for i, v := range st {
+				row[i] = lut[v]
 			}
 		}
 		return
@@ -537,7 +578,7 @@ func (r *Raster) drawPages(mt mm.MigrateType, states []mm.PageState, ox, oy floa
 			continue
 		}
 		for i := 0; i < TileW; i++ {
-			r.fill(xs[i], ys[j], xs[i+1], ys[j+1], lut[states[j*TileW+i]%mm.NrPageStates], clip)
+			r.fill(xs[i], ys[j], xs[i+1], ys[j+1], lut[states[j*TileW+i]], clip)
 		}
 	}
 }

@@ -261,3 +261,25 @@ func BenchmarkRenderBlocks(b *testing.B) {
 		r.Render([]Panel{{Src: m}, {Src: m}})
 	}
 }
+
+// Neighbouring tiles share their edges at any zoom: no background shows
+// between them (a gap once drew stray dark lines across the map).
+func TestTilesMeetWithoutGapsAtAnyZoom(t *testing.T) {
+	m := newMachine(t, 32768, 2)
+	r := New(985, 813)
+	r.Render([]Panel{{Src: m}, {Src: m}})
+	for _, z := range []float64{r.Fit(), 0.713, 1, 1.37, 2.1734, 3.999} {
+		r.Cam = Camera{Zoom: z, X: 3.3, Y: 7.7}
+		r.Render([]Panel{{Src: m}, {Src: m}})
+		for c := 0; c < 2; c++ {
+			view := r.MapRect(c)
+			for y := view.Y0; y < view.Y1; y++ {
+				for x := view.X0; x < view.X1; x++ {
+					if _, ok := r.HitTest(x, y); ok && r.At(x, y) == Background {
+						t.Fatalf("zoom %v: background at (%d,%d) inside a band", z, x, y)
+					}
+				}
+			}
+		}
+	}
+}

@@ -173,6 +173,56 @@ func (c *Root) commitSeed(e vugu.DOMEvent) {
 	c.do(func(ctl *app.Controller) { ctl.SetSeed(seed) })
 }
 
+// knobsField is the draft key of the knobs box.
+const knobsField = "knobs"
+
+// commitKnobs reads one NAME=VALUE per line (blank lines and lines
+// starting with # ignored), checks each with the scenario's CheckKnob and
+// sends the list only if all pass.
+func (c *Root) commitKnobs(e vugu.DOMEvent) {
+	text := e.PropString("target", "value")
+	c.setDraftValue(knobsField, text)
+	check := c.snap().Info.CheckKnob
+	var knobs []app.Knob
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || name == "" {
+			c.setDraftErr(knobsField, fmt.Sprintf("line %d: want NAME=VALUE", i+1))
+			return
+		}
+		if check == nil {
+			c.setDraftErr(knobsField, "this scenario takes no kernel knobs")
+			return
+		}
+		canon, err := check(name, value)
+		if err != nil {
+			c.setDraftErr(knobsField, fmt.Sprintf("line %d: %v", i+1, err))
+			return
+		}
+		knobs = append(knobs, app.Knob{Name: canon, Value: value})
+	}
+	c.setDraftErr(knobsField, "")
+	c.setDraftValue(knobsField, formatKnobs(knobs))
+	c.do(func(ctl *app.Controller) { _ = ctl.SetKnobs(knobs) })
+}
+
+func formatKnobs(knobs []app.Knob) string {
+	var lines []string
+	for _, k := range knobs {
+		lines = append(lines, k.Name+"="+k.Value)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (c *Root) knobsText() string { return c.fieldText(knobsField, formatKnobs(c.snap().State.Knobs)) }
+
+func (c *Root) takesKnobs() bool { return c.snap().Info.CheckKnob != nil }
+
 func (c *Root) setDraftValue(name, v string) {
 	if c.drafts == nil {
 		c.drafts = map[string]string{}

@@ -278,3 +278,21 @@ func TestGeneratedCodeIsUpToDate(t *testing.T) {
 		t.Fatal("ui/panel/0_components_gen.go is stale: run `go generate ./ui/panel` and commit the result")
 	}
 }
+
+func TestKnobsAreCheckedLineByLineAndSentTogether(t *testing.T) {
+	b := newBackend(t, "v1/churn?mem=32")
+	root := &Root{Backend: b}
+	page := render(t, root)
+	assert.Contains(t, page, `id="knobs"`)
+	root.commitKnobs(fakeEvent{value: "vm.defrag_mode=1\n\n# comment\nvm.nosuch=3"})
+	b.settle(t)
+	page = render(t, root)
+	assert.Contains(t, textOf(t, page, "knobs-error"), "line 4: no such sysctl")
+	assert.Empty(t, b.Snapshot().State.Knobs, "nothing is sent while a line is refused")
+	root.commitKnobs(fakeEvent{value: " vm.defrag_mode = 1 \ntransparent_hugepage.defrag=madvise"})
+	b.settle(t)
+	render(t, root)
+	assert.Equal(t, []app.Knob{{Name: "vm.defrag_mode", Value: "1"}, {Name: "transparent_hugepage.defrag", Value: "madvise"}}, b.Snapshot().State.Knobs)
+	assert.Equal(t, "vm.defrag_mode=1\ntransparent_hugepage.defrag=madvise", root.knobsText())
+	assert.Equal(t, "#v1/churn?seed=1&mem=32&vm.defrag_mode=1&transparent_hugepage.defrag=madvise", root.linkURL())
+}
