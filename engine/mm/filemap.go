@@ -71,13 +71,20 @@ func (m *Machine) fileExtent(f *File, index uint64) (*Owner, int) {
 	slot := int(index % fileExtentPages)
 	if n := len(o.file.pages); n <= slot {
 		if cap(o.file.pages) <= slot {
-			// Whole extents at once: streaming writes fill them.
+			// Grow fourfold (small files stay small, streaming writes
+			// reach a whole extent in a few steps); whole extents come
+			// from the pool.
+			c := max(16, 4*cap(o.file.pages))
+			for c <= slot {
+				c *= 4
+			}
+			c = min(c, fileExtentPages)
 			var grown []PFN
-			if k := len(m.slotPool); k > 0 {
+			if k := len(m.slotPool); c == fileExtentPages && k > 0 {
 				grown = m.slotPool[k-1][:n]
 				m.slotPool = m.slotPool[:k-1]
 			} else {
-				grown = make([]PFN, n, fileExtentPages)
+				grown = make([]PFN, n, c)
 			}
 			copy(grown, o.file.pages)
 			o.file.pages = grown
@@ -351,6 +358,7 @@ func (m *Machine) FileTruncate(t *sim.Task, f *File) {
 			m.FreeOwned(t, head)
 		}
 		o.file.shadows = 0
+		m.releaseFileSlots(o)
 	}
 	f.Size = 0
 }

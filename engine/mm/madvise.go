@@ -28,7 +28,7 @@ package mm
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/pagesim/pagesim/engine/sim"
 )
@@ -36,7 +36,7 @@ import (
 // ownerFolios returns the head PFN of every folio of o that is on an LRU
 // list or in a pinned pool of o's cgroup, sorted by PFN.
 func (m *Machine) ownerFolios(o *Owner) []PFN {
-	var out []PFN
+	out := make([]PFN, 0, o.Resident)
 	walk := func(l *freeList) {
 		for pfn := l.head; pfn != NilPFN; pfn = m.pages[pfn].next {
 			if m.pages[pfn].owner == o.ID {
@@ -52,7 +52,7 @@ func (m *Machine) ownerFolios(o *Owner) []PFN {
 			walk(&lv.pinned[typ])
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	slices.Sort(out)
 	return out
 }
 
