@@ -354,6 +354,7 @@ type Debug struct {
 	NowNS      int64          `json:"nowNs"`
 	Playing    bool           `json:"playing"`
 	Ended      bool           `json:"ended"`
+	Settled    bool           `json:"settled"`
 	Restoring  bool           `json:"restoring"`
 	Version    uint64         `json:"version"`
 	Gen        uint64         `json:"gen"`
@@ -376,20 +377,17 @@ func (p *Page) Debug() Debug {
 	return d
 }
 
-// WaitSettled waits until the runs stopped moving (paused, caught up) and
-// the frame after the last change has been drawn.
+// WaitSettled waits until the runs stopped moving (paused, caught up)
+// and the canvas shows their state, and returns the debug report then.
 func (p *Page) WaitSettled() Debug {
 	p.t.Helper()
-	p.WaitJS(`(() => { const d = JSON.parse(window.pagesimDebug()); return !d.playing && !d.restoring; })()`)
-	for i := 0; i < 100; i++ {
-		d := p.Debug()
-		p.WaitFrames(3)
-		if e := p.Debug(); e.Version == d.Version && e.NowNS == d.NowNS && e.Cam == d.Cam {
-			return e
-		}
+	p.WaitJS(`JSON.parse(window.pagesimDebug()).settled`)
+	p.WaitFrames(1) // the frame whose Update reported it has been drawn
+	d := p.Debug()
+	if !d.Settled {
+		return p.WaitSettled()
 	}
-	p.t.Fatal("the page never settled")
-	return Debug{}
+	return d
 }
 
 // Text returns the text content of the element with the given id.

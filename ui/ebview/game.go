@@ -315,21 +315,24 @@ func median(s []float64) float64 {
 // Debug is what window.pagesimDebug() reports (as JSON) for tests and
 // measurements.
 type Debug struct {
-	Frames    int            `json:"frames"`
-	W         int            `json:"w"`
-	H         int            `json:"h"`
-	Scale     float64        `json:"scale"`
-	Cam       mapview.Camera `json:"cam"`
-	Fit       float64        `json:"fit"`
-	PageView  bool           `json:"pageView"`
-	Link      string         `json:"link"`
-	NowNS     int64          `json:"nowNs"`
-	Playing   bool           `json:"playing"`
-	Ended     bool           `json:"ended"`
-	Restoring bool           `json:"restoring"`
-	Version   uint64         `json:"version"`
-	Gen       uint64         `json:"gen"`
-	Pages     uint64         `json:"pages"`
+	Frames   int            `json:"frames"`
+	W        int            `json:"w"`
+	H        int            `json:"h"`
+	Scale    float64        `json:"scale"`
+	Cam      mapview.Camera `json:"cam"`
+	Fit      float64        `json:"fit"`
+	PageView bool           `json:"pageView"`
+	Link     string         `json:"link"`
+	NowNS    int64          `json:"nowNs"`
+	Playing  bool           `json:"playing"`
+	Ended    bool           `json:"ended"`
+	// Settled is true when the clock is stopped, the runs have caught up
+	// with it and the frame on the canvas shows their current state.
+	Settled   bool   `json:"settled"`
+	Restoring bool   `json:"restoring"`
+	Version   uint64 `json:"version"`
+	Gen       uint64 `json:"gen"`
+	Pages     uint64 `json:"pages"`
 	// FrameCPUms and FrameGapms are medians over the last frameWindow
 	// frames: the Go work per frame, and the time between frames.
 	FrameCPUms float64 `json:"frameCpuMs"`
@@ -343,7 +346,8 @@ type Debug struct {
 }
 
 func (g *Game) publishDebug(ctl *app.Controller) {
-	d := Debug{Frames: g.frames, W: g.r.W, H: g.r.H, Scale: g.scale, Cam: g.r.Cam, Fit: g.r.Fit(), PageView: g.r.PageView,
+	settled := !ctl.Playing() && ctl.CaughtUp() && !ctl.Restoring() && g.rastered == ctl.Version() && !g.needPixel && g.frames > 0
+	d := Debug{Settled: settled, Frames: g.frames, W: g.r.W, H: g.r.H, Scale: g.scale, Cam: g.r.Cam, Fit: g.r.Fit(), PageView: g.r.PageView,
 		Link: ctl.Fragment(), NowNS: int64(ctl.Now()), Playing: ctl.Playing(), Ended: ctl.Ended(), Restoring: ctl.Restoring(), Version: ctl.Version(), Gen: ctl.Generation(),
 		FrameCPUms: median(g.frameCPU), FrameGapms: median(g.frameGap), PanelMs: float64(g.panelNS.Load()) / 1e6, RasterMs: median(g.rasterMs), Labels: g.r.Labels}
 	for _, r := range ctl.Runs() {
