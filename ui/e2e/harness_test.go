@@ -68,9 +68,6 @@ func mainErr(m *testing.M) int {
 	repoRoot = filepath.Clean(filepath.Join(wd, "..", ".."))
 	siteDir = filepath.Join(repoRoot, "cmd", "pagesim", "site")
 
-	if err := trackInputs(); err != nil {
-		return fail("%v", err)
-	}
 	chromium, err := findChromium()
 	if err != nil {
 		return fail("%v", err)
@@ -117,10 +114,12 @@ func mainErr(m *testing.M) int {
 	return m.Run()
 }
 
+var trackOnce sync.Once
+
 // trackInputs stats every file the site is built from. go test records
-// the files a test opens, so a cached pass of this package is reused only
-// while none of them changed (the test builds the site itself, which the
-// cache cannot see).
+// the files a test opens (from the first test on, not in TestMain), so a
+// cached pass of this package is reused only while none of them changed:
+// the tests build the site themselves, which the cache cannot see.
 func trackInputs() error {
 	for _, dir := range []string{"engine", "ui", "wasm", "static"} {
 		err := filepath.WalkDir(filepath.Join(repoRoot, dir), func(path string, d os.DirEntry, err error) error {
@@ -175,6 +174,11 @@ type Page struct {
 // until it has drawn a few frames and the panel shows its state.
 func Open(t *testing.T, frag string) *Page {
 	t.Helper()
+	trackOnce.Do(func() {
+		if err := trackInputs(); err != nil {
+			t.Fatalf("listing the site's inputs: %v", err)
+		}
+	})
 	ctx, cancel := chromedp.NewContext(browserCtx)
 	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
 	p := &Page{t: t, ctx: ctx}
