@@ -98,6 +98,10 @@ type compactState struct {
 	initMigratePFN PFN
 	initFreePFN    PFN
 	blockskipFlush bool
+	// last records where the latest compact_zone() run on the zone left
+	// its scanners (for the map; the kernel shows them only in the
+	// mm_compaction_end tracepoint).
+	last LastCompaction
 }
 
 func (c *compactState) init(z *Zone) {
@@ -1141,6 +1145,9 @@ out:
 	}
 	m.countVMEvents(COMPACTMIGRATE_SCANNED, cc.totalMigrateScanned)
 	m.countVMEvents(COMPACTFREE_SCANNED, cc.totalFreeScanned)
+	z.compact.last = LastCompaction{Runs: z.compact.last.Runs + 1, At: t.Now, MigratePFN: cc.migratePFN, FreePFN: cc.freePFN,
+		MigrateScanned: cc.totalMigrateScanned, FreeScanned: cc.totalFreeScanned, Result: compactionStatus[ret.traceStatus()], Async: !sync,
+		Daemon: t == z.Node.kcompactd.task}
 	m.Trace.Emit(t, TraceMmCompactionEnd, int64(startPFN), int64(cc.migratePFN), int64(cc.freePFN), int64(endPFN), int64(b2i(!sync)), ret.traceStatus())
 	return ret
 }

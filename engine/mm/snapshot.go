@@ -5,6 +5,8 @@ package mm
 // caller-owned buffers, so that drawing never touches live state and a
 // caller that reuses its buffers allocates nothing per frame.
 
+import "github.com/pagesim/pagesim/engine/sim"
+
 // PageState is a compact per-page state for drawing.
 type PageState uint8
 
@@ -150,6 +152,61 @@ type ZoneView struct {
 	Boost          uint64
 	NrFree         [NrPageOrders]uint64
 	Blocks         [MigrateTypes]uint64
+	// CachedMigratePFN (async, sync) and CachedFreePFN are where the next
+	// compaction run's scanners start (compact_cached_migrate_pfn,
+	// compact_cached_free_pfn).
+	CachedMigratePFN [2]PFN
+	CachedFreePFN    PFN
+	// LastCompaction is the latest compact_zone() run on the zone.
+	LastCompaction LastCompaction
+}
+
+// LastCompaction describes one compact_zone() run: where its scanners met
+// or stopped, what they scanned and how it ended.
+type LastCompaction struct {
+	Runs                        uint64 // compact_zone() runs so far on the zone
+	At                          sim.Time
+	MigratePFN, FreePFN         PFN
+	MigrateScanned, FreeScanned uint64
+	Result                      string // mm_compaction_end status ("complete", "success", ...)
+	Async                       bool
+	Daemon                      bool // run by kcompactd
+}
+
+// NodeView is what the map shows of a node's reclaim and compaction
+// threads.
+type NodeView struct {
+	Node int
+	// Kswapd is "sleeping", "napping" or "balancing" (in balance_pgdat);
+	// KswapdOrder its kswapd_order and KswapdFailures kswapd_failures
+	// (MAX_RECLAIM_RETRIES: hopeless).
+	Kswapd         string
+	KswapdOrder    Order
+	KswapdFailures int
+	// Kcompactd is "sleeping" or "compacting"; KcompactdOrder its
+	// kcompactd_max_order.
+	Kcompactd      string
+	KcompactdOrder Order
+}
+
+// NodeViews returns a view of every node's kswapd and kcompactd.
+func (m *Machine) NodeViews() []NodeView {
+	out := make([]NodeView, 0, len(m.Nodes))
+	for _, n := range m.Nodes {
+		v := NodeView{Node: n.ID, KswapdOrder: n.kswapd.order, KswapdFailures: n.kswapd.failures,
+			KcompactdOrder: n.kcompactd.maxOrder, Kswapd: "sleeping", Kcompactd: "sleeping"}
+		switch n.kswapd.state {
+		case ksNap:
+			v.Kswapd = "napping"
+		case ksBalanceStart, ksBalance:
+			v.Kswapd = "balancing"
+		}
+		if !n.kcompactd.waitActive {
+			v.Kcompactd = "compacting"
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // ZoneViews returns a view of every zone that spans memory.
@@ -161,7 +218,8 @@ func (m *Machine) ZoneViews() []ZoneView {
 		}
 		v := ZoneView{Node: z.Node.ID, Type: z.Type, StartPFN: z.StartPFN, Spanned: z.SpannedPages, Managed: z.ManagedPages,
 			Free: z.Stat[NR_FREE_PAGES], Min: z.WmarkPages(WmarkMin), Low: z.WmarkPages(WmarkLow), High: z.WmarkPages(WmarkHigh),
-			Boost: z.WatermarkBoost, Blocks: z.nrBlocks}
+			Boost: z.WatermarkBoost, Blocks: z.nrBlocks,
+			CachedMigratePFN: z.compact.cachedMigPFN, CachedFreePFN: z.compact.cachedFreePFN, LastCompaction: z.compact.last}
 		for o := range v.NrFree {
 			v.NrFree[o] = z.freeArea[o].nrFree
 		}

@@ -90,9 +90,9 @@ func (s *Spec) RunAll(o Options) (*Result, error) {
 	if o.Slice <= 0 {
 		o.Slice = sim.Second
 	}
-	res := &Result{Scenario: s.ID, Seed: o.Seed, Runs: o.Runs, Params: EffectiveParams(s, st), spec: s, values: st.Values}
+	res := s.NewResult(o.Seed, o.Runs, st)
 	for _, v := range variants {
-		vr := VariantResult{Name: v}
+		var runs []Run
 		for r := 0; r < o.Runs; r++ {
 			run, err := s.Start(Config{Variant: v, Params: st.Values, Knobs: append(append([]Knob(nil), s.Knobs...), st.Knobs...), Seed: o.Seed + uint64(r)})
 			if err != nil {
@@ -103,15 +103,31 @@ func (s *Spec) RunAll(o Options) (*Result, error) {
 					o.Progress(v, r, run)
 				}
 			}
-			vr.Runs = append(vr.Runs, run.Metrics())
-			if r == 0 {
-				vr.Lines = run.Lines()
-			}
+			runs = append(runs, run)
 		}
-		vr.Mean, vr.Stddev, vr.Median = stats(vr.Runs)
-		res.Variants = append(res.Variants, vr)
+		res.AddVariant(v, runs)
 	}
 	return res, nil
+}
+
+// NewResult starts a result for runs made outside RunAll (the browser app
+// advances its variants in lockstep): add each variant's finished runs,
+// run r from seed+r, with AddVariant in the order they should print.
+func (s *Spec) NewResult(seed uint64, runs int, st Settings) *Result {
+	return &Result{Scenario: s.ID, Seed: seed, Runs: runs, Params: EffectiveParams(s, st), spec: s, values: st.Values}
+}
+
+// AddVariant adds a variant's finished runs and their statistics.
+func (r *Result) AddVariant(name string, runs []Run) {
+	vr := VariantResult{Name: name}
+	for i, run := range runs {
+		vr.Runs = append(vr.Runs, run.Metrics())
+		if i == 0 {
+			vr.Lines = run.Lines()
+		}
+	}
+	vr.Mean, vr.Stddev, vr.Median = stats(vr.Runs)
+	r.Variants = append(r.Variants, vr)
 }
 
 func stats(runs []map[string]float64) (mean, sd, med map[string]float64) {
