@@ -185,11 +185,18 @@ func (m *Machine) CheckInvariants() error {
 		}
 	}
 	// Every other PFN: reserved or in use, folios well formed.
+	resident := make([]uint64, len(m.owners))
 	for pfn := PFN(0); pfn < m.maxPFN; pfn++ {
 		if owner[pfn] != 0 {
 			continue
 		}
 		p := &m.pages[pfn]
+		if p.flags&(pgReserved|pgTail) == 0 && p.owner != 0 {
+			if int(p.owner) >= len(resident) {
+				return m.fail(pfn, "PFN %#x belongs to owner %d, which does not exist", pfn, p.owner)
+			}
+			resident[p.owner] += uint64(1) << (p.order * uint8(b2i(p.flags&pgHead != 0)))
+		}
 		if p.flags&pgReserved != 0 {
 			if p.flags != pgReserved {
 				return m.fail(pfn, "reserved PFN %#x has flags %s", pfn, flagString(p.flags))
@@ -240,6 +247,11 @@ func (m *Machine) CheckInvariants() error {
 			}
 		}
 		owner[pfn] = 4
+	}
+	for id, o := range m.owners {
+		if id > 0 && o.Resident != resident[id] {
+			return m.fail(NilPFN, "owner %d (%s %q) counts %d resident pages, the pages say %d", id, o.Kind, o.Name, o.Resident, resident[id])
+		}
 	}
 	for b := range m.blocks {
 		got := &m.blocks[b]

@@ -12,10 +12,14 @@ package mm
 // (its part of the xarray). A page's owner ID therefore leads to its extent,
 // and finding the page's index in the extent is a scan of at most 64 slots,
 // which keeps reclaim and migration O(1) per page without a second 4-byte
-// field in struct page. Shadow entries are counted per extent, not placed:
-// a refault happens when a read finds an evicted page, and the first evicted
-// pages are the ones read back (CHOICE: reads are whole-file, so which
-// evicted page is refaulted first does not change any counter).
+// field in struct page. An extent exists only while it caches a page: when
+// reclaim or truncation empties it, its slot array goes back to a pool and
+// its Owner ID is reused (the kernel frees xarray nodes that hold only
+// shadow entries), so a long run that creates many files keeps memory
+// bounded by what is cached. Shadow entries are counted per file, not
+// placed: a refault happens when a read finds an evicted page while the
+// file still has shadows (CHOICE: reads are whole-file, so which evicted
+// page is refaulted first does not change any counter).
 
 import (
 	"github.com/pagesim/pagesim/engine/sim"
@@ -33,8 +37,6 @@ type fileState struct {
 	file  *File
 	base  uint64 // index of the extent's first page
 	pages []PFN  // per index: head PFN of the cached folio, or NilPFN
-	// shadows counts evicted pages whose shadow entry is still there.
-	shadows uint64
 	// hint is where the next slot search starts: reclaim evicts a file's
 	// pages in about the order they were added, so searching from just
 	// after the last hit finds the next one at once.
@@ -46,7 +48,11 @@ type File struct {
 	Name    string
 	Memcg   *Memcg
 	Size    uint64 // pages
+	// extents[e] caches pages [e*fileExtentPages, (e+1)*fileExtentPages),
+	// nil while none is cached.
 	extents []*Owner
+	// shadows counts evicted pages whose shadow entry is still there.
+	shadows uint64
 	// Unlinked files keep no pages.
 	Unlinked bool
 }
@@ -62,12 +68,15 @@ func (m *Machine) NewFile(name string, cg *Memcg) *File {
 func (m *Machine) fileExtent(f *File, index uint64) (*Owner, int) {
 	e := index / fileExtentPages
 	for uint64(len(f.extents)) <= e {
-		o := m.NewOwner(KindFile, f.Name, f.Memcg)
-		o.file.file = f
-		o.file.base = uint64(len(f.extents)) * fileExtentPages
-		f.extents = append(f.extents, o)
+		f.extents = append(f.extents, nil)
 	}
 	o := f.extents[e]
+	if o == nil {
+		o = m.NewOwner(KindFile, f.Name, f.Memcg)
+		o.file.file = f
+		o.file.base = e * fileExtentPages
+		f.extents[e] = o
+	}
 	slot := int(index % fileExtentPages)
 	if n := len(o.file.pages); n <= slot {
 		if cap(o.file.pages) <= slot {
@@ -97,14 +106,25 @@ func (m *Machine) fileExtent(f *File, index uint64) (*Owner, int) {
 	return o, slot
 }
 
-// releaseFileSlots gives the slot array of an extent with no cached page
-// back to the pool fileExtent takes from.
-func (m *Machine) releaseFileSlots(o *Owner) {
+// releaseExtent retires an extent that caches no page: its slot array goes
+// back to the pool fileExtent takes from, its Owner to the free owners, and
+// the file forgets it.
+func (m *Machine) releaseExtent(o *Owner) {
+	if o.Resident != 0 || o.Pinned != 0 || o.file == nil {
+		return
+	}
 	if cap(o.file.pages) == fileExtentPages && len(m.slotPool) < slotPoolMax {
 		m.slotPool = append(m.slotPool, o.file.pages[:0])
 	}
 	o.file.pages = nil
 	o.file.hint = 0
+	if f := o.file.file; f != nil {
+		if e := o.file.base / fileExtentPages; e < uint64(len(f.extents)) && f.extents[e] == o {
+			f.extents[e] = nil
+		}
+	}
+	o.file.file = nil
+	m.freeOwner(o)
 }
 
 // slotPoolMax bounds the pool of free extent slot arrays (2 KiB each).
@@ -114,7 +134,9 @@ const slotPoolMax = 256
 func (f *File) Resident() uint64 {
 	var n uint64
 	for _, e := range f.extents {
-		n += e.Resident
+		if e != nil {
+			n += e.Resident
+		}
 	}
 	return n
 }
@@ -222,7 +244,7 @@ func (m *Machine) fileRangeCached(f *File, index, n uint64) bool {
 		}
 		o := f.extents[e]
 		s := int(i % fileExtentPages)
-		if s < len(o.file.pages) && o.file.pages[s] != NilPFN {
+		if o != nil && s < len(o.file.pages) && o.file.pages[s] != NilPFN {
 			return true
 		}
 	}
@@ -261,6 +283,9 @@ func (m *Machine) clearDirty(head PFN) {
 func (m *Machine) FileSync(t *sim.Task, f *File) uint64 {
 	var n uint64
 	for _, o := range f.extents {
+		if o == nil {
+			continue
+		}
 		for _, head := range o.file.pages {
 			if head != NilPFN && m.pages[head].flags&pgDirty != 0 {
 				n += m.folioNr(head)
@@ -302,8 +327,8 @@ func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) uint
 		m.setupFolio(head, 0, o)
 		o.file.pages[slot] = head
 		missing++
-		if o.file.shadows > 0 {
-			o.file.shadows--
+		if f.shadows > 0 {
+			f.shadows--
 			refaults++
 			m.workingsetRefault(head)
 		}
@@ -342,6 +367,9 @@ func (m *Machine) markAccessed(head PFN) {
 // as on unlink of the last link).
 func (m *Machine) FileTruncate(t *sim.Task, f *File) {
 	for _, o := range f.extents {
+		if o == nil {
+			continue
+		}
 		for i, head := range o.file.pages {
 			if head == NilPFN {
 				continue
@@ -357,9 +385,9 @@ func (m *Machine) FileTruncate(t *sim.Task, f *File) {
 			}
 			m.FreeOwned(t, head)
 		}
-		o.file.shadows = 0
-		m.releaseFileSlots(o)
+		m.releaseExtent(o)
 	}
+	f.shadows = 0
 	f.Size = 0
 }
 

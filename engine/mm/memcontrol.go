@@ -86,12 +86,35 @@ func (m *Machine) NewOwner(kind PageKind, name string, cg *Memcg) *Owner {
 	if cg == nil {
 		cg = m.RootMemcg()
 	}
-	o := &Owner{ID: uint32(len(m.owners)), Kind: kind, Name: name, Memcg: cg}
+	var o *Owner
+	if k := len(m.freeOwners); k > 0 {
+		// Reuse a retired owner's ID (last retired, first reused).
+		o = m.freeOwners[k-1]
+		m.freeOwners = m.freeOwners[:k-1]
+		fs := o.file
+		*o = Owner{ID: o.ID, Kind: kind, Name: name, Memcg: cg}
+		if kind == KindFile {
+			if fs == nil {
+				fs = &fileState{}
+			}
+			*fs = fileState{}
+			o.file = fs
+		}
+		return o
+	}
+	o = &Owner{ID: uint32(len(m.owners)), Kind: kind, Name: name, Memcg: cg}
 	if kind == KindFile {
 		o.file = &fileState{}
 	}
 	m.owners = append(m.owners, o)
 	return o
+}
+
+// freeOwner retires an owner with no page left; NewOwner reuses its ID.
+func (m *Machine) freeOwner(o *Owner) {
+	o.Kind = KindKernel
+	o.Name = ""
+	m.freeOwners = append(m.freeOwners, o)
 }
 
 // OwnerOf returns the owner of an in-use page (nil for the kernel).

@@ -197,8 +197,11 @@ type Machine struct {
 	// slotPool holds free file extent slot arrays (cap fileExtentPages).
 	slotPool [][]PFN
 	owners   []*Owner
-	Swap     SwapDevice
-	PSI      PSI
+	// freeOwners are retired owners (no page left) whose IDs NewOwner
+	// reuses.
+	freeOwners []*Owner
+	Swap       SwapDevice
+	PSI        PSI
 
 	// Slow, Reclaim and Compact count work the kernel has no vmstat
 	// counter for.

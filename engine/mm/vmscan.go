@@ -858,16 +858,18 @@ func (m *Machine) shrinkFolio(t *sim.Task, head PFN, sc *scanControl) folioFate 
 	o, slot := m.fileSlot(head)
 	if slot >= 0 {
 		setFileSlots(o, slot, head, NilPFN)
-		o.file.shadows += nr
+		if o.file.file != nil {
+			o.file.file.shadows += nr
+		}
 	}
 	t.Charge(m.Cost.ReclaimCleanPage * sim.Time(nr))
 	m.folioNrFreed = nr
 	m.freeIsolatedFolio(t, head)
 	if slot >= 0 && o.Resident == 0 {
-		// The extent's last page is gone: its slot array goes back to
-		// the pool (the kernel frees xarray nodes holding only shadow
-		// entries; pagesim counts shadows, so nothing is lost).
-		m.releaseFileSlots(o)
+		// The extent's last page is gone (the kernel frees xarray
+		// nodes holding only shadow entries; pagesim counts shadows
+		// per file, so nothing is lost).
+		m.releaseExtent(o)
 	}
 	return folioFreed
 }
