@@ -156,7 +156,7 @@ func benchSeed002(b *testing.B, fixed bool) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		m, ws, start0 := seed002Machine(b, fixed)
-		w0 := work(m)
+		w0, s0 := work(m), m.World.Steps
 		b.StartTimer()
 		start := time.Now()
 		m.World.RunUntil(start0+simTime, nil)
@@ -169,6 +169,8 @@ func benchSeed002(b *testing.B, fixed bool) {
 		done := work(m) - w0
 		b.ReportMetric(simTime.Seconds()/wall.Seconds(), "sim-s/wall-s")
 		b.ReportMetric(float64(wall.Nanoseconds())/float64(done), "wall-ns/work-unit")
+		b.ReportMetric(float64(wall.Nanoseconds())/float64(m.World.Steps-s0), "wall-ns/step")
+		b.ReportMetric(float64(m.Reclaim.DirectRuns[mm.PageblockOrder])/simTime.Seconds(), "order9-runs/sim-s")
 		b.ReportMetric(float64(ops)/simTime.Seconds(), "ops/sim-s")
 		b.ReportMetric(float64(m.Reclaim.DirectRuns[mm.PageblockOrder]), "order9-reclaim-runs")
 		b.ReportMetric(float64(m.Slow.NofragGiveUps), "give-ups")
