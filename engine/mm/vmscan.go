@@ -661,6 +661,34 @@ func (lv *lruvec) pinnedShare(l LRUList, n uint64, idx ZoneType) (pages, folios 
 	return folios * per, folios
 }
 
+// isolateLRUFolios is the walk of isolate_lru_folios(): folios from the
+// tail of list l until want pages are taken, skipping (and counting in
+// pgscan_skip_*) those of zones above the reclaim index. It returns the
+// folio heads and the pages they hold; the caller isolates or moves them.
+func (m *Machine) isolateLRUFolios(lv *lruvec, l LRUList, want uint64, sc *scanControl) ([]PFN, uint64) {
+	var skipped [MaxNrZones]uint64
+	var batch []PFN
+	var taken uint64
+	for cursor := lv.lists[l].tail; cursor != NilPFN && want > 0; {
+		head := cursor
+		cursor = m.pages[head].prev
+		nr := m.folioNr(head)
+		if zt := m.ZoneOf(head).Type; zt > sc.reclaimIdx {
+			skipped[zt] += nr
+			continue
+		}
+		taken += nr
+		want -= min(want, nr)
+		batch = append(batch, head)
+	}
+	for zt, s := range skipped {
+		if s > 0 {
+			m.countVMEvents(PGSCAN_SKIP_DMA+VMEventItem(zt), s)
+		}
+	}
+	return batch, taken
+}
+
 // shrinkInactiveList is shrink_inactive_list() with isolate_lru_folios()
 // and shrink_folio_list(): take up to n pages from the tail and decide
 // each folio's fate.
@@ -682,33 +710,8 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 		activated = m.movePinned(lv, 1, l, l+1, pinPages, sc.reclaimIdx)
 	}
 	// Unpinned folios are visited one by one from the tail.
-	var skipped [MaxNrZones]uint64
-	list := &lv.lists[l]
-	want := n - min(n, pinPages)
-	var batch []PFN
-	cursor := list.tail
-	for scanned < n && cursor != NilPFN && want > 0 {
-		head := cursor
-		cursor = m.pages[head].prev
-		nr := m.folioNr(head)
-		zt := m.ZoneOf(head).Type
-		if zt > sc.reclaimIdx {
-			skipped[zt] += nr
-			continue
-		}
-		scanned += nr
-		if nr >= want {
-			want = 0
-		} else {
-			want -= nr
-		}
-		batch = append(batch, head)
-	}
-	for zt, s := range skipped {
-		if s > 0 {
-			m.countVMEvents(PGSCAN_SKIP_DMA+VMEventItem(zt), s)
-		}
-	}
+	batch, taken := m.isolateLRUFolios(lv, l, n-min(n, pinPages), sc)
+	scanned += taken
 	for _, head := range batch {
 		m.isolateLRUFolio(head)
 	}
@@ -927,24 +930,8 @@ func (m *Machine) shrinkActiveList(t *sim.Task, n uint64, lv *lruvec, sc *scanCo
 	moved := m.movePinned(lv, typ, l, inactive, pinPages, sc.reclaimIdx)
 	scanned := moved
 	var deactivated uint64 = moved
-	list := &lv.lists[l]
-	var batch []PFN
-	want := n - min(n, pinPages)
-	for cursor := list.tail; cursor != NilPFN && want > 0; {
-		head := cursor
-		cursor = m.pages[head].prev
-		if m.ZoneOf(head).Type > sc.reclaimIdx {
-			continue
-		}
-		nr := m.folioNr(head)
-		scanned += nr
-		if nr >= want {
-			want = 0
-		} else {
-			want -= nr
-		}
-		batch = append(batch, head)
-	}
+	batch, taken := m.isolateLRUFolios(lv, l, n-min(n, pinPages), sc)
+	scanned += taken
 	for _, head := range batch {
 		m.lruDel(head)
 		p := &m.pages[head]
