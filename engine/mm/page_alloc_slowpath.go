@@ -242,7 +242,7 @@ retry:
 		goto retry
 	}
 	if didSomeProgress > 0 && canCompact &&
-		m.shouldCompactRetry(gfp, ac, order, allocFlags, compactResult, &compactPriority, &compactionRetries, st) {
+		m.shouldCompactRetry(t, gfp, ac, order, allocFlags, compactResult, &compactPriority, &compactionRetries, st) {
 		goto retry
 	}
 	if m.Sysctl.DefragMode != 0 && allocFlags&ALLOC_NOFRAGMENT != 0 {
@@ -370,11 +370,16 @@ func (m *Machine) shouldReclaimRetry(t *sim.Task, gfp GFP, order Order, ac *allo
 			if z.Type > ac.highestZoneidx || !ac.nodemask.Has(z.Node.ID) {
 				continue
 			}
-			available := int64(m.zoneReclaimablePages(z)) + z.Stat[NR_FREE_PAGES]
+			reclaimable := int64(m.zoneReclaimablePages(z))
+			available := reclaimable + z.Stat[NR_FREE_PAGES]
+			minWmark := z.WmarkPages(WmarkMin)
 			// Plain __zone_watermark_ok(): seed 001 leaves this
 			// check counting every migratetype (reclaim and
 			// compaction work across types to free a whole block).
-			if m.zoneWatermarkOK(z, order, z.WmarkPages(WmarkMin), ac.highestZoneidx, allocFlags&^ALLOC_NOFRAGMENT, available, ac.migratetype) {
+			wmark := m.zoneWatermarkOK(z, order, minWmark, ac.highestZoneidx, allocFlags&^ALLOC_NOFRAGMENT, available, ac.migratetype)
+			m.Trace.Emit(t, TraceReclaimRetryZone, int64(z.Node.ID), int64(z.Type), int64(order), reclaimable, available,
+				int64(minWmark), int64(*loops), int64(b2i(wmark)))
+			if wmark {
 				ret = true
 				break
 			}
@@ -397,7 +402,7 @@ func (m *Machine) zoneReclaimablePages(z *Zone) uint64 {
 }
 
 // shouldCompactRetry is should_compact_retry().
-func (m *Machine) shouldCompactRetry(gfp GFP, ac *allocContext, order Order, allocFlags AllocFlags, result CompactResult, prio *CompactPriority, retries *int, st *slowTrace) bool {
+func (m *Machine) shouldCompactRetry(t *sim.Task, gfp GFP, ac *allocContext, order Order, allocFlags AllocFlags, result CompactResult, prio *CompactPriority, retries *int, st *slowTrace) bool {
 	// Seed 002: the posted fix judges the promoted order everywhere; the
 	// "requested" variant keeps the requested order for the priority floor
 	// and the COMPACT_SUCCESS retry cap.
@@ -409,11 +414,14 @@ func (m *Machine) shouldCompactRetry(gfp GFP, ac *allocContext, order Order, all
 			floorOrder = promoted
 		}
 	}
+	if order == 0 {
+		st.step(stepShouldCompactRetry, 0, int64(*prio))
+		return false
+	}
 	ret := false
 	maxRetries := maxCompactRetries
+	tracePrio, traceRetries := *prio, *retries
 	switch {
-	case order == 0:
-		ret = false
 	case result == CompactSkipped:
 		ret = m.compactionZonelistSuitable(ac, order, allocFlags)
 	default:
@@ -437,6 +445,7 @@ func (m *Machine) shouldCompactRetry(gfp GFP, ac *allocContext, order Order, all
 			ret = true
 		}
 	}
+	m.Trace.Emit(t, TraceCompactRetry, int64(order), int64(tracePrio), int64(result), int64(traceRetries), int64(maxRetries), int64(b2i(ret)))
 	st.step(stepShouldCompactRetry, int64(b2i(ret)), int64(*prio))
 	return ret
 }

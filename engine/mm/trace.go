@@ -1,7 +1,8 @@
 package mm
 
 // trace.go models the tracepoints of include/trace/events/kmem.h,
-// compaction.h and vmscan.h as ftrace would print them from
+// compaction.h, vmscan.h and the slow path's two in oom.h
+// (reclaim_retry_zone, compact_retry) as ftrace would print them from
 // /sys/kernel/tracing/trace: a bounded ring of events recorded with typed
 // arguments (cheap on the hot path) and formatted only when read, one line
 // per event in the trace file's layout:
@@ -46,6 +47,8 @@ const (
 	TraceMmVmscanDirectReclaimBegin
 	TraceMmVmscanDirectReclaimEnd
 	TraceMmVmscanLruShrinkInactive
+	TraceReclaimRetryZone
+	TraceCompactRetry
 	NrTraceIDs
 )
 
@@ -155,6 +158,33 @@ var traceDefs = [NrTraceIDs]traceDef{
 		return fmt.Sprintf("nid=%d nr_scanned=%d nr_reclaimed=%d nr_dirty=0 nr_writeback=0 nr_congested=0 nr_immediate=0 nr_activate_anon=%d nr_activate_file=%d nr_ref_keep=%d nr_unmap_fail=%d priority=%d flags=%s",
 			a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]>>8, lruFlags(a[7]&0xff))
 	}},
+	TraceReclaimRetryZone: {"oom", "reclaim_retry_zone", func(a *[8]int64) string {
+		return fmt.Sprintf("node=%d zone=%-8s order=%d reclaimable=%d available=%d min_wmark=%d no_progress_loops=%d wmark_check=%d",
+			a[0], zoneName(a[1]), a[2], a[3], a[4], a[5], a[6], a[7])
+	}},
+	TraceCompactRetry: {"oom", "compact_retry", func(a *[8]int64) string {
+		return fmt.Sprintf("order=%d priority=%s compaction_result=%s retries=%d max_retries=%d should_retry=%d",
+			a[0], prioName(a[1]), compactionFeedback(a[2]), a[3], a[4], a[5])
+	}},
+}
+
+// compactionFeedback is compact_result_to_feedback() with
+// COMPACTION_FEEDBACK's names.
+func compactionFeedback(r int64) string {
+	switch CompactResult(r) {
+	case CompactComplete:
+		return "failed"
+	case CompactSuccess:
+		return "progress"
+	}
+	return "withdrawn"
+}
+
+func prioName(p int64) string {
+	if p >= 0 && int(p) < len(compactPrioNames) {
+		return compactPrioNames[p]
+	}
+	return fmt.Sprint(p)
 }
 
 func lruFlags(file int64) string {

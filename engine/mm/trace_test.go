@@ -51,6 +51,9 @@ var tpFormats = map[string]*regexp.Regexp{
 	"mm_vmscan_direct_reclaim_end":   regexp.MustCompile(`^nr_reclaimed=\d+ pid=\d+ memcg_id=\d+ $`),
 	"mm_vmscan_lru_shrink_inactive": regexp.MustCompile(`^nid=\d+ nr_scanned=\d+ nr_reclaimed=\d+ nr_dirty=\d+ nr_writeback=\d+ nr_congested=\d+ nr_immediate=\d+ ` +
 		`nr_activate_anon=\d+ nr_activate_file=\d+ nr_ref_keep=\d+ nr_unmap_fail=\d+ priority=\d+ flags=RECLAIM_WB_(ANON|FILE)\|RECLAIM_WB_ASYNC$`),
+	// oom.h
+	"reclaim_retry_zone": regexp.MustCompile(`^node=\d+ zone=` + reZone + ` order=\d+ reclaimable=\d+ available=\d+ min_wmark=\d+ no_progress_loops=\d+ wmark_check=[01]$`),
+	"compact_retry":      regexp.MustCompile(`^order=\d+ priority=COMPACT_PRIO_(SYNC_FULL|SYNC_LIGHT|ASYNC) compaction_result=(failed|withdrawn|progress) retries=\d+ max_retries=\d+ should_retry=[01]$`),
 }
 
 // traceLine is the layout of a line of /sys/kernel/tracing/trace.
@@ -66,6 +69,9 @@ func TestTracepointsPrintTheKernelsFormats(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		inWorld(t, m, 1, func(t *sim.Task) { m.AllocPages(t, GFP_TRANSHUGE, 9, 0, 0) })
 	}
+	// A costly __GFP_RETRY_MAYFAIL request goes through should_reclaim_retry
+	// and should_compact_retry before it fails.
+	inWorld(t, m, 1, func(t *sim.Task) { m.AllocPages(t, GFP_KERNEL|__GFP_RETRY_MAYFAIL|__GFP_COMP, 4, 0, 0) })
 	// A defer-mode THP fault wakes kswapd at order 9; kswapd reclaims
 	// page cache and hands over to kcompactd.
 	inWorld(t, m, 1, func(t *sim.Task) { m.AllocPages(t, GFP_TRANSHUGE_LIGHT|__GFP_KSWAPD_RECLAIM, 9, 0, 0) })
@@ -106,6 +112,7 @@ func TestTracepointsPrintTheKernelsFormats(t *testing.T) {
 		"mm_compaction_wakeup_kcompactd", "mm_compaction_kcompactd_wake", "mm_compaction_kcompactd_sleep",
 		"mm_vmscan_wakeup_kswapd", "mm_vmscan_kswapd_wake", "mm_vmscan_kswapd_sleep",
 		"mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end", "mm_vmscan_lru_shrink_inactive",
+		"reclaim_retry_zone", "compact_retry",
 	} {
 		assert.Greater(t, seen[name], 0, "%s was emitted", name)
 	}
@@ -134,4 +141,22 @@ func TestMmPageAllocTracesFailuresWithANullPage(t *testing.T) {
 	// TP_printk prints a NULL struct page pointer and pfn 0 for a failure.
 	assert.Equal(t, "page=0000000000000000 pfn=0x0 order=9 migratetype=1 gfp_flags=GFP_TRANSHUGE_LIGHT", lines[0])
 	assert.Equal(t, fmt.Sprintf("page=%s pfn=%#x order=0 migratetype=0 gfp_flags=GFP_KERNEL", pagePtr(int64(pfn)), pfn), lines[1])
+}
+
+// reclaim_retry_zone and compact_retry (include/trace/events/oom.h) show
+// why a costly __GFP_RETRY_MAYFAIL request gives up when every pageblock
+// holds a pin: nothing reclaimable, and compaction failed at the costly
+// floor, COMPACT_PRIO_SYNC_LIGHT.
+func TestRetryTracepointsExplainAGiveUp(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	require.NoError(t, m.Trace.Enable("oom", true))
+	carveZone(t, m, nil, pinnedHolesLayout(true))
+	got := PFN(0)
+	inWorld(t, m, 1, func(tk *sim.Task) { got = m.AllocPages(tk, GFP_KERNEL|__GFP_RETRY_MAYFAIL|__GFP_COMP, 9, 0, 0) })
+	require.Equal(t, NilPFN, got)
+	z := m.Nodes[0].Zones[ZoneNormal]
+	assert.Equal(t, []string{fmt.Sprintf("node=0 zone=Normal   order=9 reclaimable=0 available=%d min_wmark=%d no_progress_loops=1 wmark_check=0",
+		z.Stat[NR_FREE_PAGES], z.WmarkPages(WmarkMin))}, traceFields(m, "reclaim_retry_zone"))
+	assert.Equal(t, []string{"order=9 priority=COMPACT_PRIO_SYNC_LIGHT compaction_result=failed retries=0 max_retries=16 should_retry=0"},
+		traceFields(m, "compact_retry"))
 }
