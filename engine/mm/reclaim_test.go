@@ -4,6 +4,7 @@ package mm
 // (pinned pages, anon without swap, memory.low), and what it counts.
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/pagesim/pagesim/engine/sim"
@@ -421,5 +422,38 @@ func TestAnonIsAgedWhenSwapIsFullButNotWithoutSwap(t *testing.T) {
 		} else {
 			assert.Equal(t, active, m.Nodes[0].Stat[NR_ACTIVE_ANON], "anon is never aged without swap")
 		}
+	}
+}
+
+// folio_check_references: a folio whose PTEs were young once is kept for
+// another trip around the inactive list (FOLIOREF_KEEP, counted in
+// mm_vmscan_lru_shrink_inactive's nr_ref_keep); young and referenced
+// before, it is activated; cold, it is reclaimed.
+func TestShrinkInactiveCountsReferenceKeepsAsTheKernelDoes(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	l := carveZone(t, m, nil, lowFreeFileLayout)
+	files := l.pages[roleFile]
+	young, activate := files[:10], files[10:15]
+	for _, pfn := range young {
+		m.pages[pfn].flags |= pgYoung
+	}
+	for _, pfn := range activate {
+		m.pages[pfn].flags |= pgYoung | pgReferenced
+	}
+	require.NotEqual(t, NilPFN, m.AllocPages(m.testTask(0), GFP_KERNEL, 0, 0, 0))
+	mustCheck(t, m, "reclaim")
+	var refKeep, activated int
+	for _, f := range traceFields(m, "mm_vmscan_lru_shrink_inactive") {
+		var nid, scanned, reclaimed, aa, af, keep, unmap, prio int
+		_, err := fmt.Sscanf(f, "nid=%d nr_scanned=%d nr_reclaimed=%d nr_dirty=0 nr_writeback=0 nr_congested=0 nr_immediate=0 nr_activate_anon=%d nr_activate_file=%d nr_ref_keep=%d nr_unmap_fail=%d priority=%d",
+			&nid, &scanned, &reclaimed, &aa, &af, &keep, &unmap, &prio)
+		require.NoError(t, err, f)
+		refKeep += keep
+		activated += af
+	}
+	assert.Equal(t, len(young), refKeep, "nr_ref_keep: the once-young folios")
+	assert.Equal(t, len(activate), activated, "nr_activate_file: the young and referenced ones")
+	for _, pfn := range young {
+		assert.NotZero(t, m.pages[pfn].flags&pgReferenced, "kept with PG_referenced set for the next round")
 	}
 }

@@ -718,7 +718,7 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 	t.Charge(m.Cost.LRUScanPage * sim.Time(len(batch)))
 	lv.Lock.Unlock(t)
 	// shrink_folio_list
-	var kept uint64
+	var refKept uint64 // nr_ref_keep: FOLIOREF_KEEP pages
 	for _, head := range batch {
 		costFolios++
 		p := &m.pages[head]
@@ -731,8 +731,8 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 			reclaimed += m.folioNrFreed
 		case folioActivated:
 			activated += m.folioNr(head)
-		default:
-			kept++
+		case folioKeptReferenced:
+			refKept += m.folioNr(head)
 		}
 	}
 	t.Charge(m.Cost.FolioRefWalk * sim.Time(mappedFolios))
@@ -768,7 +768,7 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 			aa = int64(activated)
 		}
 		m.Trace.Emit(t, TraceMmVmscanLruShrinkInactive, int64(lv.node.ID), int64(scanned), int64(reclaimed), aa, af,
-			int64(kept), 0, int64(sc.priority)<<8|int64(b2i(file)))
+			int64(refKept), 0, int64(sc.priority)<<8|int64(b2i(file)))
 	}
 	return reclaimed
 }
@@ -777,6 +777,7 @@ type folioFate uint8
 
 const (
 	folioKept folioFate = iota
+	folioKeptReferenced // FOLIOREF_KEEP: young once, kept for another round
 	folioActivated
 	folioFreed
 )
@@ -810,7 +811,7 @@ func (m *Machine) shrinkFolio(t *sim.Task, head PFN, sc *scanControl) folioFate 
 			m.activateIsolated(head, sc)
 			return folioActivated
 		}
-		return folioKept
+		return folioKeptReferenced
 	}
 	if p.flags&pgUnevictable != 0 {
 		return folioKept
