@@ -257,6 +257,11 @@ func TestDefragModeFlagsGiveUpAndPromotion(t *testing.T) {
 				assert.GreaterOrEqual(t, allocstalls(m), runs, "allocstall_* counts each try_to_free_pages (and its retries)")
 				if tc.runs > 0 {
 					assert.Equal(t, tc.runs, runs, "try_to_free_pages calls")
+					// Too long for the decision trace: it keeps the
+					// first steps and says how many more there were.
+					trace, ok := m.LastStall()
+					require.True(t, ok)
+					assert.Regexp(t, `-> \.\.\. \(\d+ more steps\) -> got page pfn=0x[0-9a-f]+$`, trace)
 				}
 			}
 			if tc.steps != "" {

@@ -63,6 +63,10 @@ type slowStep struct {
 	at   sim.Time
 }
 
+// maxSlowSteps bounds the steps a trace keeps; a longer retry loop keeps
+// its first steps and says how many more there were.
+const maxSlowSteps = 64
+
 // slowTrace is the recorder of one slow-path run.
 type slowTrace struct {
 	gfp      GFP
@@ -70,6 +74,7 @@ type slowTrace struct {
 	start    sim.Time
 	task     string
 	steps    []slowStep
+	dropped  int // steps past maxSlowSteps, not kept
 	stalled  bool
 	result   PFN
 	finalGFP GFP
@@ -89,6 +94,7 @@ func (s *slowTraces) begin(t *sim.Task, gfp GFP, order Order) *slowTrace {
 	c := &s.cur
 	c.gfp, c.order, c.start, c.task = gfp, order, t.Now, t.Name
 	c.steps = c.steps[:0]
+	c.dropped = 0
 	c.stalled = false
 	c.result = NilPFN
 	c.finalGFP = gfp
@@ -100,8 +106,10 @@ func (c *slowTrace) step(k stepKind, a, b int64) {
 	if k == stepDirectReclaim || k == stepDirectCompact {
 		c.stalled = true
 	}
-	if len(c.steps) < 64 {
+	if len(c.steps) < maxSlowSteps {
 		c.steps = append(c.steps, slowStep{kind: k, a: a, b: b})
+	} else {
+		c.dropped++
 	}
 }
 
@@ -113,6 +121,7 @@ func (c *slowTrace) end(t *sim.Task, pfn PFN, gfp GFP) {
 		s.Stalls++
 		s.last.gfp, s.last.order, s.last.start, s.last.task = c.gfp, c.order, c.start, c.task
 		s.last.steps = append(s.last.steps[:0], c.steps...)
+		s.last.dropped = c.dropped
 		s.last.result, s.last.finalGFP, s.last.stalled = pfn, gfp, true
 		s.last.elapsed = t.Now - c.start
 		s.haveLast = true
@@ -125,6 +134,9 @@ func (c *slowTrace) String() string {
 	parts = append(parts, fmt.Sprintf("%s order=%d: fast path missed at low watermark", c.gfp, c.order))
 	for _, s := range c.steps {
 		parts = append(parts, s.String())
+	}
+	if c.dropped > 0 {
+		parts = append(parts, fmt.Sprintf("... (%d more steps)", c.dropped))
 	}
 	if c.result != NilPFN {
 		parts = append(parts, fmt.Sprintf("got page pfn=%#x", c.result))
