@@ -1,13 +1,14 @@
 package app
 
-// churn.go is a placeholder scenario that lets the page run before the real
-// scenario framework exists. It boots SimpleLayout machines and runs one
-// task per CPU that allocates and frees chunks of mixed orders and
-// migratetypes through mm.AllocPages and mm.FreePages, keeping memory near a
-// target fill. The mix of unmovable, reclaimable and movable requests makes
-// the allocator steal and claim pageblocks, which is what the map shows.
-// Everything random comes from the machine's seeded RNG, so a seed and the
-// parameters give the same machine everywhere.
+// churn.go is the playground: a scenario that is not a patch's (`pagesim
+// run` does not know it) and exists to watch the allocator at work. It
+// boots SimpleLayout machines and runs one task per CPU that allocates and
+// frees chunks of mixed orders and migratetypes through mm.AllocPages and
+// mm.FreePages, keeping memory near a target fill. The mix of unmovable,
+// reclaimable and movable requests makes the allocator steal and claim
+// pageblocks, which is what the map shows. Its variants each change one
+// knob. Everything random comes from the machine's seeded RNG, so a seed
+// and the parameters give the same machine everywhere.
 
 import (
 	"fmt"
@@ -17,7 +18,7 @@ import (
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
-// Churn is the placeholder scenario.
+// Churn is the playground scenario.
 type Churn struct{}
 
 func intParam(name, def, help string, lo, hi int) Param {
@@ -35,10 +36,16 @@ func intParam(name, def, help string, lo, hi int) Param {
 
 var churnInfo = Info{
 	Name:  "churn",
-	Title: "Placeholder: allocation churn",
-	Summary: "A stand-in until the patch scenarios land. One task per CPU allocates and frees chunks " +
-		"of order 0 to 9, some unmovable, some reclaimable, most movable, keeping memory near a target " +
-		"fill. Fallbacks steal and claim pageblocks; the variants change one knob each so the maps diverge.",
+	Title: "Playground: allocation churn (no patch)",
+	Summary: "Not a patch scenario (pagesim run does not know it): a playground for watching the allocator. " +
+		"One task per CPU allocates and frees chunks of order 0 to 4 and order 9, most movable, some unmovable " +
+		"(the unmovable percentage) or reclaimable, keeping memory near the fill percentage. Unmovable requests " +
+		"that find no unmovable block fall back and steal or claim movable pageblocks, which the map shows as " +
+		"blocks changing colour; order-9 requests (GFP_TRANSHUGE_LIGHT: no direct reclaim or compaction) fail once " +
+		"free memory is fragmented. The variants change one knob each: baseline keeps the defaults, small_pcp sets " +
+		"vm.percpu_pagelist_high_fraction=8 (smaller per-CPU lists), high_wmark sets vm.watermark_scale_factor=300 " +
+		"(kswapd wakes earlier and reclaims further). Nothing here is on an LRU, so when memory runs out reclaim " +
+		"finds nothing: the stalled allocations below show it. The table counts allocations, failures and fallbacks.",
 	Params: []Param{
 		intParam("nodes", "1", "NUMA nodes", 1, 4),
 		intParam("mem", "256", "MiB of memory per node", 16, 4096),

@@ -90,6 +90,8 @@ type Controller struct {
 	actual  float64
 
 	traceCache []traceCache
+	// samplers hold the runs' time series, one per run.
+	samplers []sampler
 }
 
 type traceCache struct {
@@ -141,6 +143,7 @@ func (c *Controller) restart() {
 	c.clock, c.target = 0, 0
 	c.st.Time = 0
 	c.traceCache = nil
+	c.samplers = nil
 	c.winWall, c.winSim, c.actual = c.opt.Wall(), 0, 0
 	for _, v := range c.st.Variants {
 		r, err := c.scen.NewRun(RunConfig{Variant: v, Seed: c.st.Seed, Params: copyParams(c.st.Params), Knobs: append([]Knob(nil), c.st.Knobs...)})
@@ -153,6 +156,10 @@ func (c *Controller) restart() {
 		c.runs = append(c.runs, NamedRun{Variant: v, Run: r})
 	}
 	c.traceCache = make([]traceCache, len(c.runs))
+	c.samplers = make([]sampler, len(c.runs))
+	for i := range c.samplers {
+		c.samplers[i] = newSampler()
+	}
 }
 
 func copyParams(p map[string]string) map[string]string {
@@ -234,6 +241,11 @@ func (c *Controller) Info() Info { return c.info }
 // Runs returns the runs, one per selected variant, in the scenario's order.
 // Only the owner goroutine may use them.
 func (c *Controller) Runs() []NamedRun { return c.runs }
+
+// Samples returns run i's time series so far (see series.go). The slice
+// is the controller's: only the owner goroutine may read it, and only
+// until the next Tick.
+func (c *Controller) Samples(i int) []Sample { return c.samplers[i].samples }
 
 // Version moves whenever anything a view draws may have changed.
 func (c *Controller) Version() uint64 { return c.version }
@@ -391,7 +403,7 @@ func (c *Controller) SelectScenario(name string) error {
 	if name == c.st.Scenario {
 		return nil
 	}
-	st := c.cat.Defaults(name)
+	st := c.cat.Opening(name)
 	st.Seed, st.Speed = c.st.Seed, c.st.Speed
 	c.playing = false
 	c.apply(st)
@@ -534,16 +546,20 @@ func (c *Controller) advance(budget time.Duration) int {
 		behind, moved := false, false
 		start := c.opt.Wall()
 		n := 0
-		for _, r := range c.runs {
+		for i, r := range c.runs {
+			sp := &c.samplers[i]
+			sp.observe(r.Run)
 			until := c.target
 			if d := r.Run.Duration(); d > 0 && until > d {
 				until = d
 			}
+			until = sp.stopAt(until)
 			if before := r.Run.Now(); before < until && !finished(r.Run) {
 				behind = true
 				n += r.Run.Advance(until, c.chunk)
 				moved = moved || r.Run.Now() != before || finished(r.Run)
 			}
+			sp.observe(r.Run)
 		}
 		if !behind || (n == 0 && !moved) {
 			break // there, or a run that cannot move (a bug in it)

@@ -329,11 +329,11 @@ func TestALinkBeyondTheEndRestoresTheEnd(t *testing.T) {
 
 func TestASnapshotCarriesWhatThePanelShows(t *testing.T) {
 	c, _ := newTestController(t, "v1/churn?mem=32")
-	c.setTarget(200 * sim.Millisecond)
+	c.setTarget(600 * sim.Millisecond)
 	tickUntilCaughtUp(t, c, time.Hour)
 	s := c.Snapshot(7)
 	assert.EqualValues(t, 7, s.Seq)
-	assert.Equal(t, []ScenarioItem{{"churn", "Placeholder: allocation churn"}, {"fake", "Fake"}}, s.Scenarios)
+	assert.Equal(t, []ScenarioItem{{"churn", "Playground: allocation churn (no patch)"}, {"fake", "Fake"}}, s.Scenarios)
 	assert.Equal(t, c.Fragment(), s.Link)
 	require.Len(t, s.Live, 2)
 	assert.Equal(t, "nr_free_pages", s.Live[0].Vmstat[0].Name)
@@ -341,10 +341,21 @@ func TestASnapshotCarriesWhatThePanelShows(t *testing.T) {
 	require.Len(t, s.Toggles, 3)
 	assert.True(t, s.Toggles[0].Selected)
 	assert.False(t, s.Toggles[2].Selected)
-	assert.Equal(t, []string{"metric", "baseline", "small_pcp"}, s.Table.Header)
-	assert.Equal(t, "allocations", s.Table.Rows[0][0])
-	assert.Contains(t, s.TableText, "allocations")
-	assert.Contains(t, s.TableText, "at 0.2 s, seed 1")
+	lines := strings.Split(s.Result.Text, "\n")
+	require.Greater(t, len(lines), 3)
+	assert.Equal(t, "Playground: allocation churn (no patch) at 0.6 s, seed 1", lines[0])
+	assert.Regexp(t, `^metric +baseline +small_pcp$`, lines[1])
+	assert.Regexp(t, `^allocations +\d+ +\d+$`, lines[3])
+	assert.Contains(t, s.Result.JSON, `"scenario": "churn"`)
+	assert.Contains(t, s.Result.JSON, `"allocations": `)
+	assert.False(t, s.ResultFinal)
+	assert.Empty(t, s.Command, "pagesim run does not know the playground")
+	for _, l := range s.Live {
+		require.NotEmpty(t, l.Samples, "samples every %v", SampleEvery)
+		assert.Equal(t, SampleEvery, l.Samples[0].T)
+		require.Len(t, l.Nodes, 1)
+		assert.Equal(t, "sleeping", l.Nodes[0].Kcompactd)
+	}
 }
 
 func TestTableTextAlignsColumns(t *testing.T) {

@@ -133,8 +133,9 @@ func (c *Catalog) Lookup(name string) (Scenario, Info, bool) {
 	return nil, Info{}, false
 }
 
-// Defaults returns the state of a freshly opened page for a scenario
-// (the first one if name is unknown).
+// Defaults returns a scenario's defaults (the first scenario's if name is
+// unknown): its default variants and parameters, as `pagesim run` has
+// them. A link's values apply on top of these.
 func (c *Catalog) Defaults(name string) State {
 	_, in, ok := c.Lookup(name)
 	if !ok {
@@ -144,6 +145,17 @@ func (c *Catalog) Defaults(name string) State {
 	st.Variants = defaultVariants(in)
 	for _, p := range in.Params {
 		st.Params[p.Name] = p.Default
+	}
+	return st
+}
+
+// Opening returns the state the page opens a scenario with (the first
+// scenario if name is unknown): its Defaults with the Info's PageParams.
+func (c *Catalog) Opening(name string) State {
+	st := c.Defaults(name)
+	_, in, _ := c.Lookup(st.Scenario)
+	for k, v := range in.PageParams {
+		st.Params[k] = v
 	}
 	return st
 }
@@ -194,16 +206,16 @@ func linkErr(format string, args ...any) error {
 }
 
 // Decode reads a fragment (with or without the leading '#'). An empty
-// fragment gives the defaults and no error; anything it cannot read in
-// full gives the defaults and a *LinkError saying why.
+// fragment gives the opening state and no error; anything it cannot read
+// in full gives the opening state and a *LinkError saying why.
 func (c *Catalog) Decode(frag string) (State, error) {
 	frag = strings.TrimPrefix(frag, "#")
 	if frag == "" {
-		return c.Defaults(""), nil
+		return c.Opening(""), nil
 	}
 	st, err := c.decode(frag)
 	if err != nil {
-		return c.Defaults(""), err
+		return c.Opening(""), err
 	}
 	return st, nil
 }

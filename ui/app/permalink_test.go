@@ -188,3 +188,50 @@ func FuzzDecodeFragment(f *testing.F) {
 		}
 	})
 }
+
+// small is a scenario the page opens at a smaller size than its defaults.
+type small struct{}
+
+func (small) Info() Info {
+	in := churnInfo
+	in.Name = "small"
+	in.PageParams = map[string]string{"mem": "64"}
+	return in
+}
+
+func (small) NewRun(cfg RunConfig) (Run, error) { return Churn{}.NewRun(cfg) }
+
+func TestThePageOpensWithItsOwnParametersAndTheLinkSaysSo(t *testing.T) {
+	cat, err := NewCatalog(small{}, Churn{})
+	require.NoError(t, err)
+	st, err := cat.Decode("")
+	require.NoError(t, err)
+	assert.Equal(t, "64", st.Params["mem"])
+	assert.Equal(t, "v1/small?seed=1&mem=64", cat.Encode(st), "the link spells the page's value out")
+	// A link without the parameter means the scenario's default, as
+	// `pagesim run` without --set does.
+	st, err = cat.Decode("v1/small?seed=1")
+	require.NoError(t, err)
+	assert.Equal(t, "256", st.Params["mem"])
+	// A broken link falls back to what the page opens with.
+	st, err = cat.Decode("v1/small?mem=x")
+	require.Error(t, err)
+	assert.Equal(t, "64", st.Params["mem"])
+
+	c := NewController(cat, Options{Link: "v1/churn?mem=32"})
+	require.NoError(t, c.SelectScenario("small"))
+	assert.Equal(t, "64", c.State().Params["mem"], "the picker opens a scenario as the page does")
+}
+
+type badPage struct{ small }
+
+func (badPage) Info() Info {
+	in := small{}.Info()
+	in.PageParams = map[string]string{"mem": "1"}
+	return in
+}
+
+func TestAPageParameterMustPassItsCheck(t *testing.T) {
+	_, err := NewCatalog(badPage{})
+	assert.ErrorContains(t, err, "the page's mem=1 fails its check")
+}

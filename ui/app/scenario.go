@@ -5,9 +5,9 @@ package app
 // The page knows nothing about seeds 000-003, workloads or patches: it lists
 // Scenarios, starts one Run per selected variant from the same seed and
 // parameters, advances the runs in lockstep, draws their machines and prints
-// their results. A scenario package (engine/scenario, once it exists) plugs
-// in by implementing Scenario and Run; until then churn.go provides a
-// placeholder built directly on engine/mm.
+// their results. engine/scenario's scenarios (the ones `pagesim run` knows)
+// plug in through ui/catalog; churn.go is a playground built directly on
+// engine/mm.
 
 import (
 	"fmt"
@@ -55,6 +55,12 @@ type Info struct {
 	// Vmstat lists the /proc/vmstat counters the panel shows live for
 	// each variant; nil gives DefaultVmstat.
 	Vmstat []string
+	// PageParams are parameter values the page opens the scenario with
+	// where they differ from the defaults (a smaller scale, so that the
+	// machines boot quickly in a browser tab). The permalink spells them
+	// out, since they differ from the defaults, so the link still equals
+	// `pagesim run` with the same --set. Each must pass its Param.Check.
+	PageParams map[string]string
 	// CheckKnob validates a kernel knob (a sysctl such as
 	// vm.defrag_mode, or a THP setting such as
 	// transparent_hugepage.defrag) the way `pagesim run --set` does, and
@@ -128,11 +134,52 @@ type Statuser interface {
 	Status() string
 }
 
-// Reporter is implemented by scenarios that format their own result table
-// (the cover-letter form `pagesim run` prints). Without it the page builds
-// a table with one row per metric and one column per variant.
+// Reporter is implemented by scenarios that `pagesim run` runs: Report
+// returns exactly what the command prints for the same seed, settings and
+// variants (one run each), built from the runs as they stand. Once every
+// run is finished, Text is byte for byte `pagesim run --format text` and
+// JSON `--format json`; before that the table holds the numbers measured
+// so far. Scenarios without it get a metric-per-row table (metricTable).
 type Reporter interface {
-	Report(runs []NamedRun) Table
+	Report(cfg ReportConfig, runs []NamedRun) (Report, error)
+}
+
+// ReportConfig is what a report is made for.
+type ReportConfig struct {
+	Seed   uint64
+	Params map[string]string
+	Knobs  []Knob
+}
+
+// Report is a result table in the forms `pagesim run` prints.
+type Report struct {
+	// Text is the cover-letter form (`--format text`).
+	Text string
+	// JSON is the JSON object with its final newline (`--format json`).
+	JSON string
+}
+
+// EventCounter is implemented by runs that boot a new machine for each
+// step (thp-thisnode boots one per guest size): Event sums a vmstat event
+// over every machine the run has used. Runs without it are read from
+// Machine().
+type EventCounter interface {
+	Event(e mm.VMEventItem) uint64
+}
+
+// Staller is implemented by runs that boot a new machine for each step:
+// LastStall is the slow-path decision trace of the latest allocation that
+// stalled on any of their machines (mm.Machine.LastStall for the others).
+type Staller interface {
+	LastStall() (string, bool)
+}
+
+// runLastStall returns a run's latest stalled allocation.
+func runLastStall(r Run) (string, bool) {
+	if s, ok := r.(Staller); ok {
+		return s.LastStall()
+	}
+	return r.Machine().LastStall()
 }
 
 // NamedRun pairs a run with its variant name.
@@ -318,6 +365,17 @@ func checkInfo(in Info) error {
 		if p.Check != nil {
 			if err := p.Check(p.Default); err != nil {
 				return fmt.Errorf("scenario %s: default of %s fails its own check: %v", in.Name, p.Name, err)
+			}
+		}
+	}
+	for name, v := range in.PageParams {
+		p, ok := findParam(in, name)
+		if !ok {
+			return fmt.Errorf("scenario %s: the page opens it with an unknown parameter %q", in.Name, name)
+		}
+		if p.Check != nil {
+			if err := p.Check(v); err != nil {
+				return fmt.Errorf("scenario %s: the page's %s=%s fails its check: %v", in.Name, name, v, err)
 			}
 		}
 	}

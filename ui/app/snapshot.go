@@ -1,8 +1,11 @@
 package app
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 
+	"github.com/pagesim/pagesim/engine/mm"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -41,8 +44,19 @@ type Snapshot struct {
 	// Live holds the selected variants' live numbers, in order.
 	Live []VariantLive
 
-	Table     Table
-	TableText string
+	// Result is the result table as `pagesim run` prints it (for
+	// scenarios it runs) or one row per metric (the playground).
+	Result Report
+	// ResultFinal reports whether every run has finished, so Result
+	// holds the final numbers.
+	ResultFinal bool
+	// Command is the `pagesim run` command line that prints Result
+	// once the runs are finished ("" for scenarios the command does
+	// not know).
+	Command string
+	// ResultError says why the result could not be formatted ("" = it
+	// could).
+	ResultError string
 }
 
 // ScenarioItem is one entry of the scenario picker.
@@ -66,6 +80,16 @@ type VariantLive struct {
 	Trace []string
 	// TraceWritten counts every event the run's trace recorded.
 	TraceWritten uint64
+	// PSISome10 is /proc/pressure/memory "some" avg10 now (percent).
+	PSISome10 float64
+	// Samples is the run's time series (see series.go).
+	Samples []Sample
+	// LastStall is the slow-path decision trace of the latest
+	// allocation that stalled in direct reclaim or compaction ("" if
+	// none has).
+	LastStall string
+	// Nodes are the run's kswapd and kcompactd states, per node.
+	Nodes []mm.NodeView
 }
 
 // Counter is a named /proc/vmstat value.
@@ -130,15 +154,104 @@ func (c *Controller) Snapshot(seq uint64) *Snapshot {
 			tc.written = m.Trace.Written
 		}
 		live.Trace = tc.lines
+		live.PSISome10 = m.PSIAvg(false)[0]
+		live.Samples = slices.Clone(c.samplers[i].samples)
+		live.LastStall, _ = runLastStall(r.Run)
+		live.Nodes = m.NodeViews()
 		s.Live = append(s.Live, live)
 	}
 	if len(c.runs) > 0 {
+		s.ResultFinal = c.Ended()
+		cfg := ReportConfig{Seed: c.st.Seed, Params: copyParams(c.st.Params), Knobs: slices.Clone(c.st.Knobs)}
 		if rep, ok := c.scen.(Reporter); ok {
-			s.Table = rep.Report(c.runs)
+			r, err := rep.Report(cfg, c.runs)
+			if err != nil {
+				s.ResultError = err.Error()
+			}
+			s.Result = r
+			s.Command = c.Command()
 		} else {
-			s.Table = metricTable(c.info.Title+" at "+FormatSeconds(s.Now)+" s, seed "+formatUint(c.st.Seed), c.runs)
+			t := metricTable(c.info.Title+" at "+FormatSeconds(s.Now)+" s, seed "+formatUint(c.st.Seed), c.runs)
+			s.Result = Report{Text: t.Text(), JSON: metricJSON(c.info.Name, cfg, c.runs)}
 		}
-		s.TableText = s.Table.Text()
 	}
 	return s
+}
+
+// Command returns the `pagesim run` command line that prints the result
+// of the current state once the runs are finished: the scenario, the seed,
+// the variants unless they are the default ones, every parameter that
+// differs from its default and every knob. Values are shell-quoted when
+// they need it.
+func (c *Controller) Command() string {
+	args := CommandArgs(c.info, c.st)
+	for i, a := range args {
+		args[i] = shellQuote(a)
+	}
+	return "pagesim " + strings.Join(args, " ")
+}
+
+// CommandArgs returns the arguments of `pagesim` (without the program
+// name) that run st: run NAME --seed N [--variant V]... [--set K=V]...
+func CommandArgs(in Info, st State) []string {
+	args := []string{"run", st.Scenario, "--seed", formatUint(st.Seed)}
+	if !slices.Equal(st.Variants, defaultVariants(in)) {
+		for _, v := range st.Variants {
+			args = append(args, "--variant", v)
+		}
+	}
+	for _, p := range in.Params {
+		if v, ok := st.Params[p.Name]; ok && v != p.Default {
+			args = append(args, "--set", p.Name+"="+v)
+		}
+	}
+	for _, k := range st.Knobs {
+		args = append(args, "--set", k.Name+"="+k.Value)
+	}
+	return args
+}
+
+// shellQuote quotes s for a POSIX shell if it needs quoting.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,=/:+@%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// metricJSON is the playground's result as JSON: the scenario, seed,
+// parameters and knobs, and each variant's metrics (keys sorted).
+func metricJSON(name string, cfg ReportConfig, runs []NamedRun) string {
+	type variant struct {
+		Name    string             `json:"name"`
+		Metrics map[string]float64 `json:"metrics"`
+	}
+	out := struct {
+		Scenario string            `json:"scenario"`
+		Seed     uint64            `json:"seed"`
+		Params   map[string]string `json:"params"`
+		Variants []variant         `json:"variants"`
+	}{Scenario: name, Seed: cfg.Seed, Params: cfg.Params}
+	for _, k := range cfg.Knobs {
+		out.Params[k.Name] = k.Value
+	}
+	for _, r := range runs {
+		v := variant{Name: r.Variant, Metrics: map[string]float64{}}
+		for _, m := range r.Run.Results() {
+			v.Metrics[m.Name] = m.Value
+		}
+		out.Variants = append(out.Variants, v)
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return ""
+	}
+	return string(b) + "\n"
 }

@@ -8,15 +8,15 @@ import (
 	"github.com/pagesim/pagesim/ui/app"
 )
 
-// Scenarios returns the scenarios in the order the panel lists them; the
-// first is the default: the placeholder, which boots in a blink, then every
-// scenario of engine/scenario (what `pagesim scenarios` lists) by seed.
+// Scenarios returns the scenarios in the order the panel lists them:
+// every scenario of engine/scenario (what `pagesim scenarios` lists) by
+// seed, the first being the page's default, then the playground.
 func Scenarios() []app.Scenario {
-	out := []app.Scenario{app.Churn{}}
+	var out []app.Scenario
 	for _, s := range scenario.All() {
 		out = append(out, FromSpec(s))
 	}
-	return out
+	return append(out, app.Churn{})
 }
 
 // New returns the catalog of Scenarios.

@@ -20,7 +20,9 @@ package catalog
 //
 // Parameters are validated by the scenario's own parser (Spec.Parse), so
 // the panel, the permalink and `pagesim run --set` accept and refuse the
-// same values with the same messages.
+// same values with the same messages. The result table is made by the
+// scenario's own report (Spec.NewResult, Result.AddVariant, Result.Text and
+// Result.JSON), so the page prints what `pagesim run` prints.
 
 import (
 	"fmt"
@@ -42,6 +44,12 @@ const (
 	// StepCost is what one slice counts against app.Run's event bound.
 	StepCost = 64
 )
+
+// PageScale is the scale the page opens a scenario with when the scenario
+// has a "scale" parameter: small enough that three variants' machines boot
+// in a moment in a browser tab (docs/PERFORMANCE.md). The permalink spells
+// it out, so the link still equals `pagesim run --set scale=...`.
+const PageScale = "0.05"
 
 // FromSpec returns the page's view of a scenario.
 func FromSpec(s *scenario.Spec) app.Scenario { return specScenario{s} }
@@ -68,6 +76,13 @@ func (a specScenario) Info() app.Info {
 	for _, v := range s.Variants {
 		in.Variants = append(in.Variants, app.VariantInfo{Name: v.Name, Summary: v.Help, Default: !v.Optional})
 	}
+	for _, p := range s.Params {
+		if p.Name == "scale" && p.Default != PageScale {
+			if _, err := s.Parse([]string{"scale=" + PageScale}); err == nil {
+				in.PageParams = map[string]string{"scale": PageScale}
+			}
+		}
+	}
 	in.CheckKnob = func(name, value string) (string, error) {
 		for _, p := range s.Params {
 			if p.Name == name {
@@ -88,18 +103,47 @@ func (a specScenario) Info() app.Info {
 
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-func (a specScenario) NewRun(cfg app.RunConfig) (app.Run, error) {
-	s := a.s
+// settings parses parameters and knobs with the scenario's parser, as
+// `pagesim run --set` gives them.
+func (a specScenario) settings(params map[string]string, knobs []app.Knob) (scenario.Settings, error) {
 	var settings []string
-	for _, p := range s.Params {
-		if v, ok := cfg.Params[p.Name]; ok {
+	for _, p := range a.s.Params {
+		if v, ok := params[p.Name]; ok {
 			settings = append(settings, p.Name+"="+v)
 		}
 	}
-	for _, k := range cfg.Knobs {
+	for _, k := range knobs {
 		settings = append(settings, k.Name+"="+k.Value)
 	}
-	st, err := s.Parse(settings)
+	return a.s.Parse(settings)
+}
+
+// Report implements app.Reporter: the result `pagesim run` prints for the
+// same seed and settings, one run per variant, built from the runs as they
+// stand with the scenario's own report.
+func (a specScenario) Report(cfg app.ReportConfig, runs []app.NamedRun) (app.Report, error) {
+	st, err := a.settings(cfg.Params, cfg.Knobs)
+	if err != nil {
+		return app.Report{}, err
+	}
+	res := a.s.NewResult(cfg.Seed, 1, st)
+	for _, r := range runs {
+		sr, ok := r.Run.(*specRun)
+		if !ok {
+			return app.Report{}, fmt.Errorf("variant %s is not a run of %s", r.Variant, a.s.ID)
+		}
+		res.AddVariant(r.Variant, []scenario.Run{sr.r})
+	}
+	b, err := res.JSON()
+	if err != nil {
+		return app.Report{}, err
+	}
+	return app.Report{Text: res.Text(), JSON: string(b) + "\n"}, nil
+}
+
+func (a specScenario) NewRun(cfg app.RunConfig) (app.Run, error) {
+	s := a.s
+	st, err := a.settings(cfg.Params, cfg.Knobs)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +168,11 @@ type specRun struct {
 	offset sim.Time
 	done   bool
 	order  []string
+	// retired sums the vmstat events of the machines the run has
+	// finished with; retiredStall is the latest stalled allocation on
+	// them.
+	retired      [mm.NrVMEventItems]uint64
+	retiredStall string
 }
 
 func (a *specRun) Machine() *mm.Machine { return a.r.Machine() }
@@ -146,6 +195,12 @@ func (a *specRun) Advance(until sim.Time, maxEvents int) int {
 			// A new machine started: its clock begins at 0 where
 			// the old one stopped.
 			a.offset += a.m.World.Now()
+			for e := range a.retired {
+				a.retired[e] += a.m.Event(mm.VMEventItem(e))
+			}
+			if st, ok := a.m.LastStall(); ok {
+				a.retiredStall = st
+			}
 			a.m = m
 		}
 		used += StepCost
@@ -181,6 +236,21 @@ func (a *specRun) Results() []app.Metric {
 		add(n)
 	}
 	return out
+}
+
+// Event implements app.EventCounter: a vmstat event summed over every
+// machine the run has used.
+func (a *specRun) Event(e mm.VMEventItem) uint64 {
+	return a.retired[e] + a.r.Machine().Event(e)
+}
+
+// LastStall implements app.Staller: the latest stalled allocation on the
+// current machine, else on the machines before it.
+func (a *specRun) LastStall() (string, bool) {
+	if st, ok := a.r.Machine().LastStall(); ok {
+		return st, true
+	}
+	return a.retiredStall, a.retiredStall != ""
 }
 
 // Status is the scenario's one-line account of where the run is.

@@ -275,7 +275,8 @@ func (c *Root) fieldClass(name string) string {
 	return ""
 }
 
-func (c *Root) copyResults() { c.copy("copy-results", c.snap().TableText) }
+func (c *Root) copyResults() { c.copy("copy-results", c.snap().Result.Text) }
+func (c *Root) copyJSON()    { c.copy("copy-json", c.snap().Result.JSON) }
 func (c *Root) copyLink()    { c.copy("copy-link", c.linkURL()) }
 
 func (c *Root) copy(id, text string) {
@@ -352,7 +353,8 @@ func (c *Root) stepTitle() string {
 	return "Advance " + app.FormatSeconds(c.snap().StepSize) + " s of simulated time (one frame at this speed)"
 }
 
-// liveRows returns the vmstat table: one row per counter, one column per
+// liveRows returns the live table: PSI, the latest sampled rates, the
+// threads' states, then the vmstat counters; one row each, one column per
 // variant.
 func (c *Root) liveRows() [][]string {
 	s := c.snap()
@@ -360,6 +362,40 @@ func (c *Root) liveRows() [][]string {
 		return nil
 	}
 	var rows [][]string
+	row := func(name string, cell func(l app.VariantLive) string) {
+		r := []string{name}
+		for _, l := range s.Live {
+			r = append(r, cell(l))
+		}
+		rows = append(rows, r)
+	}
+	row("PSI memory some avg10 (%)", func(l app.VariantLive) string { return strconv.FormatFloat(l.PSISome10, 'f', 2, 64) })
+	last := func(l app.VariantLive) (app.Sample, bool) {
+		if len(l.Samples) == 0 {
+			return app.Sample{}, false
+		}
+		return l.Samples[len(l.Samples)-1], true
+	}
+	row("compact_stall per s (last sample)", func(l app.VariantLive) string {
+		if p, ok := last(l); ok {
+			return strconv.FormatFloat(p.CompactStallRate, 'f', 1, 64)
+		}
+		return "-"
+	})
+	row("pages allocated per s (last sample)", func(l app.VariantLive) string {
+		if p, ok := last(l); ok {
+			return strconv.FormatFloat(p.AllocRate, 'f', 0, 64)
+		}
+		return "-"
+	})
+	for n := range s.Live[0].Nodes {
+		row(fmt.Sprintf("node %d kswapd / kcompactd", n), func(l app.VariantLive) string {
+			if n >= len(l.Nodes) {
+				return "-"
+			}
+			return l.Nodes[n].Kswapd + " / " + l.Nodes[n].Kcompactd
+		})
+	}
 	for i, ctr := range s.Live[0].Vmstat {
 		row := []string{ctr.Name}
 		for _, l := range s.Live {
@@ -370,6 +406,28 @@ func (c *Root) liveRows() [][]string {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// resultState says whether the table is final.
+func (c *Root) resultState() string {
+	s := c.snap()
+	switch {
+	case len(s.Live) == 0:
+		return ""
+	case s.ResultFinal:
+		return "Final: every variant has finished."
+	case s.Command != "":
+		return "Running: the table fills in as the variants finish their steps; the numbers are final when every variant has finished."
+	}
+	return "So far, at the time shown above."
+}
+
+// stallText lays a slow-path trace out one decision per line.
+func stallText(trace string) string {
+	if trace == "" {
+		return "(no allocation has stalled yet)"
+	}
+	return strings.ReplaceAll(trace, " -> ", "\n  -> ")
 }
 
 // hasStatus reports whether any run says where it is.
@@ -419,6 +477,23 @@ func legendTypes() []legendItem {
 		out = append(out, legendItem{"swatch mt-" + strings.ToLower(mt.String()), mt.String()})
 	}
 	return out
+}
+
+// legendMarks explains the compaction markers and the threads' lamps
+// (colours in static/style.css, checked against ui/mapview's palette).
+var legendMarks = []legendItem{
+	{"swatch mk-migrate", "migrate scanner"},
+	{"swatch mk-free", "free scanner"},
+	{"swatch mk-lastrun", "latest compaction stopped"},
+	{"swatch lamp-on", "kswapd / kcompactd at work"},
+	{"swatch lamp-half", "kswapd napping"},
+}
+
+// legendCharts names the charts (colours as the map's).
+var legendCharts = []legendItem{
+	{"swatch ch-psi", "psi10: PSI memory some avg10 (%)"},
+	{"swatch ch-stall", "stall: compact_stall per simulated second"},
+	{"swatch ch-alloc", "alloc: pages allocated per simulated second"},
 }
 
 var legendStates = []legendItem{

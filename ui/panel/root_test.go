@@ -17,6 +17,7 @@ import (
 	"github.com/vugu/vugu/staticrender"
 
 	"github.com/pagesim/pagesim/ui/app"
+	"github.com/pagesim/pagesim/ui/catalog"
 )
 
 // loopBackend runs a real controller behind an app.Loop, ticked by hand.
@@ -137,16 +138,26 @@ func TestThePanelShowsTheDefaults(t *testing.T) {
 	b := newBackend(t, "")
 	root := &Root{Backend: b}
 	page := render(t, root)
-	assert.Contains(t, page, `label="Placeholder: allocation churn"`)
+	assert.Contains(t, page, `label="Playground: allocation churn (no patch)"`)
 	assert.Equal(t, "Play", textOf(t, page, "play"))
 	assert.Equal(t, "t = 0.000 s of 60 s · paused", textOf(t, page, "status"))
 	for _, id := range []string{"param-nodes", "param-mem", "param-cpus", "param-fill", "param-unmovable", "param-duration",
-		"variant-baseline", "variant-small_pcp", "variant-high_wmark", "seed", "speed", "permalink", "copy-results", "live", "trace"} {
+		"variant-baseline", "variant-small_pcp", "variant-high_wmark", "seed", "speed", "permalink", "copy-results", "copy-json",
+		"results-json", "results-state", "legend-marks", "live", "trace", "stall-baseline", "stall-small_pcp"} {
 		assert.Contains(t, page, `id="`+id+`"`)
 	}
 	assert.Contains(t, textOf(t, page, "live"), "nr_free_pages")
 	assert.Contains(t, textOf(t, page, "results"), "allocations")
-	assert.Contains(t, textOf(t, page, "summary"), "stand-in")
+	assert.Contains(t, textOf(t, page, "summary"), "Not a patch scenario")
+	assert.Contains(t, textOf(t, page, "summary"), "playground")
+	assert.Contains(t, textOf(t, page, "results-json"), `"scenario": "churn"`)
+	assert.Equal(t, "(no allocation has stalled yet)", textOf(t, page, "stall-baseline"))
+	live := strings.Join(strings.Fields(textOf(t, page, "live")), " ")
+	assert.Contains(t, live, "PSI memory some avg10 (%) 0.000.00")
+	assert.Contains(t, live, "node 0 kswapd / kcompactd sleeping / sleepingsleeping / sleeping")
+	assert.Contains(t, page, `class="swatch mk-migrate"`)
+	assert.Contains(t, page, `class="swatch ch-psi"`)
+	assert.NotContains(t, page, `id="results-command"`, "pagesim run does not know the playground")
 	assert.Equal(t, "1", root.seedText())
 	assert.Equal(t, "256", root.paramText("mem"))
 	assert.Equal(t, "#v1/churn?seed=1", root.linkURL())
@@ -188,7 +199,7 @@ func TestButtonsQueueCommandsForTheOwner(t *testing.T) {
 	page = render(t, root)
 	assert.Equal(t, "Play", textOf(t, page, "play"))
 	assert.Contains(t, page, `label="x1000" selected="selected"`)
-	assert.Contains(t, strings.Join(strings.Fields(textOf(t, page, "live")), ""), "/proc/vmstatbaselinesmall_pcphigh_wmark")
+	assert.Contains(t, strings.Join(strings.Fields(textOf(t, page, "live")), ""), "counterbaselinesmall_pcphigh_wmark")
 
 	root.reset()
 	b.settle(t)
@@ -231,13 +242,17 @@ func TestCopyPutsTheResultTableOnTheClipboard(t *testing.T) {
 	render(t, root)
 	root.copyResults()
 	require.Len(t, h.copied, 1)
-	assert.Equal(t, b.Snapshot().TableText, h.copied[0])
+	assert.Equal(t, b.Snapshot().Result.Text, h.copied[0])
 	assert.Equal(t, "Copied.", textOf(t, render(t, root), "copy-results-status"))
 	h.err = errors.New("denied")
 	root.copyResults()
 	assert.Contains(t, textOf(t, render(t, root), "copy-results-status"), "Could not copy (denied)")
 	root.copyLink()
 	assert.Equal(t, "#v1/churn?seed=1&mem=32", h.copied[2])
+	h.err = nil
+	root.copyJSON()
+	assert.Equal(t, b.Snapshot().Result.JSON, h.copied[3])
+	assert.Equal(t, "Copied.", textOf(t, render(t, root), "copy-json-status"))
 }
 
 func TestTheTraceShowsTheChosenVariant(t *testing.T) {
@@ -295,4 +310,29 @@ func TestKnobsAreCheckedLineByLineAndSentTogether(t *testing.T) {
 	assert.Equal(t, []app.Knob{{Name: "vm.defrag_mode", Value: "1"}, {Name: "transparent_hugepage.defrag", Value: "madvise"}}, b.Snapshot().State.Knobs)
 	assert.Equal(t, "vm.defrag_mode=1\ntransparent_hugepage.defrag=madvise", root.knobsText())
 	assert.Equal(t, "#v1/churn?seed=1&mem=32&vm.defrag_mode=1&transparent_hugepage.defrag=madvise", root.linkURL())
+}
+
+// A scenario `pagesim run` knows: the table is the command's, the command
+// line is shown, and each variant's latest stalled allocation is laid out
+// one decision per line, as text.
+func TestTheResultIsTheCommandsAndTheStallTraceIsText(t *testing.T) {
+	cat, err := catalog.New()
+	require.NoError(t, err)
+	ctl := app.NewController(cat, app.Options{Link: "v1/thp-thisnode?scale=0.03&guest_gb=42&v=upstream&t=100"})
+	require.Empty(t, ctl.Message())
+	b := &loopBackend{app.NewLoop(ctl)}
+	b.settle(t)
+	require.True(t, ctl.Ended())
+	root := &Root{Backend: b}
+	page := render(t, root)
+	s := b.Snapshot()
+	assert.Equal(t, s.Result.Text, textOf(t, page, "results"))
+	assert.Contains(t, s.Result.Text, "Counters over all guest sizes:")
+	assert.Equal(t, s.Result.JSON, textOf(t, page, "results-json"))
+	assert.Equal(t, "pagesim run thp-thisnode --seed 1 --variant upstream --set guest_gb=42 --set scale=0.03", textOf(t, page, "results-command"))
+	assert.Equal(t, "Final: every variant has finished.", textOf(t, page, "results-state"))
+	stall := textOf(t, page, "stall-upstream")
+	assert.Contains(t, stall, "\n  -> __alloc_pages_direct_reclaim(order=9)")
+	assert.True(t, strings.HasPrefix(stall, "["), stall)
+	assert.Zero(t, countElements(t, page, "img"))
 }

@@ -1,0 +1,137 @@
+package app
+
+// series.go samples each run's time series for the charts: PSI memory
+// "some" avg10, compact_stall per simulated second, and pages allocated
+// (pgalloc_*) per simulated second, a throughput every scenario has.
+//
+// Samples are taken at fixed points of simulated time: the controller
+// stops every run exactly at its next sample time (see Controller.advance)
+// and reads the counters there, never at a wall-clock moment. Because a
+// run's state at a time does not depend on how it was sliced, a run played
+// at x1000, stepped, or restored from a permalink has the same points. A
+// run that ends between two sample times gets a last sample at its end.
+//
+// The series keeps at most MaxSamples points: when it is full, neighbouring
+// pairs merge (rates weighted by their intervals, PSI taken from the later
+// point) and the interval doubles, so a long run keeps its whole history at
+// a coarser grain. That, too, depends only on the number of samples.
+
+import (
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+const (
+	// SampleEvery is the first interval between samples.
+	SampleEvery = 250 * sim.Millisecond
+	// MaxSamples bounds a series (even, so that pairs merge evenly).
+	MaxSamples = 240
+)
+
+// Sample is one point of a run's time series.
+type Sample struct {
+	// T is the simulated time of the sample (the run's own clock).
+	T sim.Time
+	// PSISome10 is /proc/pressure/memory "some" avg10 (percent) at T.
+	PSISome10 float64
+	// CompactStallRate is compact_stall events per simulated second over
+	// the interval that ends at T.
+	CompactStallRate float64
+	// AllocRate is pages allocated (the sum of pgalloc_*) per simulated
+	// second over the interval that ends at T.
+	AllocRate float64
+}
+
+// sampler is one run's series and where it stands.
+type sampler struct {
+	every   sim.Time // interval between samples now
+	next    sim.Time // when the next sample is due
+	last    sim.Time // time of the latest sample (0 before the first)
+	done    bool     // the run ended and its last sample is taken
+	stall   uint64   // compact_stall at the latest sample
+	alloc   uint64   // pages allocated at the latest sample
+	samples []Sample
+}
+
+func newSampler() sampler { return sampler{every: SampleEvery, next: SampleEvery} }
+
+// runEvent reads a vmstat event of a run, over all its machines.
+func runEvent(r Run, e mm.VMEventItem) uint64 {
+	if ec, ok := r.(EventCounter); ok {
+		return ec.Event(e)
+	}
+	return r.Machine().Event(e)
+}
+
+// pagesAllocated sums pgalloc_dma, _dma32, _normal and _movable.
+func pagesAllocated(r Run) uint64 {
+	var n uint64
+	for e := mm.PGALLOC_DMA; e <= mm.PGALLOC_MOVABLE; e++ {
+		n += runEvent(r, e)
+	}
+	return n
+}
+
+// stopAt returns the time the run may advance to before its next sample.
+func (s *sampler) stopAt(until sim.Time) sim.Time {
+	if !s.done && until > s.next {
+		return s.next
+	}
+	return until
+}
+
+// observe takes the samples that are due: at the sample time the run
+// stands on, or at its end.
+func (s *sampler) observe(r Run) {
+	if s.done {
+		return
+	}
+	now := r.Now()
+	switch {
+	case finished(r):
+		if now > s.last {
+			s.take(r, now)
+		}
+		s.done = true
+	case now >= s.next:
+		s.take(r, now)
+	}
+}
+
+func (s *sampler) take(r Run, now sim.Time) {
+	sec := float64(now-s.last) / float64(sim.Second)
+	stall, alloc := runEvent(r, mm.COMPACTSTALL), pagesAllocated(r)
+	s.samples = append(s.samples, Sample{
+		T:                now,
+		PSISome10:        r.Machine().PSIAvg(false)[0],
+		CompactStallRate: float64(stall-s.stall) / sec,
+		AllocRate:        float64(alloc-s.alloc) / sec,
+	})
+	s.last, s.stall, s.alloc = now, stall, alloc
+	if len(s.samples) >= MaxSamples {
+		s.halve()
+	}
+	s.next = s.last + s.every
+}
+
+// halve merges neighbouring samples and doubles the interval.
+func (s *sampler) halve() {
+	out := s.samples[:0]
+	var start sim.Time // start of the pair's first interval
+	for i := 0; i+1 < len(s.samples); i += 2 {
+		a, b := s.samples[i], s.samples[i+1]
+		da, db := float64(a.T-start), float64(b.T-a.T)
+		m := b
+		if da+db > 0 {
+			m.CompactStallRate = (a.CompactStallRate*da + b.CompactStallRate*db) / (da + db)
+			m.AllocRate = (a.AllocRate*da + b.AllocRate*db) / (da + db)
+		}
+		out = append(out, m)
+		start = b.T
+	}
+	if len(s.samples)%2 == 1 {
+		out = append(out, s.samples[len(s.samples)-1])
+	}
+	s.samples = out
+	s.every *= 2
+}
