@@ -4,6 +4,10 @@
 // the main goroutine and owns the simulation; the Vugu panel renders on
 // another goroutine from the snapshots the map's loop publishes and sends
 // its commands back through the same loop.
+//
+// Start-up is ordered for the first frame: the game starts at once and
+// draws a frame before anything is booted; its first Update after that
+// builds the controller (booting the machines) and mounts the panel.
 package main
 
 import (
@@ -12,6 +16,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"github.com/pagesim/pagesim/ui/app"
+	"github.com/pagesim/pagesim/ui/bench"
 	"github.com/pagesim/pagesim/ui/catalog"
 	"github.com/pagesim/pagesim/ui/ebview"
 	"github.com/pagesim/pagesim/ui/jsbridge"
@@ -21,30 +26,34 @@ import (
 func main() {
 	br := jsbridge.New()
 	br.Mark("main")
-	cat, err := catalog.New()
-	if err != nil {
-		br.Fail("the scenario list is broken: " + err.Error())
-		return
-	}
-	ctl := app.NewController(cat, app.Options{Link: br.Fragment()})
-	loop := app.NewLoop(ctl)
-	br.Mark("controller")
-	loop.OnLink = br.ReplaceFragment
-	br.OnHashChange(func(frag string) {
-		loop.Do(func(c *app.Controller) {
-			if frag != c.Fragment() {
-				c.LoadFragment(frag)
-			}
-		})
-	})
-	game := ebview.New(loop, br)
-	br.ExposeDebug(game.DebugJSON)
-	go func() {
-		br.Mark("panel")
-		if err := panel.Mount("#vugu_mount_point", loop, br, br.WithoutEval, game.PanelRendered); err != nil {
-			br.Fail("the control panel could not start: " + err.Error())
+	br.ExposeBench(bench.RunJSON)
+	var game *ebview.Game
+	game = ebview.New(br, func() (*app.Loop, error) {
+		cat, err := catalog.New()
+		if err != nil {
+			br.Fail("the scenario list is broken: " + err.Error())
+			return nil, err
 		}
-	}()
+		ctl := app.NewController(cat, app.Options{Link: br.Fragment()})
+		loop := app.NewLoop(ctl)
+		br.Mark("controller")
+		loop.OnLink = br.ReplaceFragment
+		br.OnHashChange(func(frag string) {
+			loop.Do(func(c *app.Controller) {
+				if frag != c.Fragment() {
+					c.LoadFragment(frag)
+				}
+			})
+		})
+		br.ExposeDebug(game.DebugJSON)
+		go func() {
+			br.Mark("panel")
+			if err := panel.Mount("#vugu_mount_point", loop, br, br.WithoutEval, game.PanelRendered); err != nil {
+				br.Fail("the control panel could not start: " + err.Error())
+			}
+		}()
+		return loop, nil
+	})
 	br.Mark("runGame")
 	ebiten.SetTPS(ebiten.SyncWithFPS)
 	ebiten.SetRunnableOnUnfocused(true)

@@ -2,10 +2,19 @@
 
 // Package ebview is the Ebiten side of the page: the game loop that owns
 // the simulation (through app.Loop), turns mouse and keys into camera moves
-// and commands, and puts mapview's pixel buffer on the canvas with one
-// WritePixels per changed frame. It builds only for js/wasm: Ebiten needs a
-// display natively and panics at init under Node, so it is tested in the
-// browser (ui/e2e).
+// and commands, and puts mapview's pixel buffer (map, header, charts and
+// text alike) on the canvas with one WritePixels per changed frame; the
+// hover tooltip is a second small image. It builds only for js/wasm: Ebiten
+// needs a display natively and panics at init under Node, so it is tested
+// in the browser (ui/e2e).
+//
+// # Start-up
+//
+// The page shows its first frame before it boots anything: the game starts
+// without a simulation, draws a frame that says it is starting, and calls
+// its boot function (which builds the controller, boots the machines and
+// mounts the panel) in the next Update. Booting the machines therefore
+// never delays the first frame.
 package ebview
 
 import (
@@ -18,12 +27,9 @@ import (
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
-	"github.com/hajimehoshi/ebiten/v2/ebitenutil"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
-	"github.com/hajimehoshi/ebiten/v2/vector"
 
 	"github.com/pagesim/pagesim/engine/mm"
-	"github.com/pagesim/pagesim/engine/sim"
 	"github.com/pagesim/pagesim/ui/app"
 	"github.com/pagesim/pagesim/ui/mapview"
 )
@@ -43,10 +49,23 @@ type Host interface {
 // Game implements ebiten.Game. Update and Draw only delegate; all state
 // changes happen in Update, Draw only uploads and draws what Update made.
 type Game struct {
-	loop *app.Loop
-	host Host
-	r    *mapview.Raster
-	img  *ebiten.Image
+	// boot builds the simulation; it runs once, in the Update after the
+	// first frame was drawn. loop is nil until then (and for good if boot
+	// fails: the canvas then says why).
+	boot     func() (*app.Loop, error)
+	bootDone bool
+	loop     *app.Loop
+	host     Host
+	r        *mapview.Raster
+	img      *ebiten.Image
+	// tip is the hover tooltip, redrawn only when its text changes.
+	tip     *ebiten.Image
+	tipText string
+	// msg is the start-up message (before the simulation exists).
+	msg               *ebiten.Image
+	msgText, msgShown string
+	msgW, msgH        int
+	msgPix            []byte
 
 	w, h      int     // drawing buffer in device pixels (from LayoutF)
 	scale     float64 // device pixels per CSS pixel
@@ -55,6 +74,7 @@ type Game struct {
 	camSeen   mapview.Camera
 	gen       uint64
 	needPixel bool // the raster changed since the last WritePixels
+	mapShown  bool // a frame with the machines has been drawn
 	frames    int
 
 	dragging     bool
@@ -67,6 +87,7 @@ type Game struct {
 	frameCPU  []float64 // ms of Update+Draw work, last frameWindow frames
 	frameGap  []float64 // ms between Draws, last frameWindow frames
 	rasterMs  []float64 // ms of mapview.Render, last frameWindow renders
+	uploadMs  []float64 // ms of WritePixels, last frameWindow uploads
 	lastDraw  time.Time
 	updStart  time.Time
 	updCPU    time.Duration
@@ -78,21 +99,85 @@ type Game struct {
 // any goroutine.
 func (g *Game) PanelRendered(d time.Duration) { g.panelNS.Store(int64(d)) }
 
-// New returns the game for a loop; call ebiten.RunGame with it.
-func New(loop *app.Loop, host Host) *Game {
-	return &Game{loop: loop, host: host, r: mapview.New(1, 1), scale: 1}
+// New returns the game; call ebiten.RunGame with it. boot is called once,
+// after the first frame is on the canvas, and returns the simulation.
+func New(host Host, boot func() (*app.Loop, error)) *Game {
+	return &Game{boot: boot, host: host, r: mapview.New(1, 1), scale: 1}
 }
+
+// StartingMessage is what the first frame says while the machines boot.
+const StartingMessage = "Booting the simulated machines..."
 
 // Update implements ebiten.Game.
 func (g *Game) Update() error {
-	if g.frames == 0 {
-		g.host.Mark("update")
-	}
 	g.updStart = time.Now()
-	g.input()
-	g.tick()
+	if g.loop == nil {
+		g.starting()
+	} else {
+		g.input()
+		g.tick()
+	}
 	g.updCPU = time.Since(g.updStart)
 	return nil
+}
+
+// starting prepares the start-up frame (a message on the background: a
+// small image, so the first frame uploads next to nothing) and, once that
+// frame is on the canvas, boots.
+func (g *Game) starting() {
+	if g.frames == 0 {
+		g.host.Mark("update")
+		g.setMessage(StartingMessage)
+		return
+	}
+	if g.bootDone {
+		return
+	}
+	// This Update runs in the animation frame after the first one: the
+	// first frame has been presented.
+	g.host.Mark("firstPresented")
+	g.bootDone = true
+	g.host.Mark("boot")
+	loop, err := g.boot()
+	if err != nil {
+		g.setMessage("pagesim could not start: " + err.Error())
+		return
+	}
+	g.loop = loop
+	g.host.Mark("booted")
+	g.lastTick = time.Time{}
+}
+
+func (g *Game) setMessage(text string) {
+	g.msgText = text
+	g.msgW, g.msgH, g.msgPix = mapview.TextBox([]string{text}, 6, mapview.LabelText, mapview.Background)
+}
+
+// drawMessage draws the start-up (or failure) message centred on the
+// background.
+func (g *Game) drawMessage(screen *ebiten.Image) {
+	screen.Fill(color.RGBA{mapview.Background.R, mapview.Background.G, mapview.Background.B, 0xff})
+	if g.msgPix == nil {
+		return
+	}
+	if g.msg == nil || g.msg.Bounds().Dx() != g.msgW || g.msg.Bounds().Dy() != g.msgH || g.msgShown != g.msgText {
+		if g.msg != nil {
+			g.msg.Deallocate()
+		}
+		g.msg = ebiten.NewImage(g.msgW, g.msgH)
+		g.msg.WritePixels(g.msgPix)
+		g.msgShown = g.msgText
+	}
+	var op ebiten.DrawImageOptions
+	op.GeoM.Translate(float64(max((g.w-g.msgW)/2, 0)), float64(max((g.h-g.msgH)/2, 0)))
+	screen.DrawImage(g.msg, &op)
+}
+
+func (g *Game) resize() {
+	if g.w > 0 && (g.w != g.r.W || g.h != g.r.H) {
+		g.r.Resize(g.w, g.h)
+		g.rastered = 0
+	}
 }
 
 // Draw implements ebiten.Game.
@@ -129,17 +214,14 @@ func (g *Game) tick() {
 	g.lastTick = now
 	g.loop.Tick(dt, SimBudget)
 	ctl := g.loop.Controller()
-	if g.w > 0 && (g.w != g.r.W || g.h != g.r.H) {
-		g.r.Resize(g.w, g.h)
-		g.rastered = 0
-	}
+	g.resize()
 	if gen := ctl.Generation(); gen != g.gen {
 		g.gen = gen
 		g.rastered = 0
 	}
 	if ctl.Version() != g.rastered || g.r.Cam != g.camSeen {
 		t0 := time.Now()
-		g.r.Render(g.panels(ctl))
+		g.r.Render(mapview.PanelsOf(ctl))
 		g.rasterMs = appendCapped(g.rasterMs, float64(time.Since(t0))/1e6)
 		g.rastered = ctl.Version()
 		g.camSeen = g.r.Cam
@@ -147,14 +229,6 @@ func (g *Game) tick() {
 		g.updateHover()
 	}
 	g.publishDebug(ctl)
-}
-
-func (g *Game) panels(ctl *app.Controller) []mapview.Panel {
-	var ps []mapview.Panel
-	for _, r := range ctl.Runs() {
-		ps = append(ps, mapview.Panel{Title: r.Variant + "   t = " + app.FormatSeconds(r.Run.Now()-r.Run.Now()%sim.Millisecond) + " s", Src: r.Run.Machine()})
-	}
-	return ps
 }
 
 // input turns mouse and keys into camera moves and commands.
@@ -242,10 +316,22 @@ func (g *Game) updateHover() {
 	}
 }
 
-var tooltipBG = color.RGBA{0x10, 0x10, 0x12, 0xe0}
+var (
+	tooltipFG = mapview.LabelText
+	tooltipBG = mapview.RGB{R: 0x22, G: 0x22, B: 0x28}
+)
 
 func (g *Game) draw(screen *ebiten.Image) {
 	start := time.Now()
+	if g.loop == nil {
+		g.drawMessage(screen)
+		g.frames++
+		if g.frames == 1 {
+			g.host.MarkFirstFrame()
+		}
+		g.host.SetFrames(g.frames)
+		return
+	}
 	if g.img == nil || g.img.Bounds().Dx() != g.r.W || g.img.Bounds().Dy() != g.r.H {
 		if g.img != nil {
 			g.img.Deallocate()
@@ -254,28 +340,38 @@ func (g *Game) draw(screen *ebiten.Image) {
 		g.needPixel = true
 	}
 	if g.needPixel {
+		t0 := time.Now()
 		g.img.WritePixels(g.r.Pix)
+		g.uploadMs = appendCapped(g.uploadMs, float64(time.Since(t0))/1e6)
 		g.needPixel = false
 	}
 	screen.DrawImage(g.img, nil)
-	for _, l := range g.r.Labels {
-		ebitenutil.DebugPrintAt(screen, l.Text, l.X, l.Y)
-	}
 	if g.hover != "" {
-		x, y := g.mouseX+14, g.mouseY+14
-		w, h := 0, 0
-		for _, line := range splitLines(g.hover) {
-			w = max(w, len(line)*mapview.CharW)
-			h += mapview.LineH
+		if g.tip == nil || g.hover != g.tipText {
+			w, h, pix := mapview.TextBox(splitLines(g.hover), 3, tooltipFG, tooltipBG)
+			if g.tip == nil || g.tip.Bounds().Dx() != w || g.tip.Bounds().Dy() != h {
+				if g.tip != nil {
+					g.tip.Deallocate()
+				}
+				g.tip = ebiten.NewImage(w, h)
+			}
+			g.tip.WritePixels(pix)
+			g.tipText = g.hover
 		}
-		x = min(x, g.w-w-6)
-		y = min(y, g.h-h-6)
-		vector.DrawFilledRect(screen, float32(x-3), float32(y-1), float32(w+6), float32(h+2), tooltipBG, false)
-		ebitenutil.DebugPrintAt(screen, g.hover, x, y)
+		b := g.tip.Bounds()
+		x := min(g.mouseX+14, g.w-b.Dx()-2)
+		y := min(g.mouseY+14, g.h-b.Dy()-2)
+		var op ebiten.DrawImageOptions
+		op.GeoM.Translate(float64(max(x, 0)), float64(max(y, 0)))
+		screen.DrawImage(g.tip, &op)
 	}
 	g.frames++
 	if g.frames == 1 {
 		g.host.MarkFirstFrame()
+	}
+	if !g.mapShown && g.loop != nil && g.rastered != 0 {
+		g.mapShown = true
+		g.host.Mark("firstMap")
 	}
 	g.host.SetFrames(g.frames)
 	g.record(start)
@@ -340,6 +436,9 @@ type Debug struct {
 	// RasterMs is the median time of drawing the map into the pixel
 	// buffer (mapview.Render) over the last frameWindow redraws.
 	RasterMs float64 `json:"rasterMs"`
+	// UploadMs is the median time of the WritePixels call (Go side; the
+	// GPU work happens later, in the browser's compositor).
+	UploadMs float64 `json:"uploadMs"`
 	// PanelMs is how long the panel's last render took.
 	PanelMs float64 `json:"panelMs"`
 	Labels  []mapview.Label
@@ -349,7 +448,7 @@ func (g *Game) publishDebug(ctl *app.Controller) {
 	settled := !ctl.Playing() && ctl.CaughtUp() && !ctl.Restoring() && g.rastered == ctl.Version() && !g.needPixel && g.frames > 0
 	d := Debug{Settled: settled, Frames: g.frames, W: g.r.W, H: g.r.H, Scale: g.scale, Cam: g.r.Cam, Fit: g.r.Fit(), PageView: g.r.PageView,
 		Link: ctl.Fragment(), NowNS: int64(ctl.Now()), Playing: ctl.Playing(), Ended: ctl.Ended(), Restoring: ctl.Restoring(), Version: ctl.Version(), Gen: ctl.Generation(),
-		FrameCPUms: median(g.frameCPU), FrameGapms: median(g.frameGap), PanelMs: float64(g.panelNS.Load()) / 1e6, RasterMs: median(g.rasterMs), Labels: g.r.Labels}
+		FrameCPUms: median(g.frameCPU), FrameGapms: median(g.frameGap), PanelMs: float64(g.panelNS.Load()) / 1e6, RasterMs: median(g.rasterMs), UploadMs: median(g.uploadMs), Labels: g.r.Labels}
 	for _, r := range ctl.Runs() {
 		d.Pages = max(d.Pages, uint64(r.Run.Machine().MaxPFN()))
 	}

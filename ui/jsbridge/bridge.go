@@ -127,6 +127,26 @@ func (b *Bridge) ExposeDebug(f func() string) {
 	b.global.Set("pagesimDebug", fn)
 }
 
+// ExposeBench installs window.pagesimBench(), which returns a Promise of
+// f's result (JSON text). f runs on a new goroutine, never inside the
+// JavaScript call; while it runs the page does nothing else (Go's
+// goroutines share the page's one thread), which is what a benchmark
+// wants.
+func (b *Bridge) ExposeBench(f func() string) {
+	fn := js.FuncOf(func(this js.Value, args []js.Value) any {
+		var executor js.Func
+		executor = js.FuncOf(func(this js.Value, a []js.Value) any {
+			resolve := a[0]
+			executor.Release()
+			go func() { resolve.Invoke(f()) }()
+			return nil
+		})
+		return b.global.Get("Promise").New(executor)
+	})
+	b.keep(fn)
+	b.global.Set("pagesimBench", fn)
+}
+
 // CopyText writes text to the clipboard (navigator.clipboard.writeText)
 // and calls done with the outcome, from a new goroutine.
 func (b *Bridge) CopyText(text string, done func(error)) {

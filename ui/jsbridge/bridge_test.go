@@ -57,7 +57,7 @@ func installFakeBrowser(t *testing.T) *fakeBrowser {
 	nav.Set("clipboard", clip)
 	g.Set("navigator", nav)
 	t.Cleanup(func() {
-		for _, k := range []string{"location", "history", "addEventListener", "navigator", "pagesimFrames", "pagesimDebug", "vuguRender"} {
+		for _, k := range []string{"location", "history", "addEventListener", "navigator", "pagesimFrames", "pagesimDebug", "pagesimBench", "vuguRender"} {
 			g.Delete(k)
 		}
 		for _, f := range fb.funcs {
@@ -157,4 +157,24 @@ func TestWithoutEvalRefusesToRunWithoutTheRendererScript(t *testing.T) {
 	assert.EqualError(t, err, "inner")
 	assert.True(t, ran)
 	assert.True(t, js.Global().Get("eval").Equal(orig), "eval is restored")
+}
+
+func TestTheBenchmarkIsAPromiseOfItsResult(t *testing.T) {
+	installFakeBrowser(t)
+	b := New()
+	ran := make(chan struct{}, 1)
+	b.ExposeBench(func() string { ran <- struct{}{}; return `{"results":[]}` })
+	p := js.Global().Call("pagesimBench")
+	require.Equal(t, "Promise", p.Get("constructor").Get("name").String())
+	got := make(chan string, 1)
+	then := js.FuncOf(func(this js.Value, args []js.Value) any { got <- args[0].String(); return nil })
+	defer then.Release()
+	p.Call("then", then)
+	select {
+	case v := <-got:
+		assert.Equal(t, `{"results":[]}`, v)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the promise never resolved")
+	}
+	assert.Len(t, ran, 1)
 }

@@ -60,6 +60,27 @@ var (
 	BuddyBar   = RGB{0xc8, 0xc8, 0xc8}
 	// NodeFrame outlines the bands of one NUMA node.
 	NodeFrame = RGB{0x4a, 0x4a, 0x56}
+	// LabelText and Muted are the colours of text.
+	LabelText = RGB{0xe6, 0xe6, 0xe6}
+	Muted     = RGB{0xa0, 0xa0, 0xa8}
+	// Lamps of kswapd and kcompactd: lit (balancing, compacting), half
+	// lit (kswapd napping before sleep), off (sleeping).
+	LampOn    = RGB{0xf0, 0xe4, 0x42}
+	LampHalf  = RGB{0x6e, 0x68, 0x2a}
+	LampOff   = RGB{0x24, 0x24, 0x2a}
+	LampFrame = RGB{0x80, 0x80, 0x88}
+	// Compaction markers: the migrate scanner's and the free scanner's
+	// cached positions, and where the latest run's scanners stopped.
+	MarkMigrate = RGB{0xf0, 0xe4, 0x42}
+	MarkFree    = RGB{0x56, 0xb4, 0xe9}
+	MarkLastRun = RGB{0xcc, 0x79, 0xa7}
+	// Chart colours, one per chart (PSI, compact_stall, throughput),
+	// and the plot's track.
+	ChartPSI     = RGB{0xcc, 0x79, 0xa7}
+	ChartStall   = RGB{0xe6, 0x9f, 0x00}
+	ChartAlloc   = RGB{0x56, 0xb4, 0xe9}
+	ChartTrack   = RGB{0x1c, 0x1c, 0x22}
+	ChartTopLine = RGB{0x34, 0x34, 0x3c}
 )
 
 // FreeColor is how free pages of a pageblock of type mt look: the type's

@@ -7,9 +7,14 @@
 // # Layout
 //
 // The canvas is split into one column per panel (variant). A column has a
-// header (the variant's title, then one row per zone: its name, a gauge of
-// free pages against the min/low/high watermarks on a log scale, and
-// eleven buddyinfo bars, one per order) and below it the map viewport.
+// header and below it the map viewport. The header holds the variant's
+// title; per NUMA node a row with kswapd's and kcompactd's lamps (lit while
+// balancing or compacting, see header.go); per zone a row with its name, a
+// gauge of free pages against the min/low/high watermarks on a log scale,
+// the compaction scanners' track (where the migrate and free scanners'
+// cached positions are and where the latest compact_zone() run stopped)
+// and eleven buddyinfo bars, one per order; then the variant's time-series
+// charts (charts.go). Text is drawn into the same buffer (font.go).
 //
 // The map is a "world" measured in pages. A pageblock (512 pages) is a
 // tile 32 pages wide and 16 high, pages in PFN order row by row inside it.
@@ -32,7 +37,11 @@
 // corner marks a block with pinned pages. At one pixel per page or more
 // (page view) every page is drawn: free pages dark, pages on per-CPU lists
 // half bright, used pages bright, reserved pages grey, pinned pages white,
-// always in the colour of their block's migratetype.
+// always in the colour of their block's migratetype. Once a zone has been
+// compacted, markers on its band show where the compaction scanners'
+// cached positions are (a yellow pin for the migrate scanner, a sky-blue
+// one for the free scanner) and a reddish-purple diamond where the latest
+// run's scanners stopped (they met there when it ran to completion).
 package mapview
 
 import (
@@ -47,13 +56,17 @@ import (
 type Source interface {
 	BlockViews(dst []mm.BlockView) []mm.BlockView
 	ZoneViews() []mm.ZoneView
+	NodeViews() []mm.NodeView
 	PageStates(start mm.PFN, dst []mm.PageState) []mm.PageState
 }
 
-// Panel is one column: a title and the machine drawn under it.
+// Panel is one column: a title, the machine drawn under it and its
+// time-series charts (all panels of a Render have the same charts, or
+// none).
 type Panel struct {
-	Title string
-	Src   Source
+	Title  string
+	Src    Source
+	Charts []Chart
 }
 
 // Geometry constants, in pages (world) and device pixels (px).
@@ -61,9 +74,8 @@ const (
 	TileW = 32 // pages across a pageblock tile
 	TileH = 16 // pages down a pageblock tile
 
-	CharW  = 6  // width of a label character (Ebiten's debug font)
-	LineH  = 16 // height of a label line
-	rowPx  = 16 // header row per zone
+	rowPx  = 18 // header row per zone (gauge above, scanner track below)
+	nodePx = 16 // header row per node (kswapd and kcompactd)
 	colGap = 8  // px between columns
 
 	// MaxZoom is the largest zoom: a page 32 px wide.
@@ -72,7 +84,8 @@ const (
 	MinTileZoom = 1.0 / TileH
 )
 
-// Label is a piece of text to draw at device pixel (X, Y) (top-left).
+// Label is a piece of text drawn with its top-left corner at device
+// pixel (X, Y).
 type Label struct {
 	X, Y int
 	Text string
@@ -108,7 +121,8 @@ type layout struct {
 	width  float64 // world width
 	height float64 // world height
 	fit    float64
-	zones  int // header rows
+	rows   []headerRow
+	charts int // charts per column (0: no chart strip)
 }
 
 // Raster draws panels into Pix. The zero value is not usable; use New.
@@ -117,8 +131,12 @@ type Raster struct {
 	// Pix is the RGBA buffer, 4*W*H bytes, reused from frame to frame.
 	Pix []byte
 	px  []uint32
-	// Labels are the texts to draw over Pix after it is uploaded.
+	// Labels are the texts the last Render drew, where it drew them.
 	Labels []Label
+	// Marks are the rectangles the last Render covered with compaction
+	// markers on the map; Lamps are the kswapd and kcompactd lamps.
+	Marks []Rect
+	Lamps []Rect
 
 	Cam Camera
 	// PageView reports whether the last Render drew pages (zoom >= 1).
@@ -128,8 +146,12 @@ type Raster struct {
 	ncols   int
 	colW    int
 	headerH int
+	chartsY int // top of the chart strip
 	blocks  [][]mm.BlockView
 	zones   [][]mm.ZoneView
+	nodes   [][]mm.NodeView
+	charts  [][]Chart
+	scales  []chartScale
 	titles  []string
 	states  []mm.PageState
 	// lut maps a block's migratetype and a page state to a pixel; 256
@@ -231,6 +253,8 @@ func (r *Raster) clampCamera() {
 // the camera to the whole machine.
 func (r *Raster) Render(panels []Panel) {
 	r.Labels = r.Labels[:0]
+	r.Marks = r.Marks[:0]
+	r.Lamps = r.Lamps[:0]
 	for i := range r.px {
 		r.px[i] = r.bg
 	}
@@ -240,13 +264,18 @@ func (r *Raster) Render(panels []Panel) {
 	for len(r.blocks) < len(panels) {
 		r.blocks = append(r.blocks, nil)
 		r.zones = append(r.zones, nil)
+		r.nodes = append(r.nodes, nil)
+		r.charts = append(r.charts, nil)
 	}
 	r.titles = r.titles[:0]
 	for i, p := range panels {
 		r.blocks[i] = p.Src.BlockViews(r.blocks[i])
 		r.zones[i] = p.Src.ZoneViews()
+		r.nodes[i] = p.Src.NodeViews()
+		r.charts[i] = p.Charts
 		r.titles = append(r.titles, p.Title)
 	}
+	r.scales = chartScales(r.charts[:len(panels)], r.scales)
 	if key := r.layoutKey(len(panels)); key != r.lay.key {
 		r.relayout(len(panels), key)
 		r.FitView()
@@ -255,6 +284,7 @@ func (r *Raster) Render(panels []Panel) {
 	r.PageView = r.Cam.Zoom >= 1
 	for c, p := range panels {
 		r.drawHeader(c)
+		r.drawCharts(c)
 		r.drawMap(c, p.Src)
 	}
 	r.hasFrame = true
@@ -270,18 +300,22 @@ func (r *Raster) layoutKey(ncols int) string {
 	for c := 1; c < ncols; c++ {
 		k += fmt.Sprintf("|%d", len(r.zones[c]))
 	}
-	return k
+	return k + fmt.Sprintf("/charts %d", len(r.charts[0]))
 }
 
 func (r *Raster) relayout(ncols int, key string) {
 	r.ncols = ncols
 	r.colW = max((r.W-colGap*(ncols-1))/ncols, 1)
-	nz := 0
-	for c := 0; c < ncols; c++ {
-		nz = max(nz, len(r.zones[c]))
+	lay := layout{key: key, rows: headerRows(r.zones[0]), charts: len(r.charts[0])}
+	h := LineH
+	for _, row := range lay.rows {
+		h += row.height()
 	}
-	r.headerH = min(LineH+nz*rowPx+4, r.H/2)
-	lay := layout{key: key, zones: nz}
+	r.chartsY = h + 2
+	if lay.charts > 0 {
+		h += 2 + chartH
+	}
+	r.headerH = min(h+4, r.H/2)
 	for _, z := range r.zones[0] {
 		first := int(z.StartPFN >> mm.PageblockOrder)
 		last := int((uint64(z.StartPFN) + z.Spanned - 1) >> mm.PageblockOrder)
@@ -348,88 +382,6 @@ func (r *Raster) fill(x0, y0, x1, y1 int, c uint32, clip Rect) {
 		row := r.px[y*r.W+x0 : y*r.W+x1]
 		for i := range row {
 			row[i] = c
-		}
-	}
-}
-
-func (r *Raster) drawHeader(c int) {
-	x0 := c * (r.colW + colGap)
-	clip := Rect{x0, 0, x0 + r.colW, r.headerH}
-	r.label(x0+2, 0, r.titles[c], clip)
-	for i, z := range r.zones[c] {
-		y := LineH + i*rowPx
-		name := fmt.Sprintf("N%d %-6s", z.Node, z.Type)
-		r.label(x0+2, y, name, clip)
-		gx := x0 + 2 + (len(name)+1)*CharW
-		bw := 11 * 5
-		gw := r.colW - (gx - x0) - bw - 8
-		if gw >= 20 {
-			r.drawGauge(z, Rect{gx, y + 3, gx + gw, y + rowPx - 3}, clip)
-		}
-		r.drawBuddy(z, Rect{x0 + r.colW - bw - 2, y + 2, x0 + r.colW - 2, y + rowPx - 2}, clip)
-	}
-}
-
-// label queues text if its first character fits inside clip.
-func (r *Raster) label(x, y int, s string, clip Rect) {
-	if x < clip.X0 || y < clip.Y0 || x+CharW > clip.X1 || y+LineH > clip.Y1+4 {
-		return
-	}
-	if n := (clip.X1 - x) / CharW; len(s) > n {
-		s = s[:n]
-	}
-	r.Labels = append(r.Labels, Label{x, y, s})
-}
-
-// GaugeX maps a page count to a position on a gauge of width w for a zone
-// of managed pages (log scale, so the watermarks, a fraction of a percent
-// of memory, are visible next to the free count).
-func GaugeX(v, managed uint64, w int) int {
-	if managed == 0 {
-		return 0
-	}
-	x := int(math.Log1p(float64(v)) / math.Log1p(float64(managed)) * float64(w))
-	return min(max(x, 0), w)
-}
-
-func (r *Raster) drawGauge(z mm.ZoneView, g Rect, clip Rect) {
-	w := g.X1 - g.X0
-	r.fill(g.X0, g.Y0, g.X1, g.Y1, GaugeTrack.pixel(), clip)
-	free := uint64(max(z.Free, 0))
-	col := GaugeOK
-	switch {
-	case free < z.Min:
-		col = GaugeMin
-	case free < z.High:
-		col = GaugeLow
-	}
-	r.fill(g.X0, g.Y0+1, g.X0+GaugeX(free, z.Managed, w), g.Y1-1, col.pixel(), clip)
-	for _, t := range []struct {
-		v uint64
-		c RGB
-	}{{z.Min, TickMin}, {z.Low, TickLow}, {z.High, TickHigh}} {
-		x := g.X0 + GaugeX(t.v, z.Managed, w)
-		r.fill(x, g.Y0-2, x+1, g.Y1+2, t.c.pixel(), clip)
-	}
-}
-
-// BuddyHeight is the bar height for a count of free chunks (log scale,
-// full height at 2^20 chunks or more).
-func BuddyHeight(n uint64, h int) int {
-	if n == 0 {
-		return 0
-	}
-	v := int(math.Ceil(math.Log2(float64(n)+1) / 20 * float64(h)))
-	return min(max(v, 1), h)
-}
-
-func (r *Raster) drawBuddy(z mm.ZoneView, b Rect, clip Rect) {
-	h := b.Y1 - b.Y0
-	for o, n := range z.NrFree {
-		x := b.X0 + o*5
-		r.fill(x, b.Y1-1, x+4, b.Y1, GaugeTrack.pixel(), clip)
-		if bh := BuddyHeight(n, h); bh > 0 {
-			r.fill(x, b.Y1-bh, x+4, b.Y1, BuddyBar.pixel(), clip)
 		}
 	}
 }
@@ -517,6 +469,7 @@ func (r *Raster) drawMap(c int, src Source) {
 			}
 		}
 	}
+	r.drawScannerMarks(c, view)
 }
 
 // screenX and screenY map a world coordinate to the device pixel where

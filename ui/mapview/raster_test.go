@@ -218,10 +218,12 @@ func TestTheStylesheetLegendMatchesThePalette(t *testing.T) {
 		require.NotNil(t, m, "style.css has no .mt-%s rule", name)
 		assert.Equal(t, MigrateColors[mt].Hex(), string(m[1]), name)
 	}
-	for name, c := range map[string]RGB{"pinned": Pinned, "reserved": Reserved, "free": FreeColor(mm.MigrateMovable), "pcp": PCPColor(mm.MigrateMovable)} {
-		re := regexp.MustCompile(`\.st-` + name + `\s*\{\s*background:\s*(#[0-9a-f]{6})`)
+	for name, c := range map[string]RGB{"st-pinned": Pinned, "st-reserved": Reserved, "st-free": FreeColor(mm.MigrateMovable), "st-pcp": PCPColor(mm.MigrateMovable),
+		"mk-migrate": MarkMigrate, "mk-free": MarkFree, "mk-lastrun": MarkLastRun, "lamp-on": LampOn, "lamp-half": LampHalf,
+		"ch-psi": ChartPSI, "ch-stall": ChartStall, "ch-alloc": ChartAlloc} {
+		re := regexp.MustCompile(`\.` + name + `\s*\{\s*background:\s*(#[0-9a-f]{6})`)
 		m := re.FindSubmatch(css)
-		require.NotNil(t, m, "style.css has no .st-%s rule", name)
+		require.NotNil(t, m, "style.css has no .%s rule", name)
 		assert.Equal(t, c.Hex(), string(m[1]), name)
 	}
 }
