@@ -42,6 +42,8 @@ var (
 	browserCtx context.Context
 	// buildTime is how long build.sh took (logged for the record).
 	buildTime time.Duration
+	// pagesimBin is the pagesim command, built from this tree.
+	pagesimBin string
 )
 
 // ChromiumFlags are the flags that give headless Chromium a working WebGL2
@@ -83,6 +85,17 @@ func mainErr(m *testing.M) int {
 	if !webserve.Built(os.DirFS(siteDir)) {
 		return fail("build.sh ran but %s has no index.html", siteDir)
 	}
+	binDir, err := os.MkdirTemp("", "pagesim-bin-")
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer os.RemoveAll(binDir)
+	pagesimBin = filepath.Join(binDir, "pagesim")
+	cmd = exec.Command("go", "build", "-o", pagesimBin, "./cmd/pagesim")
+	cmd.Dir = repoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fail("building pagesim: %v\n%s", err, out)
+	}
 
 	server = httptest.NewServer(webserve.Handler(os.DirFS(siteDir)))
 	defer server.Close()
@@ -121,12 +134,12 @@ var trackOnce sync.Once
 // cached pass of this package is reused only while none of them changed:
 // the tests build the site themselves, which the cache cannot see.
 func trackInputs() error {
-	for _, dir := range []string{"engine", "ui", "wasm", "static"} {
+	for _, dir := range []string{"engine", "ui", "wasm", "static", "cmd"} {
 		err := filepath.WalkDir(filepath.Join(repoRoot, dir), func(path string, d os.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			if d.IsDir() && (d.Name() == "testdata" || d.Name() == "e2e") {
+			if d.IsDir() && (d.Name() == "testdata" || d.Name() == "e2e" || d.Name() == "site") {
 				return filepath.SkipDir
 			}
 			if !d.IsDir() {
@@ -367,6 +380,7 @@ type Debug struct {
 	FrameGapms float64        `json:"frameGapMs"`
 	PanelMs    float64        `json:"panelMs"`
 	RasterMs   float64        `json:"rasterMs"`
+	UploadMs   float64        `json:"uploadMs"`
 	Labels     []mapview.Label
 }
 

@@ -3,10 +3,12 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"image"
 	"net/url"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -18,7 +20,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pagesim/pagesim/engine/mm"
-	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/engine/sim"
 	"github.com/pagesim/pagesim/ui/app"
 	"github.com/pagesim/pagesim/ui/catalog"
@@ -30,14 +31,16 @@ func TestThePageLoadsAndDraws(t *testing.T) {
 	d := p.Debug()
 	assert.Positive(t, d.W)
 	assert.Positive(t, d.H)
-	assert.Equal(t, "v1/churn?seed=1", d.Link)
+	const opening = "v1/thp-thisnode?seed=1&scale=" + catalog.PageScale
+	assert.Equal(t, opening, d.Link, "the page opens on the first patch scenario")
 	assert.Contains(t, p.Text("status"), "paused")
 	assert.Equal(t, "pagesim: the Linux page allocator, simulated", Eval[string](p, "document.title"))
-	assert.True(t, strings.HasSuffix(Eval[string](p, "location.hash"), "v1/churn?seed=1"))
+	assert.True(t, strings.HasSuffix(Eval[string](p, "location.hash"), opening))
 	require.Equal(t, 1, Eval[int](p, `document.querySelectorAll("canvas").length`))
 	assert.Contains(t, p.Text("live"), "nr_free_pages")
-	first := Eval[float64](p, "window.pagesimFirstFrame")
-	t.Logf("first frame %.0f ms after navigation; start-up marks (ms): %v", first, Eval[map[string]float64](p, "window.pagesimMarks"))
+	assert.Contains(t, p.Text("live"), "PSI memory some avg10")
+	assert.Contains(t, p.Text("summary"), "__GFP_THISNODE")
+	logStartup(t, p)
 	p.WaitFrames(60)
 	d = p.Debug()
 	t.Logf("idle: frame gap median %.1f ms, Go work per frame %.1f ms, last panel render %.1f ms", d.FrameGapms, d.FrameCPUms, d.PanelMs)
@@ -68,6 +71,21 @@ func TestThePageLoadsAndDraws(t *testing.T) {
 	})
 }
 
+// logStartup logs the page's start-up timeline (ms since navigation).
+func logStartup(t *testing.T, p *Page) {
+	t.Helper()
+	p.WaitJS(`window.pagesimMarks && window.pagesimMarks.firstMap > 0`)
+	m := Eval[map[string]float64](p, `(() => {
+		const o = Object.assign({}, window.pagesimMarks);
+		const r = performance.getEntriesByName(location.origin + "/pagesim.wasm")[0];
+		if (r) { o.wasmFetchStart = r.startTime; o.wasmResponseEnd = r.responseEnd; }
+		o.instantiated = window.pagesimBoot.loaded;
+		return o;
+	})()`)
+	t.Logf("start-up (ms after navigation): wasm downloaded and compiled %.0f, Go main %.0f, first frame %.0f (booting starts %.0f), machines booted %.0f, first map %.0f; all marks %v",
+		m["instantiated"], m["main"], m["firstFrame"], m["boot"], m["booted"], m["firstMap"], m)
+}
+
 // nativeRun runs, natively, what a page with this link shows.
 func nativeRun(t *testing.T, link string) *app.Controller {
 	t.Helper()
@@ -83,10 +101,7 @@ func nativeRun(t *testing.T, link string) *app.Controller {
 }
 
 func nativeRaster(c *app.Controller, d Debug) *mapview.Raster {
-	var panels []mapview.Panel
-	for _, r := range c.Runs() {
-		panels = append(panels, mapview.Panel{Title: r.Variant, Src: r.Run.Machine()})
-	}
+	panels := mapview.PanelsOf(c)
 	r := mapview.New(d.W, d.H)
 	r.Render(panels)
 	r.Cam = d.Cam
@@ -114,10 +129,14 @@ func near(a, b mapview.RGB) bool {
 }
 
 // TestTheCanvasShowsThePageblockColours compares the canvas with the same
-// machines drawn natively, and checks that every pageblock tile is drawn
-// in a colour of its migratetype.
+// machines drawn natively (the map, the header with its lamps, gauges and
+// scanner tracks, the charts and every label: all of it is one pixel
+// buffer), and checks that every pageblock tile is drawn in a colour of
+// its migratetype and that the compaction markers are where the native
+// drawing puts them.
 func TestTheCanvasShowsThePageblockColours(t *testing.T) {
-	const link = "v1/churn?seed=3&t=0.8&mem=512&unmovable=40"
+	// By 0.8 s kcompactd has compacted the zone once (at 0.5 s).
+	const link = "v1/churn?seed=3&t=0.8&mem=64&fill=95"
 	p := Open(t, link)
 	d := p.WaitSettled()
 	require.Equal(t, int64(800*sim.Millisecond), d.NowNS)
@@ -125,14 +144,13 @@ func TestTheCanvasShowsThePageblockColours(t *testing.T) {
 	shot := p.Screenshot()
 	c := nativeRun(t, link)
 	r := nativeRaster(c, d)
+	require.NotEmpty(t, r.Marks, "the native drawing has compaction markers")
+	require.NotEmpty(t, r.Lamps)
 
-	// Every 5th pixel of the canvas, labels aside, equals the native one.
+	// Every 3rd pixel of the canvas equals the native one.
 	checked, bad := 0, 0
-	for y := 0; y < d.H; y += 5 {
-		for x := 0; x < d.W; x += 5 {
-			if inLabel(d, x, y) {
-				continue
-			}
+	for y := 0; y < d.H; y += 3 {
+		for x := 0; x < d.W; x += 3 {
 			checked++
 			if got, want := pixel(shot, x, y), r.At(x, y); !near(got, want) {
 				if bad < 5 {
@@ -144,6 +162,32 @@ func TestTheCanvasShowsThePageblockColours(t *testing.T) {
 	}
 	t.Logf("%d of %d sampled pixels match the native raster (%dx%d canvas, zoom %.3f)", checked-bad, checked, d.W, d.H, d.Cam.Zoom)
 	assert.Zero(t, bad)
+	// Every pixel of the markers, lamps and text.
+	marks := 0
+	for _, rc := range append(append([]mapview.Rect(nil), r.Marks...), r.Lamps...) {
+		for y := rc.Y0; y < rc.Y1; y++ {
+			for x := rc.X0; x < rc.X1; x++ {
+				marks++
+				if got, want := pixel(shot, x, y), r.At(x, y); !near(got, want) {
+					t.Errorf("marker pixel (%d,%d) is %s, the native raster has %s", x, y, got.Hex(), want.Hex())
+				}
+			}
+		}
+	}
+	lit := 0
+	for _, l := range r.Labels {
+		for y := l.Y; y < l.Y+mapview.LineH && y < d.H; y++ {
+			for x := l.X; x < l.X+len(l.Text)*mapview.CharW && x < d.W; x++ {
+				if want := r.At(x, y); want == mapview.LabelText {
+					lit++
+					if got := pixel(shot, x, y); !near(got, want) {
+						t.Fatalf("text %q: pixel (%d,%d) is %s, not %s", l.Text, x, y, got.Hex(), want.Hex())
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d marker and lamp pixels and %d text pixels match", marks, lit)
 
 	// Each pageblock's centre shows a colour of its migratetype.
 	seen := map[mm.MigrateType]int{}
@@ -153,7 +197,7 @@ func TestTheCanvasShowsThePageblockColours(t *testing.T) {
 				continue
 			}
 			x, y, ok := r.BlockCenter(col, blk)
-			if !ok || inLabel(d, x, y) {
+			if !ok || inLabel(d, x, y) || inRects(r.Marks, x, y) {
 				continue
 			}
 			got := pixel(shot, x, y)
@@ -166,6 +210,15 @@ func TestTheCanvasShowsThePageblockColours(t *testing.T) {
 	}
 	assert.Positive(t, seen[mm.MigrateMovable])
 	assert.Positive(t, seen[mm.MigrateUnmovable], "the workload claims unmovable blocks")
+}
+
+func inRects(rs []mapview.Rect, x, y int) bool {
+	for _, r := range rs {
+		if r.Contains(x, y) {
+			return true
+		}
+	}
+	return false
 }
 
 // TestAPermalinkRestoresTheSameState plays, pauses, and opens the page's
@@ -191,7 +244,7 @@ func TestAPermalinkRestoresTheSameState(t *testing.T) {
 	assert.Equal(t, live, q.Text("live"))
 
 	c := nativeRun(t, d.Link)
-	assert.Equal(t, c.Snapshot(0).TableText, results, "the browser and a native run agree byte for byte")
+	assert.Equal(t, c.Snapshot(0).Result.Text, results, "the browser and a native run agree byte for byte")
 }
 
 func TestABrokenLinkShowsTheMessageAndTheDefaults(t *testing.T) {
@@ -215,7 +268,7 @@ func TestABrokenLinkShowsTheMessageAndTheDefaults(t *testing.T) {
 			assert.Contains(t, msg, c.want)
 			assert.Contains(t, msg, "Showing the defaults instead")
 			assert.Zero(t, Eval[int](p, `document.querySelectorAll("#panel img, #panel script").length`))
-			assert.Equal(t, "v1/churn?seed=1", p.Debug().Link)
+			assert.Equal(t, "v1/thp-thisnode?seed=1&scale="+catalog.PageScale, p.Debug().Link)
 			assert.Contains(t, p.Text("status"), "paused")
 			p.WaitFrames(2)
 			p.Click("dismiss")
@@ -291,37 +344,56 @@ func TestTheMapStaysResponsive(t *testing.T) {
 }
 
 // TestEveryScenarioRunsToTheEndWithTheNumbersOfANativeRun runs each
-// scenario of engine/scenario at its smallest scale in the page and
-// compares the result table with the same link run natively (which
-// ui/catalog's tests compare with `pagesim run --format json`).
+// scenario that `pagesim scenarios` lists at a small scale in the page to
+// its end, and compares the page's result table and JSON with what the
+// pagesim command prints for the same arguments (the command line the
+// page shows), byte for byte.
 func TestEveryScenarioRunsToTheEndWithTheNumbersOfANativeRun(t *testing.T) {
+	out, err := exec.Command(pagesimBin, "scenarios", "--format", "json").Output()
+	require.NoError(t, err)
+	var listed []struct {
+		ID string `json:"id"`
+	}
+	require.NoError(t, json.Unmarshal(out, &listed))
+	require.NotEmpty(t, listed)
+	cat, err := catalog.New()
+	require.NoError(t, err)
 	p := Open(t, "")
-	for _, s := range scenario.All() {
+	for _, s := range listed {
 		t.Run(s.ID, func(t *testing.T) {
 			p.t = t
-			link := smallLink(t, s)
+			link := smallLink(t, s.ID)
 			start := time.Now()
 			p.Goto(link)
 			p.Click("play")
 			p.WaitJS(`JSON.parse(window.pagesimDebug()).ended`)
 			d := p.WaitSettled()
 			t.Logf("%s ran to its end (%.3f s simulated) in %v", s.ID, float64(d.NowNS)/1e9, time.Since(start).Round(time.Millisecond))
-			p.WaitJS(fmt.Sprintf(`document.getElementById("permalink").value === "#%s"`, d.Link))
-			c := nativeRun(t, d.Link)
-			require.True(t, c.Ended())
-			assert.Equal(t, c.Snapshot(0).TableText, p.Text("results"))
+			p.WaitJS(`document.getElementById("results-state").textContent.startsWith("Final")`)
+			st, err := cat.Decode(d.Link)
+			require.NoError(t, err)
+			_, in, _ := cat.Lookup(s.ID)
+			args := app.CommandArgs(in, st)
+			assert.Equal(t, "pagesim "+strings.Join(args, " "), p.Text("results-command"), "the page shows the command")
+			for _, format := range []string{"text", "json"} {
+				cmd := exec.Command(pagesimBin, append(args, "--format", format)...)
+				want, err := cmd.Output()
+				require.NoError(t, err, "%v", cmd.Args)
+				id := map[string]string{"text": "results", "json": "results-json"}[format]
+				assert.Equal(t, string(want), p.Text(id), "%v: the page's %s equals the command's byte for byte", cmd.Args, format)
+			}
 		})
 	}
 }
 
-// smallLink is a link that runs s at the smallest scale (of a few tried)
-// at which its machine fits its workload.
-func smallLink(t *testing.T, s *scenario.Spec) string {
+// smallLink is a link that runs scenario id at the smallest scale (of a
+// few tried) at which its machine fits its workload.
+func smallLink(t *testing.T, id string) string {
 	t.Helper()
 	cat, err := catalog.New()
 	require.NoError(t, err)
 	for _, sc := range []string{"0.01", "0.02", "0.03", "0.05", "0.1", ""} {
-		link := "v1/" + s.ID + "?x=1000"
+		link := "v1/" + id + "?x=1000"
 		if sc != "" {
 			link += "&scale=" + sc
 		}
@@ -330,7 +402,7 @@ func smallLink(t *testing.T, s *scenario.Spec) string {
 			return link
 		}
 	}
-	t.Fatalf("%s runs at no scale tried", s.ID)
+	t.Fatalf("%s runs at no scale tried", id)
 	return ""
 }
 
