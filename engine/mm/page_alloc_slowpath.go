@@ -215,12 +215,21 @@ retry:
 		goto gotPage
 	}
 	if compactFirst {
+		if m.Kernel.LegacyCostlyNoretry {
+			// 2018: "If compaction is deferred for high-order
+			// allocations, it is because sync compaction recently
+			// failed" - only then give up.
+			if gfp&__GFP_NORETRY != 0 && compactResult == CompactDeferred {
+				st.step(stepNopage, nopageNoretryDeferred, 0)
+				goto nopage
+			}
+		}
 		// Seed 003 fix 1: only one compaction attempt, never reclaim.
 		if gfp&___GFP_ONLY_COMPACT != 0 {
 			st.step(stepNopage, nopageOnlyCompact, 0)
 			goto nopage
 		}
-		if gfp.Has(__GFP_NORETRY | __GFP_THISNODE) {
+		if !m.Kernel.LegacyCostlyNoretry && gfp.Has(__GFP_NORETRY|__GFP_THISNODE) {
 			st.step(stepNopage, nopageNoretryThisnode, 0)
 			goto nopage
 		}

@@ -58,4 +58,14 @@ type KernelBase struct {
 	// the faults a FOLL_LONGTERM pin takes allocate with the VMA's mask,
 	// __GFP_MOVABLE included; today they lose __GFP_MOVABLE.
 	NoMemallocPin bool
+	// LegacyCostlyNoretry selects the 2018 check of a costly
+	// __GFP_NORETRY request after its first direct compaction: only
+	// COMPACT_DEFERRED gives up; anything else (COMPACT_SKIPPED too) goes
+	// on to one round of direct reclaim and async compaction. Today a
+	// __GFP_THISNODE request gives up there instead ("THP page faults may
+	// attempt local node only first, but are then allowed to only
+	// compact, not reclaim"). Seed 003's kernels have it: its fix 1 adds
+	// __GFP_ONLY_COMPACT right after this check because "not even
+	// COMPACT_SKIPPED" should reach reclaim.
+	LegacyCostlyNoretry bool
 }

@@ -383,3 +383,51 @@ func TestHighOrderAtomicRequestsReserveAHighatomicBlock(t *testing.T) {
 		})
 	}
 }
+
+// The costly __GFP_NORETRY check after the first compaction, by kernel:
+// 2018 (seed 003's base) gives up only after COMPACT_DEFERRED, so a THP
+// fault with __GFP_THISNODE whose compaction was skipped reclaims the
+// local node once; today __GFP_THISNODE gives up there. Fix 1's
+// __GFP_ONLY_COMPACT stops the 2018 path right after the deferral check.
+func TestCostlyNoretryThisnodeByKernel(t *testing.T) {
+	thp := GFP_TRANSHUGE | __GFP_THISNODE | __GFP_NORETRY
+	tests := []struct {
+		name     string
+		legacy   bool
+		gfp      GFP
+		steps    string
+		reclaims uint64
+	}{
+		{"today: __GFP_THISNODE|__GFP_NORETRY gives up after compaction", false, thp,
+			"min compact(ASYNC) nopage(__GFP_NORETRY|__GFP_THISNODE after compaction)", 0},
+		{"2018: a compaction that was not deferred is no reason to give up; one round of reclaim and async compaction", true, thp,
+			"min compact(ASYNC) min reclaim(9) drain compact(ASYNC) nopage(__GFP_NORETRY)", 1},
+		{"2018 with fix 1: __GFP_ONLY_COMPACT never reclaims", true, thp | ___GFP_ONLY_COMPACT,
+			"min compact(ASYNC) nopage(__GFP_ONLY_COMPACT after one compaction)", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			m.Kernel.LegacyCostlyNoretry = tc.legacy
+			carveZone(t, m, nil, pinnedHolesFileLayout)
+			var got PFN
+			inWorld(t, m, 1, func(t *sim.Task) { got = m.AllocPages(t, tc.gfp, 9, 0, 0) })
+			assert.Equal(t, NilPFN, got)
+			assert.Equal(t, tc.steps, m.stepsString())
+			assert.Equal(t, tc.reclaims, m.Reclaim.DirectRuns[9], "try_to_free_pages(order 9)")
+		})
+	}
+	t.Run("2018: after COMPACT_DEFERRED a __GFP_NORETRY request gives up without reclaim", func(t *testing.T) {
+		m := newQuietMachine(t, 8192, 1, 2)
+		m.Kernel.LegacyCostlyNoretry = true
+		carveZone(t, m, nil, pinnedHolesFileLayout)
+		z := m.Nodes[0].Zones[ZoneNormal]
+		// defer_compaction() at order 9: the next attempts are deferred.
+		z.compact.considered, z.compact.deferShift, z.compact.orderFailed = 0, compactMaxDeferShift, 9
+		var got PFN
+		inWorld(t, m, 1, func(t *sim.Task) { got = m.AllocPages(t, thp, 9, 0, 0) })
+		assert.Equal(t, NilPFN, got)
+		assert.Equal(t, "min compact(ASYNC) nopage(__GFP_NORETRY after COMPACT_DEFERRED)", m.stepsString())
+		assert.Zero(t, m.Reclaim.DirectRuns[9])
+	})
+}

@@ -45,6 +45,7 @@ const (
 	nopageNoretry
 	nopageCostly
 	nopageOOM
+	nopageNoretryDeferred
 )
 
 var nopageReasons = [...]string{
@@ -55,6 +56,7 @@ var nopageReasons = [...]string{
 	"__GFP_NORETRY",
 	"costly order without __GFP_RETRY_MAYFAIL",
 	"reclaim and compaction cannot help (would OOM)",
+	"__GFP_NORETRY after COMPACT_DEFERRED",
 }
 
 type slowStep struct {

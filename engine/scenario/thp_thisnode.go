@@ -15,7 +15,10 @@ package scenario
 //     THP fault allocates on the local node with __GFP_THISNODE and gets no
 //     second attempt, so when node 0 is full of pinned guest memory every
 //     2 MiB fault runs direct reclaim on node 0 alone before falling back
-//     to base pages;
+//     to base pages; and the 2018 slow path (Kernel.LegacyCostlyNoretry),
+//     where even a __GFP_NORETRY THP fault (defrag=always without
+//     MADV_HUGEPAGE, madvise=false) goes on to one round of reclaim after
+//     COMPACT_SKIPPED;
 //   - only-compact: fix 1, Patches.OnlyCompact (__GFP_ONLY_COMPACT): one
 //     compaction attempt, never reclaim;
 //   - drop-thisnode: fix 2, Patches.THPDropThisnode: no __GFP_THISNODE
@@ -155,6 +158,7 @@ func configureTHPThisnode(m *mm.Machine, variant string) {
 	case "upstream", "only-compact", "drop-thisnode":
 		m.Kernel.THPLegacyThisnode = true
 		m.Kernel.NoMemallocPin = true
+		m.Kernel.LegacyCostlyNoretry = true
 	}
 	m.Patches.OnlyCompact = variant == "only-compact"
 	m.Patches.THPDropThisnode = variant == "drop-thisnode"
