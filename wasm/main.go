@@ -7,7 +7,8 @@
 //
 // Start-up is ordered for the first frame: the game starts at once and
 // draws a frame before anything is booted; its first Update after that
-// builds the controller (booting the machines) and mounts the panel.
+// builds the controller (booting the machines), and the panel mounts once
+// the machines' first frame is drawn.
 package main
 
 import (
@@ -46,12 +47,14 @@ func main() {
 			})
 		})
 		br.ExposeDebug(game.DebugJSON)
-		go func() {
-			br.Mark("panel")
-			if err := panel.Mount("#vugu_mount_point", loop, br, br.WithoutEval, game.PanelRendered); err != nil {
-				br.Fail("the control panel could not start: " + err.Error())
-			}
-		}()
+		game.AfterFirstMap = func() {
+			go func() {
+				br.Mark("panel")
+				if err := panel.Mount("#vugu_mount_point", loop, br, br.WithoutEval, game.PanelRendered); err != nil {
+					br.Fail("the control panel could not start: " + err.Error())
+				}
+			}()
+		}
 		return loop, nil
 	})
 	br.Mark("runGame")

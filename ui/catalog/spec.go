@@ -49,7 +49,7 @@ const (
 // has a "scale" parameter: small enough that three variants' machines boot
 // in a moment in a browser tab (docs/PERFORMANCE.md). The permalink spells
 // it out, so the link still equals `pagesim run --set scale=...`.
-const PageScale = "0.05"
+const PageScale = "0.03"
 
 // FromSpec returns the page's view of a scenario.
 func FromSpec(s *scenario.Spec) app.Scenario { return specScenario{s} }

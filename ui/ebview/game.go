@@ -12,9 +12,10 @@
 //
 // The page shows its first frame before it boots anything: the game starts
 // without a simulation, draws a frame that says it is starting, and calls
-// its boot function (which builds the controller, boots the machines and
-// mounts the panel) in the next Update. Booting the machines therefore
-// never delays the first frame.
+// its boot function (which builds the controller and boots the machines)
+// in the next Update. Once a frame with the machines is drawn, it calls
+// AfterFirstMap (which mounts the panel). Booting the machines therefore
+// never delays the first frame, nor the panel's first render the map.
 package ebview
 
 import (
@@ -75,7 +76,12 @@ type Game struct {
 	gen       uint64
 	needPixel bool // the raster changed since the last WritePixels
 	mapShown  bool // a frame with the machines has been drawn
-	frames    int
+	// AfterFirstMap, if set, is called once, in the Update after the
+	// first frame that showed the machines (the page mounts its panel
+	// then, so that its first render does not delay the map).
+	AfterFirstMap func()
+	afterDone     bool
+	frames        int
 
 	dragging     bool
 	dragX, dragY int
@@ -116,6 +122,12 @@ func (g *Game) Update() error {
 	} else {
 		g.input()
 		g.tick()
+		if g.mapShown && !g.afterDone {
+			g.afterDone = true
+			if g.AfterFirstMap != nil {
+				g.AfterFirstMap()
+			}
+		}
 	}
 	g.updCPU = time.Since(g.updStart)
 	return nil
@@ -221,8 +233,14 @@ func (g *Game) tick() {
 	}
 	if ctl.Version() != g.rastered || g.r.Cam != g.camSeen {
 		t0 := time.Now()
+		if !g.mapShown {
+			g.host.Mark("firstTick")
+		}
 		g.r.Render(mapview.PanelsOf(ctl))
 		g.rasterMs = appendCapped(g.rasterMs, float64(time.Since(t0))/1e6)
+		if !g.mapShown {
+			g.host.Mark("firstRaster")
+		}
 		g.rastered = ctl.Version()
 		g.camSeen = g.r.Cam
 		g.needPixel = true
@@ -316,11 +334,6 @@ func (g *Game) updateHover() {
 	}
 }
 
-var (
-	tooltipFG = mapview.LabelText
-	tooltipBG = mapview.RGB{R: 0x22, G: 0x22, B: 0x28}
-)
-
 func (g *Game) draw(screen *ebiten.Image) {
 	start := time.Now()
 	if g.loop == nil {
@@ -348,7 +361,7 @@ func (g *Game) draw(screen *ebiten.Image) {
 	screen.DrawImage(g.img, nil)
 	if g.hover != "" {
 		if g.tip == nil || g.hover != g.tipText {
-			w, h, pix := mapview.TextBox(splitLines(g.hover), 3, tooltipFG, tooltipBG)
+			w, h, pix := mapview.TextBox(splitLines(g.hover), 3, mapview.LabelText, mapview.TooltipBG)
 			if g.tip == nil || g.tip.Bounds().Dx() != w || g.tip.Bounds().Dy() != h {
 				if g.tip != nil {
 					g.tip.Deallocate()
@@ -441,14 +454,16 @@ type Debug struct {
 	UploadMs float64 `json:"uploadMs"`
 	// PanelMs is how long the panel's last render took.
 	PanelMs float64 `json:"panelMs"`
-	Labels  []mapview.Label
+	// Hover is the tooltip's text ("" when none shows).
+	Hover  string `json:"hover"`
+	Labels []mapview.Label
 }
 
 func (g *Game) publishDebug(ctl *app.Controller) {
 	settled := !ctl.Playing() && ctl.CaughtUp() && !ctl.Restoring() && g.rastered == ctl.Version() && !g.needPixel && g.frames > 0
 	d := Debug{Settled: settled, Frames: g.frames, W: g.r.W, H: g.r.H, Scale: g.scale, Cam: g.r.Cam, Fit: g.r.Fit(), PageView: g.r.PageView,
 		Link: ctl.Fragment(), NowNS: int64(ctl.Now()), Playing: ctl.Playing(), Ended: ctl.Ended(), Restoring: ctl.Restoring(), Version: ctl.Version(), Gen: ctl.Generation(),
-		FrameCPUms: median(g.frameCPU), FrameGapms: median(g.frameGap), PanelMs: float64(g.panelNS.Load()) / 1e6, RasterMs: median(g.rasterMs), UploadMs: median(g.uploadMs), Labels: g.r.Labels}
+		FrameCPUms: median(g.frameCPU), FrameGapms: median(g.frameGap), PanelMs: float64(g.panelNS.Load()) / 1e6, RasterMs: median(g.rasterMs), UploadMs: median(g.uploadMs), Hover: g.hover, Labels: g.r.Labels}
 	for _, r := range ctl.Runs() {
 		d.Pages = max(d.Pages, uint64(r.Run.Machine().MaxPFN()))
 	}

@@ -60,6 +60,8 @@ var (
 	BuddyBar   = RGB{0xc8, 0xc8, 0xc8}
 	// NodeFrame outlines the bands of one NUMA node.
 	NodeFrame = RGB{0x4a, 0x4a, 0x56}
+	// TooltipBG is the background of the page's hover tooltip.
+	TooltipBG = RGB{0x22, 0x22, 0x28}
 	// LabelText and Muted are the colours of text.
 	LabelText = RGB{0xe6, 0xe6, 0xe6}
 	Muted     = RGB{0xa0, 0xa0, 0xa8}
