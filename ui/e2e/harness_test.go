@@ -381,6 +381,7 @@ type Debug struct {
 	PanelMs    float64        `json:"panelMs"`
 	RasterMs   float64        `json:"rasterMs"`
 	UploadMs   float64        `json:"uploadMs"`
+	Hover      string         `json:"hover"`
 	Labels     []mapview.Label
 }
 

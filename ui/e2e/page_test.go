@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -54,6 +55,22 @@ func TestThePageLoadsAndDraws(t *testing.T) {
 		p.WaitJS(fmt.Sprintf(`JSON.parse(window.pagesimDebug()).cam.Zoom === %v`, d.Fit))
 	})
 
+	t.Run("hovering the map shows what is under the mouse", func(t *testing.T) {
+		p.t = t
+		view := Eval[[]float64](p, `(() => { const r = document.querySelector("canvas").getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`)
+		d := p.Debug()
+		// A point well inside the first column's map.
+		x, y := view[0]+view[2]/6, view[1]+float64(d.H)*0.75
+		require.NoError(t, chromedp.Do(p.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y)))
+		p.WaitJS(`JSON.parse(window.pagesimDebug()).hover.startsWith("pfn 0x")`)
+		p.WaitFrames(2)
+		hover := p.Debug().Hover
+		assert.Contains(t, hover, "block ")
+		shot := p.Screenshot()
+		assert.True(t, near(mapview.TooltipBG, pixel(shot, int(x)+14+1, int(y)+14+1)), "the tooltip is drawn below the mouse: %s", pixel(shot, int(x)+15, int(y)+15).Hex())
+		require.NoError(t, chromedp.Do(p.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 1, 1)))
+	})
+
 	t.Run("copy as text puts the table on the clipboard", func(t *testing.T) {
 		p.t = t
 		u, err := url.Parse(server.URL)
@@ -82,8 +99,8 @@ func logStartup(t *testing.T, p *Page) {
 		o.instantiated = window.pagesimBoot.loaded;
 		return o;
 	})()`)
-	t.Logf("start-up (ms after navigation): wasm downloaded and compiled %.0f, Go main %.0f, first frame %.0f (booting starts %.0f), machines booted %.0f, first map %.0f; all marks %v",
-		m["instantiated"], m["main"], m["firstFrame"], m["boot"], m["booted"], m["firstMap"], m)
+	t.Logf("start-up (ms after navigation): wasm downloaded %.0f and compiled %.0f, Go main %.0f, first Update %.0f, first frame drawn %.0f and presented %.0f, machines booted %.0f, first map drawn %.0f, panel mounted from %.0f; all marks %v",
+		m["wasmResponseEnd"], m["instantiated"], m["main"], m["update"], m["firstFrame"], m["firstPresented"], m["booted"], m["firstMap"], m["panel"], m)
 }
 
 // nativeRun runs, natively, what a page with this link shows.
@@ -335,7 +352,7 @@ func TestTheMapStaysResponsive(t *testing.T) {
 		t.Logf("70 frames: %v", time.Since(start))
 		assert.True(t, d.PageView)
 		assert.Equal(t, uint64(1<<20+0x1000), d.Pages)
-		t.Logf("1M-page map at 1 px/page, %dx%d canvas, playing at x10: median frame gap %.1f ms, Go work per frame %.1f ms, raster %.1f ms", d.W, d.H, d.FrameGapms, d.FrameCPUms, d.RasterMs)
+		t.Logf("1M-page map at 1 px/page, %dx%d canvas, playing at x10: median frame gap %.1f ms, Go work per frame %.1f ms (of which drawing the map %.1f ms and WritePixels %.1f ms)", d.W, d.H, d.FrameGapms, d.FrameCPUms, d.RasterMs, d.UploadMs)
 		// SwiftShader draws a frame of Ebiten in 60-100 ms on two shared
 		// cores whatever the page does; the bound only catches a stall.
 		assert.Less(t, d.FrameGapms, 250.0, "the page keeps drawing")
@@ -375,6 +392,12 @@ func TestEveryScenarioRunsToTheEndWithTheNumbersOfANativeRun(t *testing.T) {
 			_, in, _ := cat.Lookup(s.ID)
 			args := app.CommandArgs(in, st)
 			assert.Equal(t, "pagesim "+strings.Join(args, " "), p.Text("results-command"), "the page shows the command")
+			for _, v := range st.Variants {
+				// The latest stalled allocation: text, no elements.
+				id := "stall-" + v
+				assert.Zero(t, Eval[int](p, fmt.Sprintf(`document.getElementById(%q).children.length`, id)))
+				assert.NotEmpty(t, p.Text(id))
+			}
 			for _, format := range []string{"text", "json"} {
 				cmd := exec.Command(pagesimBin, append(args, "--format", format)...)
 				want, err := cmd.Output()
