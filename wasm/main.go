@@ -59,6 +59,7 @@ func main() {
 	})
 	br.Mark("runGame")
 	ebiten.SetTPS(ebiten.SyncWithFPS)
+	ebiten.SetScreenClearedEveryFrame(false)
 	ebiten.SetRunnableOnUnfocused(true)
 	ebiten.SetWindowTitle("pagesim")
 	if err := ebiten.RunGame(game); err != nil {

@@ -26,10 +26,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/pagesim/pagesim/ui/mapview"
 	"github.com/pagesim/pagesim/ui/webserve"
@@ -419,6 +421,21 @@ func (p *Page) Text(id string) string {
 func (p *Page) Click(id string) {
 	p.t.Helper()
 	Eval[bool](p, fmt.Sprintf(`(() => { document.getElementById(%q).click(); return true; })()`, id))
+}
+
+// Press presses a key on the focused element and releases it two frames
+// later, as a person's key press lasts: the game reads the keyboard once a
+// frame, and a press released within the same frame could go unseen.
+func (p *Page) Press(key rune) {
+	p.t.Helper()
+	for _, ev := range kb.Encode(key) {
+		if ev.Type == input.DispatchKeyEventTypeKeyUp {
+			p.WaitFrames(2)
+		}
+		if _, err := chromedp.Call(p.ctx, input.DispatchKeyEvent, *ev); err != nil {
+			p.t.Fatalf("key %q: %v", key, err)
+		}
+	}
 }
 
 // Screenshot captures the viewport.

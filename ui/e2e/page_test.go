@@ -49,9 +49,9 @@ func TestThePageLoadsAndDraws(t *testing.T) {
 	t.Run("keys zoom the map", func(t *testing.T) {
 		p.t = t
 		require.NoError(t, chromedp.Do(p.ctx, chromedp.Focus(chromedp.CSS("canvas"))))
-		require.NoError(t, chromedp.Do(p.ctx, chromedp.KeyEvent("=")))
+		p.Press('=')
 		p.WaitJS(fmt.Sprintf(`JSON.parse(window.pagesimDebug()).cam.Zoom > %v`, d.Cam.Zoom*1.5))
-		require.NoError(t, chromedp.Do(p.ctx, chromedp.KeyEvent("0")))
+		p.Press('0')
 		p.WaitJS(fmt.Sprintf(`JSON.parse(window.pagesimDebug()).cam.Zoom === %v`, d.Fit))
 	})
 
@@ -343,7 +343,7 @@ func TestTheMapStaysResponsive(t *testing.T) {
 		p.WaitSettled()
 		t.Logf("settled: %v", time.Since(start))
 		require.NoError(t, chromedp.Do(p.ctx, chromedp.Focus(chromedp.CSS("canvas"))))
-		require.NoError(t, chromedp.Do(p.ctx, chromedp.KeyEvent("1")))
+		p.Press('1')
 		p.WaitJS(`JSON.parse(window.pagesimDebug()).cam.Zoom === 1`)
 		t.Logf("zoomed: %v", time.Since(start))
 		p.Click("play")

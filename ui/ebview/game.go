@@ -20,6 +20,7 @@ package ebview
 
 import (
 	"encoding/json"
+	"image"
 	"image/color"
 	"math"
 	"slices"
@@ -76,6 +77,8 @@ type Game struct {
 	gen       uint64
 	needPixel bool // the raster changed since the last WritePixels
 	mapShown  bool // a frame with the machines has been drawn
+	shown     shownFrame
+	redraws   int // frames that drew the screen (the others kept it)
 	// AfterFirstMap, if set, is called once, in the Update after the
 	// first frame that showed the machines (the page mounts its panel
 	// then, so that its first render does not delay the map).
@@ -289,7 +292,7 @@ func (g *Game) input() {
 		g.r.FitView()
 	}
 	if inpututil.IsKeyJustPressed(ebiten.Key1) || inpututil.IsKeyJustPressed(ebiten.KeyNumpad1) {
-		g.r.ZoomAt(1/g.r.Cam.Zoom, cx, cy) // one device pixel per page
+		g.r.ZoomTo(1, cx, cy) // one device pixel per page
 	}
 	step := 24.0 * g.scale
 	if ebiten.IsKeyPressed(ebiten.KeyArrowLeft) {
@@ -345,6 +348,7 @@ func (g *Game) draw(screen *ebiten.Image) {
 		g.host.SetFrames(g.frames)
 		return
 	}
+	changed := false
 	if g.img == nil || g.img.Bounds().Dx() != g.r.W || g.img.Bounds().Dy() != g.r.H {
 		if g.img != nil {
 			g.img.Deallocate()
@@ -357,8 +361,9 @@ func (g *Game) draw(screen *ebiten.Image) {
 		g.img.WritePixels(g.r.Pix)
 		g.uploadMs = appendCapped(g.uploadMs, float64(time.Since(t0))/1e6)
 		g.needPixel = false
+		changed = true
 	}
-	screen.DrawImage(g.img, nil)
+	var tipAt image.Point
 	if g.hover != "" {
 		if g.tip == nil || g.hover != g.tipText {
 			w, h, pix := mapview.TextBox(splitLines(g.hover), 3, mapview.LabelText, mapview.TooltipBG)
@@ -372,11 +377,21 @@ func (g *Game) draw(screen *ebiten.Image) {
 			g.tipText = g.hover
 		}
 		b := g.tip.Bounds()
-		x := min(g.mouseX+14, g.w-b.Dx()-2)
-		y := min(g.mouseY+14, g.h-b.Dy()-2)
-		var op ebiten.DrawImageOptions
-		op.GeoM.Translate(float64(max(x, 0)), float64(max(y, 0)))
-		screen.DrawImage(g.tip, &op)
+		tipAt = image.Pt(max(min(g.mouseX+14, g.w-b.Dx()-2), 0), max(min(g.mouseY+14, g.h-b.Dy()-2), 0))
+	}
+	// The screen keeps its pixels between frames (main sets
+	// SetScreenClearedEveryFrame(false)): draw only when something on it
+	// changed, which spares the browser a full-canvas draw per idle frame.
+	now := shownFrame{hover: g.hover, tipAt: tipAt, size: screen.Bounds().Size()}
+	if changed || now != g.shown {
+		screen.DrawImage(g.img, nil)
+		if g.hover != "" {
+			var op ebiten.DrawImageOptions
+			op.GeoM.Translate(float64(tipAt.X), float64(tipAt.Y))
+			screen.DrawImage(g.tip, &op)
+		}
+		g.shown = now
+		g.redraws++
 	}
 	g.frames++
 	if g.frames == 1 {
@@ -388,6 +403,14 @@ func (g *Game) draw(screen *ebiten.Image) {
 	}
 	g.host.SetFrames(g.frames)
 	g.record(start)
+}
+
+// shownFrame is what the screen shows besides the map image: the tooltip
+// and where, and the screen's size.
+type shownFrame struct {
+	hover string
+	tipAt image.Point
+	size  image.Point
 }
 
 // record keeps the frame timings the debug report gives.
@@ -455,15 +478,18 @@ type Debug struct {
 	// PanelMs is how long the panel's last render took.
 	PanelMs float64 `json:"panelMs"`
 	// Hover is the tooltip's text ("" when none shows).
-	Hover  string `json:"hover"`
-	Labels []mapview.Label
+	Hover string `json:"hover"`
+	// Redraws counts the frames that drew the screen; the others kept
+	// the previous frame\'s pixels.
+	Redraws int `json:"redraws"`
+	Labels  []mapview.Label
 }
 
 func (g *Game) publishDebug(ctl *app.Controller) {
 	settled := !ctl.Playing() && ctl.CaughtUp() && !ctl.Restoring() && g.rastered == ctl.Version() && !g.needPixel && g.frames > 0
 	d := Debug{Settled: settled, Frames: g.frames, W: g.r.W, H: g.r.H, Scale: g.scale, Cam: g.r.Cam, Fit: g.r.Fit(), PageView: g.r.PageView,
 		Link: ctl.Fragment(), NowNS: int64(ctl.Now()), Playing: ctl.Playing(), Ended: ctl.Ended(), Restoring: ctl.Restoring(), Version: ctl.Version(), Gen: ctl.Generation(),
-		FrameCPUms: median(g.frameCPU), FrameGapms: median(g.frameGap), PanelMs: float64(g.panelNS.Load()) / 1e6, RasterMs: median(g.rasterMs), UploadMs: median(g.uploadMs), Hover: g.hover, Labels: g.r.Labels}
+		FrameCPUms: median(g.frameCPU), FrameGapms: median(g.frameGap), PanelMs: float64(g.panelNS.Load()) / 1e6, RasterMs: median(g.rasterMs), UploadMs: median(g.uploadMs), Hover: g.hover, Redraws: g.redraws, Labels: g.r.Labels}
 	for _, r := range ctl.Runs() {
 		d.Pages = max(d.Pages, uint64(r.Run.Machine().MaxPFN()))
 	}

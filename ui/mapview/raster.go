@@ -207,8 +207,14 @@ func (r *Raster) FitView() { r.Cam = Camera{Zoom: r.lay.fit} }
 // ZoomAt multiplies the zoom by factor, keeping the world point under
 // device pixel (sx, sy) where it is (if the point is in a map viewport).
 func (r *Raster) ZoomAt(factor float64, sx, sy int) {
+	r.ZoomTo(r.Cam.Zoom*factor, sx, sy)
+}
+
+// ZoomTo sets the zoom to z (within the fit zoom and MaxZoom), keeping
+// the world point under device pixel (sx, sy) where it is.
+func (r *Raster) ZoomTo(z float64, sx, sy int) {
 	old := r.Cam.Zoom
-	z := min(max(old*factor, r.lay.fit), MaxZoom)
+	z = min(max(z, r.lay.fit), MaxZoom)
 	if z == old {
 		return
 	}

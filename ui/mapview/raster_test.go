@@ -285,3 +285,15 @@ func TestTilesMeetWithoutGapsAtAnyZoom(t *testing.T) {
 		}
 	}
 }
+
+func TestZoomToOnePixelPerPageIsExact(t *testing.T) {
+	m := newMachine(t, 1<<20, 1)
+	r := New(977, 613)
+	r.Render([]Panel{{Src: m}})
+	require.Less(t, r.Fit(), 1.0)
+	r.ZoomAt(1.37, 300, 400)
+	r.ZoomTo(1, 300, 400)
+	assert.Equal(t, 1.0, r.Cam.Zoom)
+	r.ZoomTo(1e-9, 0, 0)
+	assert.Equal(t, r.Fit(), r.Cam.Zoom)
+}
