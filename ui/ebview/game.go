@@ -79,6 +79,7 @@ type Game struct {
 	mapShown  bool // a frame with the machines has been drawn
 	shown     shownFrame
 	redraws   int // frames that drew the screen (the others kept it)
+	redrawnAt int // frame number of the latest redraw
 	// AfterFirstMap, if set, is called once, in the Update after the
 	// first frame that showed the machines (the page mounts its panel
 	// then, so that its first render does not delay the map).
@@ -381,9 +382,11 @@ func (g *Game) draw(screen *ebiten.Image) {
 	}
 	// The screen keeps its pixels between frames (main sets
 	// SetScreenClearedEveryFrame(false)): draw only when something on it
-	// changed, which spares the browser a full-canvas draw per idle frame.
+	// changed, which spares the browser a full-canvas draw per idle frame,
+	// and every redrawEvery frames in case the browser lost them.
 	now := shownFrame{hover: g.hover, tipAt: tipAt, size: screen.Bounds().Size()}
-	if changed || now != g.shown {
+	if changed || now != g.shown || g.frames-g.redrawnAt >= redrawEvery {
+		g.redrawnAt = g.frames
 		screen.DrawImage(g.img, nil)
 		if g.hover != "" {
 			var op ebiten.DrawImageOptions
@@ -404,6 +407,9 @@ func (g *Game) draw(screen *ebiten.Image) {
 	g.host.SetFrames(g.frames)
 	g.record(start)
 }
+
+// redrawEvery bounds how many frames the screen may go without a redraw.
+const redrawEvery = 120
 
 // shownFrame is what the screen shows besides the map image: the tooltip
 // and where, and the screen's size.
