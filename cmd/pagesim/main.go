@@ -13,6 +13,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/pagesim/pagesim/engine/scenario"
 )
 
 // command is one subcommand.
@@ -65,7 +67,7 @@ func runMain(args []string, stdout, stderr io.Writer) (code int) {
 		printHelp(stdout)
 		return exitOK
 	case "version", "-version", "--version":
-		fmt.Fprintf(stdout, "pagesim %s\n", Version)
+		fmt.Fprintf(stdout, "pagesim %s\n", scenario.Version)
 		return exitOK
 	}
 	c, ok := commands[name]
@@ -82,8 +84,6 @@ func runMain(args []string, stdout, stderr io.Writer) (code int) {
 	return c.run(args[1:], stdout, stderr)
 }
 
-// Version is pagesim's version, printed in reports.
-var Version = "0.1.0"
 
 func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "pagesim: the Linux page allocator, simulated")

@@ -78,7 +78,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pagesim run: %v\n", err)
 		return exitInput
 	}
-	scenario.Version = Version
 	res, err := s.RunAll(scenario.Options{Variants: variants, Seed: seedN, Runs: *runs, Settings: sets})
 	if err != nil {
 		fmt.Fprintf(stderr, "pagesim run: %v\n", err)

@@ -45,9 +45,9 @@ type fileState struct {
 
 // File is a file in the page cache.
 type File struct {
-	Name    string
-	Memcg   *Memcg
-	Size    uint64 // pages
+	Name  string
+	Memcg *Memcg
+	Size  uint64 // pages
 	// extents[e] caches pages [e*fileExtentPages, (e+1)*fileExtentPages),
 	// nil while none is cached.
 	extents []*Owner

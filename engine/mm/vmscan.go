@@ -776,8 +776,8 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 type folioFate uint8
 
 const (
-	folioKept folioFate = iota
-	folioKeptReferenced // FOLIOREF_KEEP: young once, kept for another round
+	folioKept           folioFate = iota
+	folioKeptReferenced           // FOLIOREF_KEEP: young once, kept for another round
 	folioActivated
 	folioFreed
 )

@@ -10,8 +10,10 @@ import (
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
-// Version is pagesim's version, printed in reports (set by the command).
-var Version = "0.1.0"
+// Version is pagesim's version, printed in reports and by `pagesim
+// version`; the command and the page both read it from here, so their
+// reports agree byte for byte.
+const Version = "0.1.0"
 
 // VariantResult holds one variant's runs and their statistics.
 type VariantResult struct {
