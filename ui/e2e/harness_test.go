@@ -360,32 +360,8 @@ func (p *Page) frames0() int {
 	return v
 }
 
-// Debug is window.pagesimDebug() (see ui/ebview.Debug).
-type Debug struct {
-	Frames     int            `json:"frames"`
-	W          int            `json:"w"`
-	H          int            `json:"h"`
-	Scale      float64        `json:"scale"`
-	Cam        mapview.Camera `json:"cam"`
-	Fit        float64        `json:"fit"`
-	PageView   bool           `json:"pageView"`
-	Link       string         `json:"link"`
-	NowNS      int64          `json:"nowNs"`
-	Playing    bool           `json:"playing"`
-	Ended      bool           `json:"ended"`
-	Settled    bool           `json:"settled"`
-	Restoring  bool           `json:"restoring"`
-	Version    uint64         `json:"version"`
-	Gen        uint64         `json:"gen"`
-	Pages      uint64         `json:"pages"`
-	FrameCPUms float64        `json:"frameCpuMs"`
-	FrameGapms float64        `json:"frameGapMs"`
-	PanelMs    float64        `json:"panelMs"`
-	RasterMs   float64        `json:"rasterMs"`
-	UploadMs   float64        `json:"uploadMs"`
-	Hover      string         `json:"hover"`
-	Labels     []mapview.Label
-}
+// Debug is window.pagesimDebug()'s report.
+type Debug = mapview.DebugReport
 
 // Debug reads the page's debug report.
 func (p *Page) Debug() Debug {

@@ -1,0 +1,43 @@
+package mapview
+
+// DebugReport is what the page's window.pagesimDebug() reports (as JSON)
+// for tests and measurements: ui/ebview fills it, the browser tests in
+// ui/e2e read it.
+type DebugReport struct {
+	Frames   int     `json:"frames"`
+	W        int     `json:"w"`
+	H        int     `json:"h"`
+	Scale    float64 `json:"scale"`
+	Cam      Camera  `json:"cam"`
+	Fit      float64 `json:"fit"`
+	PageView bool    `json:"pageView"`
+	Link     string  `json:"link"`
+	NowNS    int64   `json:"nowNs"`
+	Playing  bool    `json:"playing"`
+	Ended    bool    `json:"ended"`
+	// Settled is true when the clock is stopped, the runs have caught up
+	// with it and the frame on the canvas shows their current state.
+	Settled   bool   `json:"settled"`
+	Restoring bool   `json:"restoring"`
+	Version   uint64 `json:"version"`
+	Gen       uint64 `json:"gen"`
+	Pages     uint64 `json:"pages"`
+	// FrameCPUms and FrameGapms are medians over the last frameWindow
+	// frames: the Go work per frame, and the time between frames.
+	FrameCPUms float64 `json:"frameCpuMs"`
+	FrameGapms float64 `json:"frameGapMs"`
+	// RasterMs is the median time of drawing the map into the pixel
+	// buffer (Render) over the last frameWindow redraws.
+	RasterMs float64 `json:"rasterMs"`
+	// UploadMs is the median time of the WritePixels call (Go side; the
+	// GPU work happens later, in the browser's compositor).
+	UploadMs float64 `json:"uploadMs"`
+	// PanelMs is how long the panel's last render took.
+	PanelMs float64 `json:"panelMs"`
+	// Hover is the tooltip's text ("" when none shows).
+	Hover string `json:"hover"`
+	// Redraws counts the frames that drew the screen; the others kept
+	// the previous frame\'s pixels.
+	Redraws int `json:"redraws"`
+	Labels  []Label
+}
