@@ -273,7 +273,6 @@ retry:
 	}
 	st.step(stepNopage, nopageOOM, 0)
 nopage:
-	_ = compactionRetries
 	m.Slow.Failed++
 	m.countFailure(gfp, order)
 	st.end(t, NilPFN, gfp)

@@ -699,7 +699,6 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 	// Pinned folios are visited by count and kept.
 	pinPages, pinFolios := lv.pinnedShare(l, n, sc.reclaimIdx)
 	scanned += pinPages
-	costFolios := pinFolios
 	mappedFolios := pinFolios
 	var activated uint64
 	if file {
@@ -720,7 +719,6 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 	// shrink_folio_list
 	var refKept uint64 // nr_ref_keep: FOLIOREF_KEEP pages
 	for _, head := range batch {
-		costFolios++
 		p := &m.pages[head]
 		if p.kind == KindAnon || p.flags&pgYoung != 0 {
 			mappedFolios++
@@ -736,7 +734,6 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 		}
 	}
 	t.Charge(m.Cost.FolioRefWalk * sim.Time(mappedFolios))
-	_ = costFolios
 	// Put back what was not freed (move_folios_to_lru).
 	lv.Lock.Lock(t)
 	for _, head := range batch {
@@ -840,14 +837,11 @@ func (m *Machine) shrinkFolio(t *sim.Task, head PFN, sc *scanControl) folioFate 
 		if nr > 1 {
 			m.countVMEvent(THP_SWPOUT)
 		}
-		m.ZoneOf(head).Node.Stat[WORKINGSET_NODES] += 0
 		m.folioNrFreed = nr
 		m.freeIsolatedFolio(t, head)
 		return folioFreed
 	}
-	if referenced {
-		// FOLIOREF_RECLAIM_CLEAN: reclaim only if clean.
-	}
+	// FOLIOREF_RECLAIM_CLEAN (referenced, not young): reclaimed if clean.
 	if p.flags&pgDirty != 0 {
 		// Dirty file folios are left for the flusher; mark them for
 		// immediate reclaim when writeback ends and activate.
