@@ -24,8 +24,17 @@ put() {
 	fi
 }
 
+# The wasm binary is built against a copy of Ebiten whose built-in shaders
+# are compiled here rather than in the visitor's browser at start-up
+# (ui/sitetool/ebiten.go says why and how; PAGESIM_EBITEN_PATCH=off skips
+# it and builds with Ebiten as it is).
+modfile=()
+if [ "${PAGESIM_EBITEN_PATCH:-on}" != off ]; then
+	go run ./ui/sitetool ebiten-patch bin/ebiten
+	modfile=(-modfile=bin/ebiten/wasm.mod)
+fi
 echo "build.sh: building pagesim.wasm" >&2
-GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o "$cache/pagesim.wasm" ./wasm
+GOOS=js GOARCH=wasm go build "${modfile[@]}" -trimpath -ldflags='-s -w' -o "$cache/pagesim.wasm" ./wasm
 put "$cache/pagesim.wasm" "$site/pagesim.wasm"
 for f in index.html style.css boot.js; do
 	put "static/$f" "$site/$f"

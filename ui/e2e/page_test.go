@@ -41,7 +41,7 @@ func TestThePageLoadsAndDraws(t *testing.T) {
 	assert.Contains(t, p.Text("live"), "nr_free_pages")
 	assert.Contains(t, p.Text("live"), "PSI memory some avg10")
 	assert.Contains(t, p.Text("summary"), "__GFP_THISNODE")
-	logStartup(t, p)
+	startupMarks(p) // in order; TestStartUp measures them
 	p.WaitFrames(60)
 	d = p.Debug()
 	t.Logf("idle: frame gap median %.1f ms, Go work per frame %.1f ms, last panel render %.1f ms", d.FrameGapms, d.FrameCPUms, d.PanelMs)
@@ -88,9 +88,11 @@ func TestThePageLoadsAndDraws(t *testing.T) {
 	})
 }
 
-// logStartup logs the page's start-up timeline (ms since navigation).
-func logStartup(t *testing.T, p *Page) {
-	t.Helper()
+// startupMarks waits for the first map and returns the page's start-up
+// marks (jsbridge.Bridge.Mark) with the wasm download's and instantiation's
+// times, in ms after navigation. It checks they come in their order.
+func startupMarks(p *Page) map[string]float64 {
+	p.t.Helper()
 	p.WaitJS(`window.pagesimMarks && window.pagesimMarks.firstMap > 0`)
 	m := Eval[map[string]float64](p, `(() => {
 		const o = Object.assign({}, window.pagesimMarks);
@@ -99,8 +101,14 @@ func logStartup(t *testing.T, p *Page) {
 		o.instantiated = window.pagesimBoot.loaded;
 		return o;
 	})()`)
-	t.Logf("start-up (ms after navigation): wasm downloaded %.0f and compiled %.0f, Go main %.0f, first Update %.0f, first frame drawn %.0f and presented %.0f, machines booted %.0f, first map drawn %.0f, panel mounted from %.0f; all marks %v",
-		m["wasmResponseEnd"], m["instantiated"], m["main"], m["update"], m["firstFrame"], m["firstPresented"], m["booted"], m["firstMap"], m["panel"], m)
+	order := []string{"wasmFetchStart", "wasmResponseEnd", "instantiated", "main", "update", "firstFrame", "firstPresented", "booted", "firstMap"}
+	for i, k := range order {
+		if !assert.Positive(p.t, m[k], "start-up mark %s", k) || i == 0 {
+			continue
+		}
+		assert.LessOrEqual(p.t, m[order[i-1]], m[k], "start-up mark %s comes after %s", k, order[i-1])
+	}
+	return m
 }
 
 // nativeRun runs, natively, what a page with this link shows.

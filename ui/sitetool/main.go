@@ -1,7 +1,9 @@
-// Command sitetool does the two steps of build.sh that need more than a
-// shell: writing Vugu's DOM helper script as a file, and precompressing
-// the site. It needs nothing but Go, so a fresh machine can build the site.
+// Command sitetool does the steps of build.sh that need more than a
+// shell: preparing the Ebiten the wasm binary is built with (ebiten.go),
+// writing Vugu's DOM helper script as a file, and precompressing the site.
+// It needs nothing but Go, so a fresh machine can build the site.
 //
+//	go run ./ui/sitetool ebiten-patch DIR
 //	go run ./ui/sitetool vugu-script OUT.js
 //	go run ./ui/sitetool compress DIR
 //
@@ -21,7 +23,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -38,13 +39,15 @@ import (
 
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: sitetool vugu-script OUT.js | sitetool compress DIR")
+		fmt.Fprintln(os.Stderr, "usage: sitetool vugu-script OUT.js | sitetool compress DIR | sitetool ebiten-patch DIR")
 		os.Exit(2)
 	}
 	var err error
 	switch os.Args[1] {
 	case "vugu-script":
 		err = writeVuguScript(os.Args[2])
+	case "ebiten-patch":
+		err = ebitenPatch(os.Args[2])
 	case "compress":
 		q := 9
 		if s := os.Getenv("PAGESIM_BROTLI_QUALITY"); s != "" {
@@ -66,15 +69,23 @@ func main() {
 
 // vuguDir asks the go command where the vugu module of this build lives.
 func vuguDir() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-json", "github.com/vugu/vugu").Output()
+	m, err := moduleOf("github.com/vugu/vugu")
+	return m.Dir, err
+}
+
+// module is what `go list -m -json` says about a module of the build.
+type module struct{ Path, Version, Dir string }
+
+func moduleOf(path string) (module, error) {
+	var m module
+	out, err := exec.Command("go", "list", "-m", "-json", path).Output()
 	if err != nil {
-		return "", fmt.Errorf("go list -m github.com/vugu/vugu: %v", err)
+		return m, fmt.Errorf("go list -m %s: %v", path, err)
 	}
-	var m struct{ Dir string }
 	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
-		return "", errors.New("go list gave no directory for github.com/vugu/vugu (run go mod download)")
+		return m, fmt.Errorf("go list gave no directory for %s (run go mod download)", path)
 	}
-	return m.Dir, nil
+	return m, nil
 }
 
 // HelperScript returns the value of domrender's jsHelperScript constant
