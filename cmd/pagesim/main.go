@@ -84,7 +84,6 @@ func runMain(args []string, stdout, stderr io.Writer) (code int) {
 	return c.run(args[1:], stdout, stderr)
 }
 
-
 func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "pagesim: the Linux page allocator, simulated")
 	fmt.Fprintln(w)
