@@ -2,7 +2,7 @@
 GO ?= go
 export PATH := $(PATH):$(shell $(GO) env GOROOT)/lib/wasm
 
-.PHONY: run test bench site pagesim vet unit jstest
+.PHONY: run test bench pgo site pagesim vet unit jstest
 
 run: pagesim
 	./bin/pagesim serve
@@ -30,3 +30,14 @@ test: vet unit jstest
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# pgo rewrites the profile both binaries are built with (Go's profile-guided
+# optimization: go build reads default.pgo in the main package's folder;
+# cmd/pagesim/default.pgo links to wasm/default.pgo). It profiles what the
+# page spends its time on: the engine workloads of ui/bench (which include
+# running a scenario in the page's slices) and drawing the map.
+pgo:
+	mkdir -p bin
+	$(GO) test -run '^$$' -bench . -benchtime 2s -cpuprofile bin/pgo-engine.pprof -o bin/pgo-engine.test ./ui/bench
+	$(GO) test -run '^$$' -bench 'Render' -benchtime 2s -cpuprofile bin/pgo-map.pprof -o bin/pgo-map.test ./ui/mapview
+	$(GO) tool pprof -proto bin/pgo-engine.pprof bin/pgo-map.pprof > wasm/default.pgo

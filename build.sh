@@ -33,6 +33,8 @@ if [ "${PAGESIM_EBITEN_PATCH:-on}" != off ]; then
 	go run ./ui/sitetool ebiten-patch bin/ebiten
 	modfile=(-modfile=bin/ebiten/wasm.mod)
 fi
+# go build reads wasm/default.pgo, the profile `make pgo` writes: Go's
+# profile-guided inlining matters more in wasm, where calls are dear.
 echo "build.sh: building pagesim.wasm" >&2
 GOOS=js GOARCH=wasm go build "${modfile[@]}" -trimpath -ldflags='-s -w' -o "$cache/pagesim.wasm" ./wasm
 put "$cache/pagesim.wasm" "$site/pagesim.wasm"

@@ -147,13 +147,27 @@ func Run() ([]Result, error) {
 	return out, nil
 }
 
+// Fastest returns best with each workload's time lowered to its time in
+// run where that is faster; best may be nil (the first run).
+func Fastest(best, run []Result) []Result {
+	if best == nil {
+		return append([]Result(nil), run...)
+	}
+	for i := range best {
+		best[i].NsPerOp = min(best[i].NsPerOp, run[i].NsPerOp)
+	}
+	return best
+}
+
 // RunJSON is Run as JSON ({"results": [...]} or {"error": "..."}).
-func RunJSON() string {
+func RunJSON() string { return JSON(Run()) }
+
+// JSON writes Run's results, or its error, as RunJSON does.
+func JSON(res []Result, err error) string {
 	var v struct {
 		Results []Result `json:"results,omitempty"`
 		Error   string   `json:"error,omitempty"`
 	}
-	res, err := Run()
 	if err != nil {
 		v.Error = err.Error()
 	}

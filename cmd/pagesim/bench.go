@@ -1,0 +1,66 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/pagesim/pagesim/ui/bench"
+)
+
+const benchUsage = `Usage: pagesim bench [--count N] [--format text|json]
+
+Runs the engine benchmark the browser app runs as window.pagesimBench():
+an order-0 and an order-9 alloc+free pair, booting thp-thisnode's machine
+and running it to its end (ui/bench). Each line gives the wall time per
+operation and a check value, equal in the browser and here when both did
+the same work. With --count N every workload runs N times in turn and the
+fastest run is reported, as the browser test does with the page's runs.
+docs/PERFORMANCE.md compares the two.
+
+Exit status: 0 on success, 1 if a workload fails, 2 on a usage error.
+`
+
+func init() {
+	register(&command{name: "bench", summary: "time the engine workloads the page benchmarks", usage: benchUsage, run: cmdBench})
+}
+
+func cmdBench(args []string, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	format := fset.String("format", "text", "text or json")
+	count := fset.Int("count", 1, "runs per workload; the fastest is reported")
+	if err := fset.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "pagesim bench: %v\n%s", err, benchUsage)
+		return exitUsage
+	}
+	if fset.NArg() > 0 {
+		fmt.Fprintf(stderr, "pagesim bench: unexpected argument %q\n%s", fset.Arg(0), benchUsage)
+		return exitUsage
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(stderr, "pagesim bench: --format must be text or json, not %q\n", *format)
+		return exitUsage
+	}
+	if *count < 1 || *count > 1000 {
+		fmt.Fprintf(stderr, "pagesim bench: --count must be 1-1000, not %d\n", *count)
+		return exitUsage
+	}
+	var res []bench.Result
+	for i := 0; i < *count; i++ {
+		r, err := bench.Run()
+		if err != nil {
+			fmt.Fprintf(stderr, "pagesim bench: %v\n", err)
+			return exitInput
+		}
+		res = bench.Fastest(res, r)
+	}
+	if *format == "json" {
+		fmt.Fprintln(stdout, bench.JSON(res, nil))
+		return exitOK
+	}
+	for _, r := range res {
+		fmt.Fprintf(stdout, "%-48s %14.1f ns/op  %8d ops  check %d\n", r.Name, r.NsPerOp, r.Ops, r.Check)
+	}
+	return exitOK
+}

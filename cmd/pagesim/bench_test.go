@@ -1,0 +1,55 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pagesim/pagesim/ui/bench"
+)
+
+func TestBenchPrintsEveryWorkloadWithItsCheckValue(t *testing.T) {
+	code, out, errOut := run("bench", "--count", "2", "--format", "json")
+	require.Equal(t, exitOK, code, errOut)
+	var v struct{ Results []bench.Result }
+	require.NoError(t, json.Unmarshal([]byte(out), &v))
+	require.Len(t, v.Results, len(bench.Workloads))
+	for i, r := range v.Results {
+		assert.Equal(t, bench.Workloads[i].Name, r.Name)
+		assert.Positive(t, r.NsPerOp, r.Name)
+		assert.Positive(t, r.Check, r.Name)
+	}
+
+	code, out, _ = run("bench")
+	require.Equal(t, exitOK, code)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, len(bench.Workloads))
+	for i, l := range lines {
+		assert.True(t, strings.HasPrefix(l, bench.Workloads[i].Name), l)
+		assert.Contains(t, l, "ns/op")
+		// The same work every run: the check values agree with JSON's.
+		assert.Contains(t, l, "check "+strings.TrimSpace(jsonNumber(v.Results[i].Check)))
+	}
+}
+
+func jsonNumber(n uint64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func TestBenchRefusesBadArguments(t *testing.T) {
+	for _, args := range [][]string{
+		{"bench", "--format", "yaml"},
+		{"bench", "--count", "0"},
+		{"bench", "--count", "x"},
+		{"bench", "extra"},
+	} {
+		code, out, errOut := run(args...)
+		assert.Equal(t, exitUsage, code, args)
+		assert.Empty(t, out, args)
+		assert.Contains(t, errOut, "pagesim bench:", args)
+	}
+}
