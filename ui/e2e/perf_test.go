@@ -77,7 +77,7 @@ func TestTheEngineBenchmarkRunsInTheBrowser(t *testing.T) {
 // is the figure to compare with the goal.
 func TestStartUp(t *testing.T) {
 	const visits = 5
-	keys := []string{"wasmResponseEnd", "instantiated", "main", "update", "firstFrame", "firstPresented"}
+	keys := []string{"wasmResponseEnd", "instantiated", "main", "update", "firstFrame", "firstPresented", "booted", "firstMap", "panel"}
 	runs := map[string][]float64{}
 	for i := 0; i < visits; i++ {
 		{
