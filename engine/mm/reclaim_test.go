@@ -5,6 +5,8 @@ package mm
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/pagesim/pagesim/engine/sim"
@@ -456,4 +458,117 @@ func TestShrinkInactiveCountsReferenceKeepsAsTheKernelDoes(t *testing.T) {
 	for _, pfn := range young {
 		assert.NotZero(t, m.pages[pfn].flags&pgReferenced, "kept with PG_referenced set for the next round")
 	}
+}
+
+// mm_vmscan_lru_isolate and mm_vmscan_lru_shrink_active: every shrink of a
+// list is preceded by its isolation, whose nr_scanned is the scan the
+// shrink reports (total_scan); an active-list shrink takes what it moves
+// and deactivates everything it took (no executable file folios), and the
+// counters agree with the lines.
+func TestLRUIsolateAndShrinkActiveTracepoints(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	require.NoError(t, m.SetSwap(1<<20))
+	require.NoError(t, m.Trace.Enable("vmscan", true))
+	l := carveZone(t, m, nil, anonFileLayout)
+	for _, pfn := range l.pages[roleAnon] {
+		m.lruDel(pfn)
+		m.pages[pfn].flags |= pgActive
+		m.lruAdd(pfn)
+	}
+	tk := m.testTask(0)
+	for i := 0; i < 1500; i++ {
+		require.NotEqual(t, NilPFN, m.AllocPages(tk, GFP_KERNEL, 0, 0, 0))
+	}
+	runWorld(t, m, sim.Second)
+
+	var isolate *TraceEvent
+	var shrinkActive int
+	var deactivated, refill uint64
+	events := m.Trace.Events()
+	for i := range events {
+		e := &events[i]
+		f := fieldsOf(e.Fields())
+		switch e.Name() {
+		case "mm_vmscan_lru_isolate":
+			isolate = e
+		case "mm_vmscan_lru_shrink_inactive", "mm_vmscan_lru_shrink_active":
+			require.NotNil(t, isolate, "%s without an isolation before it", e.Name())
+			iso := fieldsOf(isolate.Fields())
+			assert.Equal(t, e.PID, isolate.PID, "the same reclaimer isolated")
+			if e.Name() == "mm_vmscan_lru_shrink_inactive" {
+				assert.Equal(t, iso["nr_scanned"], f["nr_scanned"], "%s after %s", e.Fields(), isolate.Fields())
+				assert.Contains(t, []string{"inactive_anon", "inactive_file"}, iso["lru"])
+			} else {
+				shrinkActive++
+				assert.Contains(t, []string{"active_anon", "active_file"}, iso["lru"])
+				assert.Equal(t, iso["nr_taken"], f["nr_taken"])
+				assert.Equal(t, f["nr_taken"], f["nr_deactivated"], "everything taken is deactivated: %s", e.Fields())
+				assert.Equal(t, "0", f["nr_active"])
+				assert.Equal(t, "0", f["nr_referenced"])
+				deactivated += atou(t, f["nr_deactivated"])
+				refill += atou(t, iso["nr_scanned"])
+			}
+			isolate = nil
+		}
+	}
+	assert.Positive(t, shrinkActive, "active anon was aged")
+	assert.Equal(t, m.Event(PGDEACTIVATE), deactivated, "pgdeactivate sums the lines")
+	assert.Equal(t, m.Event(PGREFILL), refill, "pgrefill sums the isolations of active lists")
+}
+
+// fieldsOf splits a tracepoint's "k=v k=v" fields.
+func fieldsOf(s string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range strings.Fields(s) {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func atou(t *testing.T, s string) uint64 {
+	t.Helper()
+	n, err := strconv.ParseUint(s, 10, 64)
+	require.NoError(t, err)
+	return n
+}
+
+// isolate_lru_folios skips folios of zones above the reclaim index: they
+// count in pgscan_skip_<zone>, in mm_vmscan_lru_isolate's nr_skipped, and
+// in nr_scanned (total_scan), so in pgscan too.
+func TestReclaimForALowZoneSkipsHigherZonesFolios(t *testing.T) {
+	const pages = 16384
+	cfg := Config{Nodes: []NodeSpec{{CPUs: 1, Zones: []ZoneSpec{
+		{Type: ZoneDMA32, StartPFN: 0x1000, Spanned: pages, Present: pages, Managed: pages - 256},
+		{Type: ZoneNormal, StartPFN: 0x1000 + pages, Spanned: pages, Present: pages, Managed: pages - 256},
+	}}}}
+	m, err := NewMachine(cfg)
+	require.NoError(t, err)
+	require.NoError(t, m.SetSysctl("vm.compaction_proactiveness", "0"))
+	m.Trace = NewTrace(1 << 16)
+	require.NoError(t, m.Trace.Enable("mm_vmscan_lru_isolate", true))
+	tk := m.testTask(0)
+	f := m.NewFile("f", nil)
+	m.FileWrite(tk, f, 0, 2*pages-4096, GFP_HIGHUSER_MOVABLE)
+	m.FileSync(tk, f)
+	mustCheck(t, m, "fill")
+	for i := 0; i < 3000; i++ {
+		require.NotEqual(t, NilPFN, m.AllocPages(tk, GFP_KERNEL|__GFP_DMA32, 0, 0, 0))
+	}
+	mustCheck(t, m, "DMA32 pressure")
+	skipped := m.Event(PGSCAN_SKIP_NORMAL)
+	require.Positive(t, skipped, "Normal-zone page cache was passed over")
+	var lines, traced, scanned uint64
+	for _, fl := range traceFields(m, "mm_vmscan_lru_isolate") {
+		f := fieldsOf(fl)
+		assert.Equal(t, strconv.Itoa(int(ZoneDMA32)), f["classzone"], fl)
+		traced += atou(t, f["nr_skipped"])
+		scanned += atou(t, f["nr_scanned"])
+		assert.GreaterOrEqual(t, atou(t, f["nr_scanned"]), atou(t, f["nr_skipped"])+atou(t, f["nr_taken"]), fl)
+		lines++
+	}
+	require.Positive(t, lines)
+	assert.Equal(t, skipped, traced, "nr_skipped sums to pgscan_skip_normal")
+	assert.Equal(t, m.Event(PGSCAN_DIRECT)+m.Event(PGSCAN_KSWAPD)+m.Event(PGREFILL), scanned, "pgscan and pgrefill count skipped pages too")
 }

@@ -49,6 +49,8 @@ const (
 	TraceMmVmscanLruShrinkInactive
 	TraceReclaimRetryZone
 	TraceCompactRetry
+	TraceMmVmscanLruIsolate
+	TraceMmVmscanLruShrinkActive
 	NrTraceIDs
 )
 
@@ -165,6 +167,14 @@ var traceDefs = [NrTraceIDs]traceDef{
 	TraceCompactRetry: {"oom", "compact_retry", func(a *[8]int64) string {
 		return fmt.Sprintf("order=%d priority=%s compaction_result=%s retries=%d max_retries=%d should_retry=%d",
 			a[0], prioName(a[1]), compactionFeedback(a[2]), a[3], a[4], a[5])
+	}},
+	TraceMmVmscanLruIsolate: {"vmscan", "mm_vmscan_lru_isolate", func(a *[8]int64) string {
+		return fmt.Sprintf("classzone=%d order=%d nr_requested=%d nr_scanned=%d nr_skipped=%d nr_taken=%d lru=%s",
+			a[0], a[1], a[2], a[3], a[4], a[5], LRUList(a[6]))
+	}},
+	TraceMmVmscanLruShrinkActive: {"vmscan", "mm_vmscan_lru_shrink_active", func(a *[8]int64) string {
+		return fmt.Sprintf("nid=%d nr_taken=%d nr_active=%d nr_deactivated=%d nr_referenced=%d priority=%d flags=%s",
+			a[0], a[1], a[2], a[3], a[4], a[5], lruFlags(a[6]))
 	}},
 }
 

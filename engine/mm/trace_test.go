@@ -51,6 +51,8 @@ var tpFormats = map[string]*regexp.Regexp{
 	"mm_vmscan_direct_reclaim_end":   regexp.MustCompile(`^nr_reclaimed=\d+ pid=\d+ memcg_id=\d+ $`),
 	"mm_vmscan_lru_shrink_inactive": regexp.MustCompile(`^nid=\d+ nr_scanned=\d+ nr_reclaimed=\d+ nr_dirty=\d+ nr_writeback=\d+ nr_congested=\d+ nr_immediate=\d+ ` +
 		`nr_activate_anon=\d+ nr_activate_file=\d+ nr_ref_keep=\d+ nr_unmap_fail=\d+ priority=\d+ flags=RECLAIM_WB_(ANON|FILE)\|RECLAIM_WB_ASYNC$`),
+	"mm_vmscan_lru_isolate":       regexp.MustCompile(`^classzone=\d+ order=\d+ nr_requested=\d+ nr_scanned=\d+ nr_skipped=\d+ nr_taken=\d+ lru=(inactive_anon|active_anon|inactive_file|active_file|unevictable)$`),
+	"mm_vmscan_lru_shrink_active": regexp.MustCompile(`^nid=\d+ nr_taken=\d+ nr_active=\d+ nr_deactivated=\d+ nr_referenced=\d+ priority=\d+ flags=RECLAIM_WB_(ANON|FILE)\|RECLAIM_WB_ASYNC$`),
 	// oom.h
 	"reclaim_retry_zone": regexp.MustCompile(`^node=\d+ zone=` + reZone + ` order=\d+ reclaimable=\d+ available=\d+ min_wmark=\d+ no_progress_loops=\d+ wmark_check=[01]$`),
 	"compact_retry":      regexp.MustCompile(`^order=\d+ priority=COMPACT_PRIO_(SYNC_FULL|SYNC_LIGHT|ASYNC) compaction_result=(failed|withdrawn|progress) retries=\d+ max_retries=\d+ should_retry=[01]$`),
@@ -112,6 +114,7 @@ func TestTracepointsPrintTheKernelsFormats(t *testing.T) {
 		"mm_compaction_wakeup_kcompactd", "mm_compaction_kcompactd_wake", "mm_compaction_kcompactd_sleep",
 		"mm_vmscan_wakeup_kswapd", "mm_vmscan_kswapd_wake", "mm_vmscan_kswapd_sleep",
 		"mm_vmscan_direct_reclaim_begin", "mm_vmscan_direct_reclaim_end", "mm_vmscan_lru_shrink_inactive",
+		"mm_vmscan_lru_isolate",
 		"reclaim_retry_zone", "compact_retry",
 	} {
 		assert.Greater(t, seen[name], 0, "%s was emitted", name)

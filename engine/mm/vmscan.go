@@ -664,11 +664,11 @@ func (lv *lruvec) pinnedShare(l LRUList, n uint64, idx ZoneType) (pages, folios 
 // isolateLRUFolios is the walk of isolate_lru_folios(): folios from the
 // tail of list l until want pages are taken, skipping (and counting in
 // pgscan_skip_*) those of zones above the reclaim index. It returns the
-// folio heads and the pages they hold; the caller isolates or moves them.
-func (m *Machine) isolateLRUFolios(lv *lruvec, l LRUList, want uint64, sc *scanControl) ([]PFN, uint64) {
+// folio heads and the pages they hold, and the pages skipped, which the
+// kernel counts in nr_scanned (total_scan) too; the caller isolates or
+// moves the folios.
+func (m *Machine) isolateLRUFolios(lv *lruvec, l LRUList, want uint64, sc *scanControl) (batch []PFN, taken, skippedPages uint64) {
 	var skipped [MaxNrZones]uint64
-	var batch []PFN
-	var taken uint64
 	for cursor := lv.lists[l].tail; cursor != NilPFN && want > 0; {
 		head := cursor
 		cursor = m.pages[head].prev
@@ -684,9 +684,20 @@ func (m *Machine) isolateLRUFolios(lv *lruvec, l LRUList, want uint64, sc *scanC
 	for zt, s := range skipped {
 		if s > 0 {
 			m.countVMEvents(PGSCAN_SKIP_DMA+VMEventItem(zt), s)
+			skippedPages += s
 		}
 	}
-	return batch, taken
+	return batch, taken, skippedPages
+}
+
+// traceLRUIsolate emits mm_vmscan_lru_isolate for one isolation: pages
+// requested, scanned (taken and skipped), skipped and taken, pinned folios
+// included (the kernel isolates them like any other).
+func (m *Machine) traceLRUIsolate(t *sim.Task, sc *scanControl, l LRUList, requested, scanned, skipped, taken uint64) {
+	if m.Trace.Enabled(TraceMmVmscanLruIsolate) {
+		m.Trace.Emit(t, TraceMmVmscanLruIsolate, int64(sc.reclaimIdx), int64(sc.order), int64(requested),
+			int64(scanned), int64(skipped), int64(taken), int64(l))
+	}
 }
 
 // shrinkInactiveList is shrink_inactive_list() with isolate_lru_folios()
@@ -709,8 +720,9 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 		activated = m.movePinned(lv, 1, l, l+1, pinPages, sc.reclaimIdx)
 	}
 	// Unpinned folios are visited one by one from the tail.
-	batch, taken := m.isolateLRUFolios(lv, l, n-min(n, pinPages), sc)
-	scanned += taken
+	batch, taken, skipped := m.isolateLRUFolios(lv, l, n-min(n, pinPages), sc)
+	scanned += taken + skipped
+	m.traceLRUIsolate(t, sc, l, n, scanned, skipped, pinPages+taken)
 	for _, head := range batch {
 		m.isolateLRUFolio(head)
 	}
@@ -925,8 +937,10 @@ func (m *Machine) shrinkActiveList(t *sim.Task, n uint64, lv *lruvec, sc *scanCo
 	moved := m.movePinned(lv, typ, l, inactive, pinPages, sc.reclaimIdx)
 	scanned := moved
 	var deactivated uint64 = moved
-	batch, taken := m.isolateLRUFolios(lv, l, n-min(n, pinPages), sc)
-	scanned += taken
+	batch, taken, skipped := m.isolateLRUFolios(lv, l, n-min(n, pinPages), sc)
+	scanned += taken + skipped
+	m.traceLRUIsolate(t, sc, l, n, scanned, skipped, moved+taken)
+	var kept uint64 // nr_activate: pages that stay active
 	for _, head := range batch {
 		m.lruDel(head)
 		p := &m.pages[head]
@@ -937,6 +951,7 @@ func (m *Machine) shrinkActiveList(t *sim.Task, n uint64, lv *lruvec, sc *scanCo
 		}
 		if keepActive {
 			m.lruAdd(head)
+			kept += m.folioNr(head)
 			continue
 		}
 		p.flags &^= pgActive | pgReferenced
@@ -948,6 +963,12 @@ func (m *Machine) shrinkActiveList(t *sim.Task, n uint64, lv *lruvec, sc *scanCo
 	lv.Lock.Unlock(t)
 	m.countVMEvents(PGREFILL, scanned)
 	m.countVMEvents(PGDEACTIVATE, deactivated)
+	if m.Trace.Enabled(TraceMmVmscanLruShrinkActive) {
+		// nr_referenced counts referenced executable file folios kept
+		// active (nr_rotated): pagesim has none.
+		m.Trace.Emit(t, TraceMmVmscanLruShrinkActive, int64(lv.node.ID), int64(moved+taken), int64(kept), int64(deactivated), 0,
+			int64(sc.priority), int64(b2i(l.isFile())))
+	}
 }
 
 // shouldContinueReclaim is should_continue_reclaim(): in reclaim/compaction
