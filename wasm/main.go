@@ -57,6 +57,9 @@ func main() {
 		}
 		return loop, nil
 	})
+	// The canvas gets its size and a WebGL2 context without multisampling
+	// before Ebiten asks for one (jsbridge.Bridge.PrepareCanvas says why).
+	br.PrepareCanvas()
 	br.Mark("runGame")
 	ebiten.SetTPS(ebiten.SyncWithFPS)
 	ebiten.SetScreenClearedEveryFrame(false)

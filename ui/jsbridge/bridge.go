@@ -109,6 +109,48 @@ func (b *Bridge) Mark(name string) {
 	m.Set(name, p.Call("now"))
 }
 
+// PrepareCanvas readies the canvas Ebiten created (in its package init) for
+// Ebiten's first frame, before ebiten.RunGame asks it for a WebGL2
+// context: it gives the canvas the drawing-buffer size Ebiten is about to
+// set (the body's client size times devicePixelRatio, as Ebiten's
+// updateScreenSize computes it) and creates the context with Ebiten's
+// attributes plus antialias: false. A browser hands every later
+// getContext("webgl2") call the context it already made, with the first
+// call's attributes, so Ebiten draws into this one.
+//
+// Why: Ebiten never needs the default framebuffer multisampled (it draws
+// into its own images and copies the result to the screen with one
+// pixel-aligned quad), but WebGL multisamples unless asked not to, and
+// with a software renderer (SwiftShader, in headless Chromium) allocating
+// a multisampled 1400x900 buffer took 220-310 ms, and resizing it from
+// Ebiten's initial 16x16 as long again; without multisampling, allocated
+// once at its final size, 50-100 ms (docs/PERFORMANCE.md). It returns
+// false, changing nothing, if there is no canvas or no WebGL2 (Ebiten
+// then reports the error as before).
+func (b *Bridge) PrepareCanvas() bool {
+	doc := b.global.Get("document")
+	if !doc.Truthy() {
+		return false
+	}
+	canvas := doc.Call("querySelector", "canvas")
+	body := doc.Get("body")
+	if !canvas.Truthy() || !body.Truthy() {
+		return false
+	}
+	f := 1.0
+	if r := b.global.Get("devicePixelRatio"); r.Type() == js.TypeNumber && r.Float() > 0 {
+		f = r.Float()
+	}
+	canvas.Set("width", int(body.Get("clientWidth").Float()*f))
+	canvas.Set("height", int(body.Get("clientHeight").Float()*f))
+	attr := b.global.Get("Object").New()
+	attr.Set("alpha", true)
+	attr.Set("premultipliedAlpha", true)
+	attr.Set("stencil", true)
+	attr.Set("antialias", false)
+	return canvas.Call("getContext", "webgl2", attr).Truthy()
+}
+
 // MarkFirstFrame records performance.now() at the first frame drawn as
 // window.pagesimFirstFrame (milliseconds since navigation started).
 func (b *Bridge) MarkFirstFrame() {

@@ -178,3 +178,59 @@ func TestTheBenchmarkIsAPromiseOfItsResult(t *testing.T) {
 	}
 	assert.Len(t, ran, 1)
 }
+
+// PrepareCanvas sizes Ebiten's canvas like Ebiten's updateScreenSize and
+// creates its WebGL2 context first, without multisampling.
+func TestPrepareCanvasSizesTheCanvasAndAsksForNoMultisampling(t *testing.T) {
+	g := js.Global()
+	t.Cleanup(func() {
+		g.Delete("document")
+		g.Delete("devicePixelRatio")
+	})
+	assert.False(t, New().PrepareCanvas(), "no document (Node): nothing to do")
+
+	doc := g.Get("Object").New()
+	body := g.Get("Object").New()
+	body.Set("clientWidth", 700.5)
+	body.Set("clientHeight", 450)
+	doc.Set("body", body)
+	canvas := g.Get("Object").New()
+	canvas.Set("width", 16)
+	canvas.Set("height", 16)
+	var asked []js.Value
+	getContext := js.FuncOf(func(this js.Value, args []js.Value) any {
+		asked = append(asked, args...)
+		if canvas.Get("width").Int() == 16 {
+			return js.Null() // sized after the context: the test fails below
+		}
+		return g.Get("Object").New()
+	})
+	defer getContext.Release()
+	canvas.Set("getContext", getContext)
+	var selectors []string
+	query := js.FuncOf(func(this js.Value, args []js.Value) any {
+		selectors = append(selectors, args[0].String())
+		return canvas
+	})
+	defer query.Release()
+	doc.Set("querySelector", query)
+	g.Set("document", doc)
+	g.Set("devicePixelRatio", 2)
+
+	require.True(t, New().PrepareCanvas())
+	assert.Equal(t, []string{"canvas"}, selectors)
+	assert.Equal(t, 1401, canvas.Get("width").Int(), "int(clientWidth x devicePixelRatio), as Ebiten computes it")
+	assert.Equal(t, 900, canvas.Get("height").Int())
+	require.Len(t, asked, 2)
+	assert.Equal(t, "webgl2", asked[0].String())
+	attr := asked[1]
+	assert.False(t, attr.Get("antialias").Bool())
+	for _, k := range []string{"alpha", "premultipliedAlpha", "stencil"} {
+		assert.True(t, attr.Get(k).Bool(), "Ebiten's attribute %s", k)
+	}
+
+	g.Set("devicePixelRatio", js.Undefined())
+	canvas.Set("getContext", js.FuncOf(func(this js.Value, args []js.Value) any { return js.Null() }))
+	assert.False(t, New().PrepareCanvas(), "no WebGL2: false, Ebiten reports it")
+	assert.Equal(t, 700, canvas.Get("width").Int(), "devicePixelRatio missing: 1")
+}
