@@ -33,11 +33,11 @@ bench:
 
 # pgo rewrites the profile both binaries are built with (Go's profile-guided
 # optimization: go build reads default.pgo in the main package's folder;
-# cmd/pagesim/default.pgo links to wasm/default.pgo). It profiles what the
-# page spends its time on: the engine workloads of ui/bench (which include
-# running a scenario in the page's slices) and drawing the map.
+# cmd/pagesim/default.pgo links to wasm/default.pgo). It profiles the engine
+# workloads of ui/bench, which include running a scenario in the page's
+# slices. The map's drawing is left out on purpose: inlined by the profile,
+# mapview.Render ran twice as slow in the browser (docs/PERFORMANCE.md).
 pgo:
 	mkdir -p bin
 	$(GO) test -run '^$$' -bench . -benchtime 2s -cpuprofile bin/pgo-engine.pprof -o bin/pgo-engine.test ./ui/bench
-	$(GO) test -run '^$$' -bench 'Render' -benchtime 2s -cpuprofile bin/pgo-map.pprof -o bin/pgo-map.test ./ui/mapview
-	$(GO) tool pprof -proto bin/pgo-engine.pprof bin/pgo-map.pprof > wasm/default.pgo
+	$(GO) tool pprof -proto bin/pgo-engine.pprof > wasm/default.pgo
