@@ -240,7 +240,8 @@ func (r *thpThisnodeRun) Advance(budget sim.Time) bool {
 	w.RunUntil(until, func() bool { return r.qemu.Done })
 	if !r.qemu.Done {
 		if !w.Pending() {
-			r.qemu.Failed, r.qemu.Done = true, true
+			// Nothing left to run and the guest is not mapped.
+			r.qemu.Failed, r.qemu.Done, r.qemu.Finish = 1, true, w.Now()
 		} else {
 			return false
 		}
@@ -279,7 +280,7 @@ func (r *thpThisnodeRun) finishSize() {
 		r.metrics[name] = float64(r.totals[i])
 	}
 	status := ""
-	if r.qemu.Failed {
+	if r.qemu.Failed > 0 {
 		status = " (failed: out of memory)"
 	}
 	r.lines = append(r.lines, fmt.Sprintf("Finished: %s GB mapped, %.6fs elapsed, %.2fGB/s%s", fmtGB(gb), el, rate, status))

@@ -312,14 +312,7 @@ func startQemu(in *Interp, c *call) (sim.Program, func() workload.Progress, func
 		pin = c.flag("pin")
 	}
 	q := &workload.QemuVfio{M: in.m, Region: ro.r, Pin: pin}
-	status := func() workload.Progress {
-		p := workload.Progress{Started: q.Started, Done: q.Done, Start: q.Start, Finish: q.Finish, Ops: q.Region.Cursor}
-		if q.Failed {
-			p.Failed = 1
-		}
-		return p
-	}
-	return q, status, nil, nil
+	return q, func() workload.Progress { return q.Progress }, nil, nil
 }
 
 func startWrite(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {

@@ -98,6 +98,53 @@ func TestProgramsRunToTheirEnd(t *testing.T) {
 			},
 		},
 		{
+			name: "qemu with vfio maps and pins guest RAM 2 MiB at a time, THPs first",
+			build: func(m *mm.Machine) (sim.Program, *Progress) {
+				r := m.NewAnonRegion("guest", nil, 8*mm.HPagePMDNr+100)
+				r.Madvised = true
+				q := &QemuVfio{M: m, Region: r, Pin: true}
+				return q, &q.Progress
+			},
+			check: func(t *testing.T, m *mm.Machine, p *Progress) {
+				assert.Equal(t, uint64(8*mm.HPagePMDNr+100), p.Ops, "every guest page")
+				guest := m.Owners()[len(m.Owners())-1]
+				assert.Equal(t, p.Ops, guest.Pinned, "all of it pinned")
+				assert.Positive(t, m.Event(mm.THP_FAULT_ALLOC), "madvised ranges start as THPs")
+				assert.Positive(t, p.Elapsed(0))
+			},
+		},
+		{
+			name: "qemu without vfio only touches guest RAM",
+			build: func(m *mm.Machine) (sim.Program, *Progress) {
+				q := &QemuVfio{M: m, Region: m.NewAnonRegion("guest", nil, 3000)}
+				return q, &q.Progress
+			},
+			check: func(t *testing.T, m *mm.Machine, p *Progress) {
+				assert.Equal(t, uint64(3000), p.Ops)
+				assert.Zero(t, m.Owners()[len(m.Owners())-1].Pinned)
+			},
+		},
+		{
+			name: "a page-cache writer fills files in chunks and writes each back when full",
+			build: func(m *mm.Machine) (sim.Program, *Progress) {
+				w := &PageCacheWriter{M: m, FilePages: 512, ChunkPages: 128}
+				p := &Progress{}
+				return sim.ProgramFunc(func(world *sim.World, t *sim.Task) sim.Time {
+					p.begin(t)
+					if w.Written >= 2048 {
+						p.Ops, p.Failed = w.Written, w.Failed
+						return p.finish(t)
+					}
+					return w.Step(world, t)
+				}), p
+			},
+			check: func(t *testing.T, m *mm.Machine, p *Progress) {
+				assert.Equal(t, uint64(2048), p.Ops, "four files of 512 pages")
+				assert.Equal(t, int64(2048), m.GlobalNodeState(mm.NR_WRITTEN), "each written back when full")
+				assert.Equal(t, int64(2048), m.GlobalNodeState(mm.NR_FILE_PAGES))
+			},
+		},
+		{
 			name: "an allocator frees each chunk after its hold",
 			build: func(m *mm.Machine) (sim.Program, *Progress) {
 				a := &Allocator{M: m, GFP: mm.GFP_KERNEL | mm.G__GFP_COMP, Order: 3, Nid: -1, Count: 10, Hold: 5 * sim.Millisecond, Interval: sim.Millisecond}
@@ -137,4 +184,43 @@ func TestPinnerHoldsItsPinsThenLetsGo(t *testing.T) {
 	assert.Equal(t, p.Pages, r.Owner.Pinned)
 	runToEnd(t, m, tk, sim.Second)
 	assert.Zero(t, r.Owner.Pinned)
+}
+
+// A guest larger than memory fails its mapping with the fault that found
+// no memory, and ends there.
+func TestQemuStopsAtTheFirstFailedFault(t *testing.T) {
+	m := small(t)
+	r := m.NewAnonRegion("guest", nil, 32768) // twice the machine
+	q := &QemuVfio{M: m, Region: r, Pin: true}
+	tk := m.World.NewTask("qemu", 1, q, 0)
+	runToEnd(t, m, tk, 60*sim.Second)
+	assert.True(t, q.Done)
+	assert.Equal(t, uint64(1), q.Failed)
+	assert.Less(t, q.Ops, r.Pages)
+	assert.Equal(t, r.Cursor, q.Ops)
+}
+
+// FillPageCache leaves clean page cache in 16 MiB files on the task's node.
+func TestFillPageCacheLeavesCleanFiles(t *testing.T) {
+	m := small(t)
+	tk := m.World.NewTask("fill", 0, nil, sim.Never)
+	files := FillPageCache(m, tk, "cache", nil, 40<<20)
+	require.Len(t, files, 3, "16 + 16 + 8 MiB")
+	var pages uint64
+	for _, f := range files {
+		pages += f.Resident()
+	}
+	assert.Equal(t, uint64(40<<20/mm.PageSize), pages)
+	assert.Equal(t, int64(pages), m.GlobalNodeState(mm.NR_FILE_PAGES))
+	assert.Zero(t, m.GlobalNodeState(mm.NR_FILE_DIRTY), "written back")
+	require.NoError(t, m.CheckInvariants())
+
+	// More than fits: it stops at the first short write.
+	more := FillPageCache(m, tk, "more", nil, 128<<20)
+	var got uint64
+	for _, f := range more {
+		got += f.Resident()
+	}
+	assert.Less(t, got, uint64(128<<20/mm.PageSize))
+	require.NoError(t, m.CheckInvariants())
 }

@@ -20,50 +20,33 @@ type QemuVfio struct {
 	M      *mm.Machine
 	Region *mm.AnonRegion
 	Pin    bool
-	// Start and Finish are when mapping began and ended.
-	Start, Finish sim.Time
-	Started, Done bool
-	// Failed is set if a fault could not be served (OOM).
-	Failed bool
+	// Progress: Ops is the guest pages mapped so far (Region.Cursor after
+	// each step); Failed becomes 1 when a fault cannot be served (OOM),
+	// which ends the mapping.
+	Progress
 }
 
 // Step maps the next 2 MiB of guest RAM.
 func (q *QemuVfio) Step(w *sim.World, t *sim.Task) sim.Time {
-	if !q.Started {
-		q.Started = true
-		q.Start = t.Now
-	}
+	q.begin(t)
 	r := q.Region
 	end := min(r.Pages, (r.Cursor/mm.HPagePMDNr+1)*mm.HPagePMDNr)
 	for r.Cursor < end {
-		res := q.M.FaultAnonNext(t, r, q.Pin)
-		if !res.OK {
-			q.Failed = true
+		if !q.M.FaultAnonNext(t, r, q.Pin).OK {
+			q.Failed = 1
 			break
 		}
 	}
+	q.Ops = r.Cursor
 	if q.Pin {
 		// vfio maps the pinned, physically contiguous runs of a batch
 		// with one iommu_map() call.
 		t.Charge(q.M.Cost.IOMMUMap)
 	}
-	if r.Cursor >= r.Pages || q.Failed {
-		q.Done = true
-		q.Finish = t.Now
-		return sim.Exit
+	if r.Cursor >= r.Pages || q.Failed > 0 {
+		return q.finish(t)
 	}
 	return t.Now
-}
-
-// Elapsed returns the mapping time so far (or in total when done).
-func (q *QemuVfio) Elapsed(now sim.Time) sim.Time {
-	if !q.Started {
-		return 0
-	}
-	if q.Done {
-		return q.Finish - q.Start
-	}
-	return now - q.Start
 }
 
 // FillPageCache writes bytes of clean page cache from a task on the node's
