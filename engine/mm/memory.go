@@ -166,17 +166,23 @@ func (m *Machine) PinFolio(t *sim.Task, pfn PFN) error {
 	if onLRU {
 		m.lruDel(head)
 	}
-	nr := m.folioNr(head)
 	p.flags |= pgPinned
-	m.addBlockPinned(head, nr, 1)
-	o := m.owners[p.owner]
-	o.Pinned += nr
-	m.ZoneOf(head).Node.Stat[NR_FOLL_PIN_ACQUIRED] += int64(nr)
 	if onLRU {
 		m.lruAdd(head)
 	}
-	t.Charge(m.Cost.PinPage * sim.Time(nr))
+	m.accountPin(t, head)
 	return nil
+}
+
+// accountPin counts a new long-term pin of a folio whose pgPinned flag is
+// set: its pageblocks' and owner's pinned pages, NR_FOLL_PIN_ACQUIRED, and
+// the cost of pinning its pages.
+func (m *Machine) accountPin(t *sim.Task, head PFN) {
+	nr := m.folioNr(head)
+	m.addBlockPinned(head, nr, 1)
+	m.owners[m.pages[head].owner].Pinned += nr
+	m.ZoneOf(head).Node.Stat[NR_FOLL_PIN_ACQUIRED] += int64(nr)
+	t.Charge(m.Cost.PinPage * sim.Time(nr))
 }
 
 // UnpinFolio drops the pin (unpin_user_page).
@@ -339,6 +345,16 @@ func (m *Machine) FaultAnonNext(t *sim.Task, r *AnonRegion, pin bool) FaultResul
 // mapAnonFolio sets up a faulted folio: zeroing, rmap, LRU, the pin.
 func (m *Machine) mapAnonFolio(t *sim.Task, r *AnonRegion, head PFN, order Order, pin bool) FaultResult {
 	n := order.Pages()
+	z := m.ZoneOf(head)
+	// A long-term pin taken as the fault maps the folio (vfio's
+	// VFIO_IOMMU_MAP_DMA) puts it straight into its lruvec's pinned pool,
+	// where PinFolio would move it a moment later (the kernel leaves a
+	// pinned folio on its LRU list; lru.go says why pagesim pools them).
+	// ZONE_MOVABLE pages cannot be pinned in place (PinFolio refuses).
+	pinNow := pin && z.Type != ZoneMovable
+	if pinNow {
+		m.pages[head].flags |= pgPinned
+	}
 	m.setupFolio(head, order, r.Owner)
 	if order == HPagePMDOrder {
 		t.Charge(m.Cost.HugeFault)
@@ -353,10 +369,10 @@ func (m *Machine) mapAnonFolio(t *sim.Task, r *AnonRegion, head PFN, order Order
 	}
 	t.Charge(m.Cost.ClearPage4K * sim.Time(n))
 	m.countVMEvent(PGFAULT)
-	r.NodePages[m.ZoneOf(head).Node.ID] += n
+	r.NodePages[z.Node.ID] += n
 	r.Cursor += n
-	if pin {
-		_ = m.PinFolio(t, head)
+	if pinNow {
+		m.accountPin(t, head)
 	}
 	return FaultResult{Head: head, Order: order, OK: true}
 }
