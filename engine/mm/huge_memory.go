@@ -223,6 +223,19 @@ func (m *Machine) VMATHPGFPMask(madvised bool) GFP { return m.THP.vmaTHPGFPMask(
 // thpOrderAllowed is thp_vma_allowable_order() for an anonymous VMA: the
 // order's enabled setting (or the top-level one when it inherits), honouring
 // MADV_HUGEPAGE and MADV_NOHUGEPAGE.
+// anonOrders is thp_vma_allowable_orders() for an anonymous fault: the
+// orders of mask (a bitmask, bit n for order n) that the per-size settings
+// allow for a VMA with these flags.
+func (s *THPSettings) anonOrders(madvised, noHuge bool, mask uint64) uint64 {
+	var orders uint64
+	for o := Order(2); o <= HPagePMDOrder; o++ {
+		if mask&(1<<o) != 0 && s.thpOrderAllowed(o, madvised, noHuge) {
+			orders |= 1 << o
+		}
+	}
+	return orders
+}
+
 func (s *THPSettings) thpOrderAllowed(order Order, madvised, noHuge bool) bool {
 	if noHuge || order < 2 || order > HPagePMDOrder {
 		return false

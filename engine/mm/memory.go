@@ -8,6 +8,7 @@ package mm
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/pagesim/pagesim/engine/sim"
 )
@@ -320,19 +321,28 @@ func (m *Machine) FaultAnonNext(t *sim.Task, r *AnonRegion, pin bool) FaultResul
 		m.countVMEvent(THP_FAULT_FALLBACK)
 		m.MTHP[HPagePMDOrder].AnonFaultFallback++
 	}
-	// mTHP orders below PMD (alloc_anon_folio), highest first.
-	gfp := gfpFix(m.THP.vmaTHPGFPMask(r.Madvised))
-	for o := Order(HPagePMDOrder - 1); o >= 2; o-- {
-		n := uint64(1) << o
-		if r.Cursor%n != 0 || r.Pages-r.Cursor < n || !m.THP.thpOrderAllowed(o, r.Madvised, r.NoHugepage) {
-			continue
+	// mTHP orders below PMD (alloc_anon_folio): the orders the VMA allows
+	// (thp_vma_allowable_orders), those whose naturally aligned folio
+	// lies inside the VMA (thp_vma_suitable_orders), highest first. No
+	// order fits an address that is not 16 KiB aligned.
+	if r.Cursor&3 == 0 {
+		if orders := m.THP.anonOrders(r.Madvised, r.NoHugepage, 1<<HPagePMDOrder-1); orders != 0 {
+			gfp := gfpFix(m.THP.vmaTHPGFPMask(r.Madvised))
+			for orders != 0 {
+				o := Order(bits.Len64(orders) - 1)
+				orders &^= 1 << o
+				n := uint64(1) << o
+				if r.Cursor&(n-1) != 0 || r.Pages-r.Cursor < n {
+					continue
+				}
+				head := m.allocPagesMpol(t, gfp|__GFP_COMP, o, &r.Policy, ilx>>o, nid)
+				if head != NilPFN {
+					m.MTHP[o].AnonFaultAlloc++
+					return m.mapAnonFolio(t, r, head, o, pin)
+				}
+				m.MTHP[o].AnonFaultFallback++
+			}
 		}
-		head := m.allocPagesMpol(t, gfp|__GFP_COMP, o, &r.Policy, ilx>>o, nid)
-		if head != NilPFN {
-			m.MTHP[o].AnonFaultAlloc++
-			return m.mapAnonFolio(t, r, head, o, pin)
-		}
-		m.MTHP[o].AnonFaultFallback++
 	}
 	// Order 0: vma_alloc_zeroed_movable_folio.
 	head := m.allocPagesMpol(t, gfpFix(GFP_HIGHUSER_MOVABLE|__GFP_ZERO), 0, &r.Policy, ilx, nid)
