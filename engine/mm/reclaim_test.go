@@ -572,3 +572,35 @@ func TestReclaimForALowZoneSkipsHigherZonesFolios(t *testing.T) {
 	assert.Equal(t, skipped, traced, "nr_skipped sums to pgscan_skip_normal")
 	assert.Equal(t, m.Event(PGSCAN_DIRECT)+m.Event(PGSCAN_KSWAPD)+m.Event(PGREFILL), scanned, "pgscan and pgrefill count skipped pages too")
 }
+
+// shrink_folio_list counts dirty page cache in nr_dirty whatever its
+// reference state (folio_check_dirty_writeback runs first), and sends the
+// dirty folios it would reclaim to the flusher (NR_VMSCAN_IMMEDIATE,
+// activated): nr_dirty is at least what went that way.
+func TestReclaimCountsDirtyPageCache(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	require.NoError(t, m.Trace.Enable("mm_vmscan_lru_shrink_inactive", true))
+	tk := m.testTask(0)
+	f := m.NewFile("dirty", nil)
+	m.FileWrite(tk, f, 0, 6000, GFP_HIGHUSER_MOVABLE) // never synced
+	mustCheck(t, m, "fill")
+	// Until the first direct reclaim (pagesim has no flusher: page cache
+	// stays dirty until synced, so more pressure only repeats this).
+	for i := 0; i < 5000 && m.Event(PGSCAN_DIRECT) == 0; i++ {
+		m.AllocPages(tk, GFP_KERNEL, 0, 0, 0)
+	}
+	require.Positive(t, m.Event(PGSCAN_DIRECT))
+	mustCheck(t, m, "pressure")
+	require.Less(t, len(m.Trace.Events()), 1<<16, "the ring kept every line")
+	var dirty uint64
+	lines := traceFields(m, "mm_vmscan_lru_shrink_inactive")
+	require.NotEmpty(t, lines)
+	for _, l := range lines {
+		f := fieldsOf(l)
+		assert.LessOrEqual(t, atou(t, f["nr_dirty"]), atou(t, f["nr_scanned"]), l)
+		dirty += atou(t, f["nr_dirty"])
+	}
+	immediate := uint64(m.Nodes[0].Stat[NR_VMSCAN_IMMEDIATE])
+	assert.Positive(t, immediate, "dirty folios went to the flusher")
+	assert.GreaterOrEqual(t, dirty, immediate)
+}

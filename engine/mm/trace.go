@@ -156,9 +156,13 @@ var traceDefs = [NrTraceIDs]traceDef{
 	TraceMmVmscanDirectReclaimEnd: {"vmscan", "mm_vmscan_direct_reclaim_end", func(a *[8]int64) string {
 		return fmt.Sprintf("nr_reclaimed=%d pid=%d memcg_id=%d ", a[0], a[1], a[2])
 	}},
+	// pagesim's reclaim never finds a folio under writeback (FileSync
+	// writes back within its step) and its try_to_unmap never fails, so
+	// nr_writeback, nr_congested, nr_immediate and nr_unmap_fail are 0;
+	// nr_dirty (a[6]) is counted.
 	TraceMmVmscanLruShrinkInactive: {"vmscan", "mm_vmscan_lru_shrink_inactive", func(a *[8]int64) string {
-		return fmt.Sprintf("nid=%d nr_scanned=%d nr_reclaimed=%d nr_dirty=0 nr_writeback=0 nr_congested=0 nr_immediate=0 nr_activate_anon=%d nr_activate_file=%d nr_ref_keep=%d nr_unmap_fail=%d priority=%d flags=%s",
-			a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]>>8, lruFlags(a[7]&0xff))
+		return fmt.Sprintf("nid=%d nr_scanned=%d nr_reclaimed=%d nr_dirty=%d nr_writeback=0 nr_congested=0 nr_immediate=0 nr_activate_anon=%d nr_activate_file=%d nr_ref_keep=%d nr_unmap_fail=0 priority=%d flags=%s",
+			a[0], a[1], a[2], a[6], a[3], a[4], a[5], a[7]>>8, lruFlags(a[7]&0xff))
 	}},
 	TraceReclaimRetryZone: {"oom", "reclaim_retry_zone", func(a *[8]int64) string {
 		return fmt.Sprintf("node=%d zone=%-8s order=%d reclaimable=%d available=%d min_wmark=%d no_progress_loops=%d wmark_check=%d",

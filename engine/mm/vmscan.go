@@ -730,10 +730,17 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 	lv.Lock.Unlock(t)
 	// shrink_folio_list
 	var refKept uint64 // nr_ref_keep: FOLIOREF_KEEP pages
+	var nrDirty uint64 // nr_dirty: evictable page cache found dirty or under writeback
 	for _, head := range batch {
 		p := &m.pages[head]
 		if p.kind == KindAnon || p.flags&pgYoung != 0 {
 			mappedFolios++
+		}
+		// folio_check_dirty_writeback() runs before the references
+		// check, so referenced dirty folios count too; anon folios do
+		// not (flushers do not write them).
+		if p.kind == KindFile && p.flags&(pgDirty|pgWriteback) != 0 && p.flags&pgUnevictable == 0 {
+			nrDirty += m.folioNr(head)
 		}
 		fate := m.shrinkFolio(t, head, sc)
 		switch fate {
@@ -777,7 +784,7 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 			aa = int64(activated)
 		}
 		m.Trace.Emit(t, TraceMmVmscanLruShrinkInactive, int64(lv.node.ID), int64(scanned), int64(reclaimed), aa, af,
-			int64(refKept), 0, int64(sc.priority)<<8|int64(b2i(file)))
+			int64(refKept), int64(nrDirty), int64(sc.priority)<<8|int64(b2i(file)))
 	}
 	return reclaimed
 }
