@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A small, fast run of the seed-003 scenario: two variants, two guests.
+var smallRun = []string{"run", "thp-thisnode", "--set", "scale=0.02", "--set", "guest_gb=20,42", "--variant", "upstream", "--variant", "drop-thisnode"}
+
+func TestRunPrintsTheCoverLetterTable(t *testing.T) {
+	code, out, errs := run(smallRun...)
+	require.Equal(t, exitOK, code, errs)
+	assert.Empty(t, errs)
+	assert.True(t, strings.HasPrefix(out, "pagesim "), out)
+	for _, want := range []string{"thp-thisnode (seed 003)", "upstream:", "drop-thisnode:", "GB/s mapped", "scale 0.02"} {
+		assert.Contains(t, out, want)
+	}
+	assert.NotContains(t, out, "only-compact:", "only the variants asked for")
+	for i, l := range strings.Split(out, "\n") {
+		assert.LessOrEqual(t, utf8.RuneCountInString(l), 72, "line %d is a cover letter's: %q", i+1, l)
+	}
+	// The same arguments give the same bytes.
+	_, again, _ := run(smallRun...)
+	assert.Equal(t, out, again)
+}
+
+func TestRunPrintsJSON(t *testing.T) {
+	code, out, errs := run(append(smallRun, "--format", "json")...)
+	require.Equal(t, exitOK, code, errs)
+	var v map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+	b, _ := json.Marshal(v)
+	for _, want := range []string{`"thp-thisnode"`, `"upstream"`, `"drop-thisnode"`, `"gb_per_s_42"`} {
+		assert.Contains(t, string(b), want)
+	}
+	assert.NotContains(t, string(b), `"only-compact"`)
+}
+
+func TestRunRefusesBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"run"}, exitUsage, "Usage: pagesim run"},
+		{[]string{"run", "--variant", "upstream"}, exitUsage, "the scenario comes first"},
+		{[]string{"run", "thp-thisnode", "extra"}, exitUsage, `unexpected argument "extra"`},
+		{[]string{"run", "thp-thisnode", "--bogus"}, exitUsage, "bogus"},
+		{[]string{"run", "thp-thisnode", "--format", "yaml"}, exitUsage, "--format must be text or json"},
+		{[]string{"run", "no-such-scenario"}, exitInput, "no-such-scenario"},
+		{[]string{"run", "thp-thisnode", "--seed", "-1"}, exitInput, "not a non-negative integer"},
+		{[]string{"run", "thp-thisnode", "--runs", "0"}, exitInput, "runs must be between"},
+		{[]string{"run", "thp-thisnode", "--variant", "nope"}, exitInput, `no variant "nope"`},
+		{[]string{"run", "thp-thisnode", "--set", "scale=5"}, exitInput, "scale: 5 is above the maximum 1"},
+		{[]string{"run", "thp-thisnode", "--set", "scale"}, exitInput, "want NAME=VALUE"},
+		{[]string{"run", "thp-thisnode", "--set", "nonsense=1"}, exitInput, `unknown parameter or knob "nonsense"`},
+		{[]string{"run", "thp-thisnode", "--set", "vm.defrag_mode=7"}, exitInput, "vm.defrag_mode"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errs := run(tc.args...)
+			assert.Equal(t, tc.code, code)
+			assert.Empty(t, out, "nothing on stdout")
+			assert.Contains(t, errs, tc.msg)
+			assert.NotContains(t, errs, "goroutine ", "no stack trace")
+			assert.NotContains(t, errs, "panic")
+		})
+	}
+}
+
+func TestScenariosListsEachScenarioWithItsKnobs(t *testing.T) {
+	code, out, errs := run("scenarios")
+	require.Equal(t, exitOK, code, errs)
+	for _, want := range []string{"thp-thisnode (seed 003)", "variants:", "upstream", "parameters:", "scale", "default 0.25 [0.01, 1]", "knobs set by the scenario", "metrics:", "gb_per_s_"} {
+		assert.Contains(t, out, want)
+	}
+	code, out, _ = run("scenarios", "--format", "json")
+	require.Equal(t, exitOK, code)
+	var docs []struct {
+		ID       string
+		Variants []struct{ Name string }
+		Metrics  []struct{ Name string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &docs))
+	require.NotEmpty(t, docs)
+	assert.Equal(t, "thp-thisnode", docs[0].ID)
+	assert.NotEmpty(t, docs[0].Variants)
+	assert.NotEmpty(t, docs[0].Metrics)
+
+	for _, args := range [][]string{{"scenarios", "extra"}, {"scenarios", "--format", "xml"}} {
+		code, out, errs := run(args...)
+		assert.Equal(t, exitUsage, code, args)
+		assert.Empty(t, out)
+		assert.Contains(t, errs, "Usage: pagesim scenarios")
+	}
+}
