@@ -254,7 +254,8 @@ type Trace struct {
 	Hits [NrTraceIDs]uint64
 }
 
-// NewTrace makes a ring of size entries with the default events enabled.
+// NewTrace makes a ring of size entries with the default events enabled:
+// all but mm_page_alloc, mm_page_free and mm_vmscan_lru_isolate.
 func NewTrace(size int) *Trace {
 	if size < 1 {
 		size = 1
@@ -263,8 +264,11 @@ func NewTrace(size int) *Trace {
 	for i := range t.enabled {
 		t.enabled[i] = true
 	}
+	// One line per page or per LRU batch would bury the rest: these are
+	// off until asked for.
 	t.enabled[TraceMmPageAlloc] = false
 	t.enabled[TraceMmPageFree] = false
+	t.enabled[TraceMmVmscanLruIsolate] = false
 	return t
 }
 

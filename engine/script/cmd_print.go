@@ -82,7 +82,7 @@ func printCommands() []*command {
 					name:   "enable",
 					syntax: "trace enable EVENT...",
 					help: "Switches tracepoints on by name (mm_compaction_begin), system:name, system (compaction, vmscan, " +
-						"kmem) or all. mm_page_alloc and mm_page_free are off by default.",
+						"kmem) or all. mm_page_alloc, mm_page_free and mm_vmscan_lru_isolate are off by default.",
 					pos:      []param{{name: "EVENT", typ: tText, required: true}},
 					variadic: true,
 					check:    checkEvents,
