@@ -669,17 +669,26 @@ func (lv *lruvec) pinnedShare(l LRUList, n uint64, idx ZoneType) (pages, folios 
 // moves the folios.
 func (m *Machine) isolateLRUFolios(lv *lruvec, l LRUList, want uint64, sc *scanControl) (batch []PFN, taken, skippedPages uint64) {
 	var skipped [MaxNrZones]uint64
+	var skippedFolios []PFN
 	for cursor := lv.lists[l].tail; cursor != NilPFN && want > 0; {
 		head := cursor
 		cursor = m.pages[head].prev
 		nr := m.folioNr(head)
 		if zt := m.ZoneOf(head).Type; zt > sc.reclaimIdx {
 			skipped[zt] += nr
+			skippedFolios = append(skippedFolios, head)
 			continue
 		}
 		taken += nr
 		want -= min(want, nr)
 		batch = append(batch, head)
+	}
+	// "Splice any skipped folios to the start of the LRU list": the next
+	// batch does not walk past them again.
+	list := &lv.lists[l]
+	for i := len(skippedFolios) - 1; i >= 0; i-- {
+		list.remove(m.pages, skippedFolios[i])
+		list.pushHead(m.pages, skippedFolios[i])
 	}
 	for zt, s := range skipped {
 		if s > 0 {
