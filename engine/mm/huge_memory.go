@@ -220,9 +220,6 @@ func (s *THPSettings) vmaTHPGFPMask(madvised bool) GFP {
 // VMATHPGFPMask exports vma_thp_gfp_mask for the machine's settings.
 func (m *Machine) VMATHPGFPMask(madvised bool) GFP { return m.THP.vmaTHPGFPMask(madvised) }
 
-// thpOrderAllowed is thp_vma_allowable_order() for an anonymous VMA: the
-// order's enabled setting (or the top-level one when it inherits), honouring
-// MADV_HUGEPAGE and MADV_NOHUGEPAGE.
 // anonOrders is thp_vma_allowable_orders() for an anonymous fault: the
 // orders of mask (a bitmask, bit n for order n) that the per-size settings
 // allow for a VMA with these flags.
@@ -236,6 +233,9 @@ func (s *THPSettings) anonOrders(madvised, noHuge bool, mask uint64) uint64 {
 	return orders
 }
 
+// thpOrderAllowed is thp_vma_allowable_order() for an anonymous VMA: the
+// order's enabled setting (or the top-level one when it inherits), honouring
+// MADV_HUGEPAGE and MADV_NOHUGEPAGE.
 func (s *THPSettings) thpOrderAllowed(order Order, madvised, noHuge bool) bool {
 	if noHuge || order < 2 || order > HPagePMDOrder {
 		return false
