@@ -28,15 +28,16 @@ put() {
 # are compiled here rather than in the visitor's browser at start-up
 # (ui/sitetool/ebiten.go says why and how; PAGESIM_EBITEN_PATCH=off skips
 # it and builds with Ebiten as it is).
-modfile=()
+modfile=-modfile=bin/ebiten/wasm.mod
 if [ "${PAGESIM_EBITEN_PATCH:-on}" != off ]; then
 	go run ./ui/sitetool ebiten-patch bin/ebiten
-	modfile=(-modfile=bin/ebiten/wasm.mod)
+else
+	modfile=-mod=readonly # go build's default: Ebiten as go.mod has it
 fi
 # go build reads wasm/default.pgo, the profile `make pgo` writes: Go's
 # profile-guided inlining matters more in wasm, where calls are dear.
 echo "build.sh: building pagesim.wasm" >&2
-GOOS=js GOARCH=wasm go build "${modfile[@]}" -trimpath -ldflags='-s -w' -o "$cache/pagesim.wasm" ./wasm
+GOOS=js GOARCH=wasm go build "$modfile" -trimpath -ldflags='-s -w' -o "$cache/pagesim.wasm" ./wasm
 put "$cache/pagesim.wasm" "$site/pagesim.wasm"
 for f in index.html style.css boot.js; do
 	put "static/$f" "$site/$f"

@@ -76,14 +76,27 @@ func vuguDir() (string, error) {
 // module is what `go list -m -json` says about a module of the build.
 type module struct{ Path, Version, Dir string }
 
+// moduleOf asks the go command where a module of the build lives. go list
+// names the folder only once the module is in the module cache, so on a
+// fresh machine it is downloaded first (go mod download says where).
 func moduleOf(path string) (module, error) {
 	var m module
 	out, err := exec.Command("go", "list", "-m", "-json", path).Output()
 	if err != nil {
 		return m, fmt.Errorf("go list -m %s: %v", path, err)
 	}
+	if err := json.Unmarshal(out, &m); err != nil {
+		return m, fmt.Errorf("go list -m %s: %v", path, err)
+	}
+	if m.Dir != "" {
+		return m, nil
+	}
+	out, err = exec.Command("go", "mod", "download", "-json", path+"@"+m.Version).Output()
+	if err != nil {
+		return m, fmt.Errorf("go mod download %s@%s: %v", path, m.Version, err)
+	}
 	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
-		return m, fmt.Errorf("go list gave no directory for %s (run go mod download)", path)
+		return m, fmt.Errorf("go mod download gave no directory for %s", path)
 	}
 	return m, nil
 }
