@@ -32,12 +32,14 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # pgo rewrites the profile both binaries are built with (Go's profile-guided
-# optimization: go build reads default.pgo in the main package's folder;
-# cmd/pagesim/default.pgo links to wasm/default.pgo). It profiles the engine
+# optimization: go build reads default.pgo in the main package's folder, so
+# wasm/ and cmd/pagesim/ hold the same file). It profiles the engine
 # workloads of ui/bench, which include running a scenario in the page's
 # slices. The map's drawing is left out on purpose: inlined by the profile,
 # mapview.Render ran twice as slow in the browser (docs/PERFORMANCE.md).
 pgo:
 	mkdir -p bin
 	$(GO) test -run '^$$' -bench . -benchtime 2s -cpuprofile bin/pgo-engine.pprof -o bin/pgo-engine.test ./ui/bench
-	$(GO) tool pprof -proto bin/pgo-engine.pprof > wasm/default.pgo
+	$(GO) tool pprof -proto -output bin/default.pgo bin/pgo-engine.pprof
+	cp bin/default.pgo wasm/default.pgo
+	cp bin/default.pgo cmd/pagesim/default.pgo

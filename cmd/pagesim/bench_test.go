@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -52,4 +55,16 @@ func TestBenchRefusesBadArguments(t *testing.T) {
 		assert.Empty(t, out, args)
 		assert.Contains(t, errOut, "pagesim bench:", args)
 	}
+}
+
+// The native command is built with the wasm binary's PGO profile (go build
+// reads default.pgo from each main package's folder; make pgo writes both),
+// so the browser benchmark compares like with like.
+func TestTheCommandAndThePageShareOneProfile(t *testing.T) {
+	native, err := os.ReadFile("default.pgo")
+	require.NoError(t, err)
+	wasm, err := os.ReadFile(filepath.Join("..", "..", "wasm", "default.pgo"))
+	require.NoError(t, err)
+	assert.NotEmpty(t, native)
+	assert.True(t, bytes.Equal(native, wasm), "cmd/pagesim/default.pgo and wasm/default.pgo differ: run make pgo")
 }
