@@ -609,3 +609,33 @@ func TestReclaimCountsDirtyPageCache(t *testing.T) {
 	assert.Positive(t, immediate, "dirty folios went to the flusher")
 	assert.GreaterOrEqual(t, dirty, immediate)
 }
+
+// sc->nr_scanned grows by the folios shrink_folio_list processes: a batch
+// that skips higher-zone folios puts them in pgscan but not in the scan
+// count that ends kswapd's and direct reclaim's passes.
+func TestSkippedFoliosAreNotInTheReclaimersScanCount(t *testing.T) {
+	const pages = 8192
+	cfg := Config{Nodes: []NodeSpec{{CPUs: 1, Zones: []ZoneSpec{
+		{Type: ZoneDMA32, StartPFN: 0x1000, Spanned: pages, Present: pages, Managed: pages - 256},
+		{Type: ZoneNormal, StartPFN: 0x1000 + pages, Spanned: pages, Present: pages, Managed: pages - 256},
+	}}}}
+	m, err := NewMachine(cfg)
+	require.NoError(t, err)
+	tk := m.testTask(0)
+	f := m.NewFile("f", nil)
+	// Normal fills first (the zonelist's first zone), then DMA32: the
+	// oldest page cache, at the inactive list's tail, is Normal's.
+	m.FileWrite(tk, f, 0, pages+pages/2, GFP_HIGHUSER_MOVABLE)
+	m.FileSync(tk, f)
+	lv := m.RootMemcg().lruvecs[0]
+	require.Equal(t, ZoneNormal, m.ZoneOf(lv.lists[LRU_INACTIVE_FILE].tail).Type)
+	sc := &scanControl{gfp: GFP_KERNEL, reclaimIdx: ZoneDMA32, priority: defPriority, mayUnmap: true}
+	before := m.Event(PGSCAN_KSWAPD) + m.Event(PGSCAN_DIRECT)
+	m.shrinkInactiveList(tk, SwapClusterMax, lv, sc, LRU_INACTIVE_FILE)
+	skipped := m.Event(PGSCAN_SKIP_NORMAL)
+	require.Positive(t, skipped)
+	scanned := m.Event(PGSCAN_KSWAPD) + m.Event(PGSCAN_DIRECT) - before
+	assert.Equal(t, skipped+SwapClusterMax, scanned, "pgscan: the batch and what it skipped")
+	assert.Equal(t, uint64(SwapClusterMax), sc.nrScanned, "the reclaimer's count: the batch only")
+	mustCheck(t, m, "after the shrink")
+}

@@ -770,7 +770,9 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 		}
 	}
 	lv.Lock.Unlock(t)
-	sc.nrScanned += scanned
+	// sc->nr_scanned grows in shrink_folio_list, by the folios it
+	// processes: skipped ones are in pgscan (total_scan) but not in it.
+	sc.nrScanned += scanned - skipped
 	m.countVMEvents(sc.pgscanEvent(), scanned)
 	m.countVMEvents(sc.pgstealEvent(), reclaimed)
 	if file {
