@@ -540,13 +540,7 @@ func atou(t *testing.T, s string) uint64 {
 // head of the list, so the next batch does not count them again.
 func TestReclaimForALowZoneSkipsHigherZonesFolios(t *testing.T) {
 	const pages = 16384
-	cfg := Config{Nodes: []NodeSpec{{CPUs: 1, Zones: []ZoneSpec{
-		{Type: ZoneDMA32, StartPFN: 0x1000, Spanned: pages, Present: pages, Managed: pages - 256},
-		{Type: ZoneNormal, StartPFN: 0x1000 + pages, Spanned: pages, Present: pages, Managed: pages - 256},
-	}}}}
-	m, err := NewMachine(cfg)
-	require.NoError(t, err)
-	require.NoError(t, m.SetSysctl("vm.compaction_proactiveness", "0"))
+	m := dma32NormalMachine(t, pages)
 	m.Trace = NewTrace(1 << 16)
 	require.NoError(t, m.Trace.Enable("mm_vmscan_lru_isolate", true))
 	tk := m.testTask(0)
@@ -615,12 +609,7 @@ func TestReclaimCountsDirtyPageCache(t *testing.T) {
 // count that ends kswapd's and direct reclaim's passes.
 func TestSkippedFoliosAreNotInTheReclaimersScanCount(t *testing.T) {
 	const pages = 8192
-	cfg := Config{Nodes: []NodeSpec{{CPUs: 1, Zones: []ZoneSpec{
-		{Type: ZoneDMA32, StartPFN: 0x1000, Spanned: pages, Present: pages, Managed: pages - 256},
-		{Type: ZoneNormal, StartPFN: 0x1000 + pages, Spanned: pages, Present: pages, Managed: pages - 256},
-	}}}}
-	m, err := NewMachine(cfg)
-	require.NoError(t, err)
+	m := dma32NormalMachine(t, pages)
 	tk := m.testTask(0)
 	f := m.NewFile("f", nil)
 	// Normal fills first (the zonelist's first zone), then DMA32: the
@@ -638,4 +627,18 @@ func TestSkippedFoliosAreNotInTheReclaimersScanCount(t *testing.T) {
 	assert.Equal(t, skipped+SwapClusterMax, scanned, "pgscan: the batch and what it skipped")
 	assert.Equal(t, uint64(SwapClusterMax), sc.nrScanned, "the reclaimer's count: the batch only")
 	mustCheck(t, m, "after the shrink")
+}
+
+// dma32NormalMachine boots one node with a DMA32 and a Normal zone of pages
+// each, so that reclaim for DMA32 meets Normal-zone folios on the LRU.
+func dma32NormalMachine(t *testing.T, pages uint64) *Machine {
+	t.Helper()
+	cfg := Config{Nodes: []NodeSpec{{CPUs: 1, Zones: []ZoneSpec{
+		{Type: ZoneDMA32, StartPFN: 0x1000, Spanned: pages, Present: pages, Managed: pages - 256},
+		{Type: ZoneNormal, StartPFN: 0x1000 + PFN(pages), Spanned: pages, Present: pages, Managed: pages - 256},
+	}}}}
+	m, err := NewMachine(cfg)
+	require.NoError(t, err)
+	require.NoError(t, m.SetSysctl("vm.compaction_proactiveness", "0"))
+	return m
 }
