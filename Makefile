@@ -34,12 +34,12 @@ bench:
 # pgo rewrites the profile both binaries are built with (Go's profile-guided
 # optimization: go build reads default.pgo in the main package's folder, so
 # wasm/ and cmd/pagesim/ hold the same file). It profiles the engine
-# workloads of ui/bench, which include running a scenario in the page's
+# workloads of internal/bench, which include running a scenario in the page's
 # slices. The map's drawing is left out on purpose: inlined by the profile,
 # mapview.Render ran twice as slow in the browser (docs/PERFORMANCE.md).
 pgo:
 	mkdir -p bin
-	$(GO) test -run '^$$' -bench . -benchtime 2s -cpuprofile bin/pgo-engine.pprof -o bin/pgo-engine.test ./ui/bench
+	$(GO) test -run '^$$' -bench . -benchtime 2s -cpuprofile bin/pgo-engine.pprof -o bin/pgo-engine.test ./internal/bench
 	$(GO) tool pprof -proto -output bin/default.pgo bin/pgo-engine.pprof
 	cp bin/default.pgo wasm/default.pgo
 	cp bin/default.pgo cmd/pagesim/default.pgo

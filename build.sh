@@ -16,21 +16,13 @@ site=cmd/pagesim/site
 cache=bin/site-cache
 mkdir -p "$site" "$cache"
 
-# put SRC DST: copy through a temporary file, only if the bytes differ.
-put() {
-	if ! cmp -s "$1" "$2"; then
-		cp "$1" "$2.tmp"
-		mv "$2.tmp" "$2"
-	fi
-}
-
 # The wasm binary is built against a copy of Ebiten whose built-in shaders
 # are compiled here rather than in the visitor's browser at start-up
-# (ui/sitetool/ebiten.go says why and how; PAGESIM_EBITEN_PATCH=off skips
+# (internal/sitetool/ebiten.go says why and how; PAGESIM_EBITEN_PATCH=off skips
 # it and builds with Ebiten as it is).
 modfile=-modfile=bin/ebiten/wasm.mod
 if [ "${PAGESIM_EBITEN_PATCH:-on}" != off ]; then
-	go run ./ui/sitetool ebiten-patch bin/ebiten
+	go run ./internal/sitetool ebiten-patch bin/ebiten
 else
 	modfile=-mod=readonly # go build's default: Ebiten as go.mod has it
 fi
@@ -38,23 +30,23 @@ fi
 # profile-guided inlining matters more in wasm, where calls are dear.
 echo "build.sh: building pagesim.wasm" >&2
 GOOS=js GOARCH=wasm go build "$modfile" -trimpath -ldflags='-s -w' -o "$cache/pagesim.wasm" ./wasm
-put "$cache/pagesim.wasm" "$site/pagesim.wasm"
-for f in index.html style.css boot.js; do
-	put "static/$f" "$site/$f"
-done
-put "$(go env GOROOT)/lib/wasm/wasm_exec.js" "$site/wasm_exec.js"
-go run ./ui/sitetool vugu-script "$site/vugu-render.js"
-go run ./ui/sitetool compress "$site"
+# sitetool put copies through a temporary file, only if the bytes differ.
+go run ./internal/sitetool put "$site" "$cache/pagesim.wasm" static/index.html static/style.css static/boot.js \
+	"$(go env GOROOT)/lib/wasm/wasm_exec.js"
+go run ./internal/sitetool vugu-script "$site/vugu-render.js"
+go run ./internal/sitetool compress "$site"
 
 if [ $# -ge 1 ]; then
 	out=$1
 	mkdir -p "$out"
+	files=()
 	for f in "$site"/*; do
 		case "$(basename "$f")" in
 		placeholder.txt | *.tmp) ;;
-		*) put "$f" "$out/$(basename "$f")" ;;
+		*) files+=("$f") ;;
 		esac
 	done
+	go run ./internal/sitetool put "$out" "${files[@]}"
 	echo "build.sh: the site is in $out" >&2
 fi
 ls -l "$site" | awk 'NR > 1 { printf "build.sh: %10d %s\n", $5, $9 }' >&2

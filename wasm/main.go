@@ -16,8 +16,8 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
+	"github.com/pagesim/pagesim/internal/bench"
 	"github.com/pagesim/pagesim/ui/app"
-	"github.com/pagesim/pagesim/ui/bench"
 	"github.com/pagesim/pagesim/ui/catalog"
 	"github.com/pagesim/pagesim/ui/ebview"
 	"github.com/pagesim/pagesim/ui/jsbridge"

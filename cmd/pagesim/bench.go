@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pagesim/pagesim/ui/bench"
+	"github.com/pagesim/pagesim/internal/bench"
 )
 
 const benchUsage = `Usage: pagesim bench [--count N] [--format text|json]
 
 Runs the engine benchmark the browser app runs as window.pagesimBench():
 an order-0 and an order-9 alloc+free pair, booting thp-thisnode's machine
-and running it to its end (ui/bench). Each line gives the wall time per
+and running it to its end (internal/bench). Each line gives the wall time per
 operation and a check value, equal in the browser and here when both did
 the same work. With --count N every workload runs N times in turn and the
 fastest run is reported, as the browser test does with the page's runs.

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pagesim/pagesim/ui/bench"
+	"github.com/pagesim/pagesim/internal/bench"
 )
 
 func TestBenchPrintsEveryWorkloadWithItsCheckValue(t *testing.T) {

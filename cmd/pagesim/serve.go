@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pagesim/pagesim/ui/webserve"
+	"github.com/pagesim/pagesim/internal/webserve"
 )
 
 // siteFS is the browser app build.sh writes into site/. A fresh clone

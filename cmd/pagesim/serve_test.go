@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pagesim/pagesim/ui/webserve"
+	"github.com/pagesim/pagesim/internal/webserve"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine and the test.

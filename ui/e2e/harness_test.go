@@ -34,8 +34,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/pagesim/pagesim/internal/webserve"
 	"github.com/pagesim/pagesim/ui/mapview"
-	"github.com/pagesim/pagesim/ui/webserve"
 )
 
 var (
@@ -137,7 +137,7 @@ var trackOnce sync.Once
 // cached pass of this package is reused only while none of them changed:
 // the tests build the site themselves, which the cache cannot see.
 func trackInputs() error {
-	for _, dir := range []string{"engine", "ui", "wasm", "static", "cmd"} {
+	for _, dir := range []string{"engine", "internal", "ui", "wasm", "static", "cmd"} {
 		err := filepath.WalkDir(filepath.Join(repoRoot, dir), func(path string, d os.DirEntry, err error) error {
 			if err != nil {
 				return err

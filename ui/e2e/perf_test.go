@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pagesim/pagesim/ui/bench"
+	"github.com/pagesim/pagesim/internal/bench"
 )
 
-// TestTheEngineBenchmarkRunsInTheBrowser runs ui/bench's workloads
+// TestTheEngineBenchmarkRunsInTheBrowser runs internal/bench's workloads
 // natively (`pagesim bench`) and in the page (window.pagesimBench), checks
 // both sides did the same work, and logs the wall time per operation for
 // docs/PERFORMANCE.md (a figure, never an assertion: timings depend on the

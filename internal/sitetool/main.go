@@ -1,11 +1,16 @@
 // Command sitetool does the steps of build.sh that need more than a
 // shell: preparing the Ebiten the wasm binary is built with (ebiten.go),
-// writing Vugu's DOM helper script as a file, and precompressing the site.
-// It needs nothing but Go, so a fresh machine can build the site.
+// writing Vugu's DOM helper script as a file, copying files into the site
+// only when their bytes differ, and precompressing the site. It needs
+// nothing but Go, so a fresh machine can build the site.
 //
-//	go run ./ui/sitetool ebiten-patch DIR
-//	go run ./ui/sitetool vugu-script OUT.js
-//	go run ./ui/sitetool compress DIR
+//	go run ./internal/sitetool ebiten-patch DIR
+//	go run ./internal/sitetool vugu-script OUT.js
+//	go run ./internal/sitetool put DIR FILE...
+//	go run ./internal/sitetool compress DIR
+//
+// put copies each FILE into DIR under its own name through WriteIfChanged,
+// so an unchanged file keeps its time and its compressed copies.
 //
 // vugu-script writes the exact JavaScript that Vugu's renderer would pass
 // to eval() (the jsHelperScript constant of the vugu module in go.mod).
@@ -38,12 +43,14 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: sitetool vugu-script OUT.js | sitetool compress DIR | sitetool ebiten-patch DIR")
+	if len(os.Args) < 3 || (os.Args[1] != "put" && len(os.Args) != 3) {
+		fmt.Fprintln(os.Stderr, "usage: sitetool vugu-script OUT.js | sitetool put DIR FILE... | sitetool compress DIR | sitetool ebiten-patch DIR")
 		os.Exit(2)
 	}
 	var err error
 	switch os.Args[1] {
+	case "put":
+		err = put(os.Args[2], os.Args[3:])
 	case "vugu-script":
 		err = writeVuguScript(os.Args[2])
 	case "ebiten-patch":
@@ -155,6 +162,21 @@ func WriteIfChanged(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// put copies each file into dir under its base name, through
+// WriteIfChanged.
+func put(dir string, files []string) error {
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if err := WriteIfChanged(filepath.Join(dir, filepath.Base(f)), data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 var compressible = map[string]bool{".html": true, ".css": true, ".js": true, ".wasm": true, ".json": true, ".svg": true}

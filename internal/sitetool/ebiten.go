@@ -3,7 +3,7 @@ package main
 // The ebiten-patch step: Ebiten with its built-in shaders compiled at build
 // time.
 //
-//	go run ./ui/sitetool ebiten-patch DIR
+//	go run ./internal/sitetool ebiten-patch DIR
 //
 // Ebiten writes its built-in shaders (the one DrawImage uses, clearing,
 // the final scaling to the screen) in its own shading language, Kage, and
@@ -66,7 +66,7 @@ const (
 // Ebiten version: the step must then be looked at, not guessed).
 func addHook(src []byte) ([]byte, error) {
 	if n := bytes.Count(src, []byte(compileShaderAnchor)); n != 1 {
-		return nil, fmt.Errorf("internal/graphics/shader.go has %d lines %q, want 1: this Ebiten version needs a new look at ui/sitetool/ebiten.go", n, strings.TrimSpace(compileShaderAnchor))
+		return nil, fmt.Errorf("internal/graphics/shader.go has %d lines %q, want 1: this Ebiten version needs a new look at internal/sitetool/ebiten.go", n, strings.TrimSpace(compileShaderAnchor))
 	}
 	return bytes.Replace(src, []byte(compileShaderAnchor), []byte(compileShaderAnchor+compileShaderHook), 1), nil
 }

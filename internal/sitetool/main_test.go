@@ -109,3 +109,27 @@ func TestHelperScript(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, s, "function")
 }
+
+func TestPutCopiesFilesUnderTheirNamesAndKeepsUnchangedOnes(t *testing.T) {
+	src, dst := t.TempDir(), t.TempDir()
+	a := filepath.Join(src, "a.js")
+	b := filepath.Join(src, "b.css")
+	require.NoError(t, os.WriteFile(a, []byte("a"), 0o644))
+	require.NoError(t, os.WriteFile(b, []byte("b"), 0o644))
+	require.NoError(t, put(dst, []string{a, b}))
+	got, err := os.ReadFile(filepath.Join(dst, "a.js"))
+	require.NoError(t, err)
+	assert.Equal(t, "a", string(got))
+
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(filepath.Join(dst, "a.js"), old, old))
+	require.NoError(t, os.WriteFile(b, []byte("b2"), 0o644))
+	require.NoError(t, put(dst, []string{a, b}))
+	fi, err := os.Stat(filepath.Join(dst, "a.js"))
+	require.NoError(t, err)
+	assert.WithinDuration(t, old, fi.ModTime(), time.Second, "an unchanged file keeps its time")
+	got, err = os.ReadFile(filepath.Join(dst, "b.css"))
+	require.NoError(t, err)
+	assert.Equal(t, "b2", string(got), "a changed file is rewritten")
+	assert.Error(t, put(dst, []string{filepath.Join(src, "missing")}))
+}

@@ -20,7 +20,7 @@ func TestAddHook(t *testing.T) {
 			out, err := addHook([]byte(tc.src))
 			if tc.err != "" {
 				require.ErrorContains(t, err, tc.err)
-				assert.Contains(t, err.Error(), "ui/sitetool/ebiten.go")
+				assert.Contains(t, err.Error(), "internal/sitetool/ebiten.go")
 				return
 			}
 			require.NoError(t, err)
