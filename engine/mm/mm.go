@@ -34,7 +34,11 @@
 // running task (package sim); randomness comes from the machine's seeded RNG.
 package mm
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/pagesim/pagesim/engine/sim"
+)
 
 // Page geometry of x86-64 with 4 KiB pages and THP configured.
 const (
@@ -61,6 +65,91 @@ const (
 	// SwapClusterMax is SWAP_CLUSTER_MAX, the reclaim and isolation batch.
 	SwapClusterMax = 32
 )
+
+// Machine is the simulated computer: memory, CPUs, the kernel's settings and
+// counters. NewMachine (mm_init.go) boots it; after that its state changes
+// only through the kernel functions of this package, called from a task's
+// step, and the exported settings only before the first task runs or
+// through SetSysctl and the THP knobs. Drawing reads it through the views of
+// snapshot.go.
+type Machine struct {
+	// World is the discrete-event world whose CPUs are this machine's
+	// (CPU i on node cpuNode[i]); every task of the machine runs in it.
+	World *sim.World
+	// Nodes is indexed by node ID (Nodes[i].ID == i); every node has a
+	// Zone for every ZoneType, empty ones included.
+	Nodes []*Node
+	// zones lists every zone, node by node, lowest type first.
+	zones []*Zone
+	// pages and blocks are indexed by PFN and PFN >> PageblockOrder.
+	pages  []page
+	blocks []pageblock
+	// zoneOfBlock maps a pageblock to its zone ID (-1 outside any zone).
+	zoneOfBlock []int16
+	// maxPFN is one past the highest PFN any zone spans.
+	maxPFN PFN
+
+	// cpuNode is cpu_to_node(): the node of each CPU.
+	cpuNode []int
+	// distance is node_distance().
+	distance [][]int
+
+	// Sysctl holds the vm.* sysctls. Written through SetSysctl, which
+	// recomputes what depends on them (watermarks, lowmem reserves, pcp
+	// high), as the sysctl handlers do.
+	Sysctl Sysctl
+	// THP holds /sys/kernel/mm/transparent_hugepage.
+	THP THPSettings
+	// Patches and Kernel are the seed patches' switches and the kernel
+	// base's: set before the first task runs, never changed during a run.
+	Patches Patches
+	Kernel  KernelBase
+	// MTHP holds the per-size hugepages-<size>kB/stats counters by order.
+	MTHP [HPagePMDOrder + 1]MTHPStats
+	// Stat is /proc/vmstat plus the zone and node counters; Frag the
+	// fragmentation counters. Only the engine adds to them.
+	Stat VMStat
+	Frag FragStats
+	// Trace is the tracepoint ring; Cost the cost of each piece of work
+	// (cost.go), fixed once the machine runs.
+	Trace *Trace
+	Cost  CostTable
+
+	memcgs []*Memcg
+	// slotPool holds free file extent slot arrays (cap fileExtentPages).
+	slotPool [][]PFN
+	// owners is indexed by owner ID; freeOwners are retired owners (no
+	// page left) whose IDs NewOwner reuses.
+	owners     []*Owner
+	freeOwners []*Owner
+	Swap       SwapDevice
+	PSI        PSI
+
+	// Slow, Reclaim and Compact count work the kernel has no vmstat
+	// counter for.
+	Slow    SlowpathStats
+	Reclaim ReclaimStats
+	Compact CompactStats
+
+	slowTrace      slowTraces
+	pcpuDrainMutex sim.Lock
+	// Disk is the block device's request queue: writeback holds it for
+	// the transfer time of what it writes.
+	Disk sim.Lock
+	// capc is current->capture_control of the task running direct
+	// compaction (capcTask), if any.
+	capc     *captureControl
+	capcTask *sim.Task
+	// folioNrFreed is set by shrinkFolio for the folio it freed;
+	// swappedThisBatch counts pages it swapped out (stat.nr_pageout).
+	folioNrFreed     uint64
+	swappedThisBatch uint64
+
+	// minFreeKbytes is min_free_kbytes; userMinFreeKbytes is
+	// user_min_free_kbytes (-1 until the sysctl is written).
+	minFreeKbytes     int
+	userMinFreeKbytes int
+}
 
 // PFN is a page frame number: the index of a 4 KiB frame in the machine's
 // physical address space.
