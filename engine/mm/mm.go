@@ -140,10 +140,6 @@ type Machine struct {
 	// compaction (capcTask), if any.
 	capc     *captureControl
 	capcTask *sim.Task
-	// folioNrFreed is set by shrinkFolio for the folio it freed;
-	// swappedThisBatch counts pages it swapped out (stat.nr_pageout).
-	folioNrFreed     uint64
-	swappedThisBatch uint64
 
 	// minFreeKbytes is min_free_kbytes; userMinFreeKbytes is
 	// user_min_free_kbytes (-1 until the sysctl is written).

@@ -642,3 +642,39 @@ func dma32NormalMachine(t *testing.T, pages uint64) *Machine {
 	require.NoError(t, m.SetSysctl("vm.compaction_proactiveness", "0"))
 	return m
 }
+
+func TestShrinkFolioListReturnsWhatItDidWithTheBatch(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	require.NoError(t, m.SetSwap(64<<20))
+	l := carveZone(t, m, nil, func(block, off int) role {
+		if off < 4 {
+			return roleFree
+		}
+		return [...]role{roleAnon, roleFile, roleAnonPinned, roleKernel}[off%4]
+	})
+	anon, file, pinned := l.pages[roleAnon], l.pages[roleFile], l.pages[roleAnonPinned]
+	young := anon[2]
+	batch := []PFN{anon[0], file[0], anon[1], young, file[1], pinned[0]}
+	for _, head := range batch {
+		m.pages[head].flags &^= pgYoung | pgReferenced // aged: the last scan cleared the accessed bits
+	}
+	m.pages[young].flags |= pgYoung
+	sc := &scanControl{gfp: GFP_KERNEL, mayUnmap: true, maySwap: true, who: reclaimerDirect, priority: defPriority}
+	var reclaimed uint64
+	var stat reclaimStat
+	inWorld(t, m, 0, func(tk *sim.Task) {
+		for _, head := range batch {
+			m.isolateLRUFolio(head)
+		}
+		reclaimed, stat = m.shrinkFolioList(tk, batch, sc)
+		for _, head := range batch {
+			if m.pages[head].flags&pgIsolated != 0 {
+				m.putbackLRUFolio(head)
+			}
+		}
+	})
+	assert.Equal(t, uint64(4), reclaimed, "two anon pages swapped out and two clean page-cache pages freed")
+	assert.Equal(t, reclaimStat{nrPageout: 2, nrRefKeep: 1}, stat,
+		"the swap-outs are nr_pageout, the young anon page is FOLIOREF_KEEP, the pinned one is kept")
+	assert.Equal(t, uint64(2), m.Event(PSWPOUT))
+}

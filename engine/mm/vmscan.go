@@ -715,11 +715,10 @@ func (m *Machine) traceLRUIsolate(t *sim.Task, sc *scanControl, l LRUList, reque
 func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scanControl, l LRUList) uint64 {
 	file := l.isFile()
 	lv.Lock.Lock(t)
-	var scanned, reclaimed uint64
+	var scanned uint64
 	// Pinned folios are visited by count and kept.
 	pinPages, pinFolios := lv.pinnedShare(l, n, sc.reclaimIdx)
 	scanned += pinPages
-	mappedFolios := pinFolios
 	var activated uint64
 	if file {
 		// shrink_folio_list: a pinned file folio is unmapped, found
@@ -737,31 +736,11 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 	}
 	t.Charge(m.Cost.LRUScanPage * sim.Time(len(batch)))
 	lv.Lock.Unlock(t)
-	// shrink_folio_list
-	var refKept uint64 // nr_ref_keep: FOLIOREF_KEEP pages
-	var nrDirty uint64 // nr_dirty: evictable page cache found dirty or under writeback
-	for _, head := range batch {
-		p := &m.pages[head]
-		if p.kind == KindAnon || p.flags&pgYoung != 0 {
-			mappedFolios++
-		}
-		// folio_check_dirty_writeback() runs before the references
-		// check, so referenced dirty folios count too; anon folios do
-		// not (flushers do not write them).
-		if p.kind == KindFile && p.flags&(pgDirty|pgWriteback) != 0 && p.flags&pgUnevictable == 0 {
-			nrDirty += m.folioNr(head)
-		}
-		fate := m.shrinkFolio(t, head, sc)
-		switch fate {
-		case folioFreed:
-			reclaimed += m.folioNrFreed
-		case folioActivated:
-			activated += m.folioNr(head)
-		case folioKeptReferenced:
-			refKept += m.folioNr(head)
-		}
-	}
-	t.Charge(m.Cost.FolioRefWalk * sim.Time(mappedFolios))
+	reclaimed, stat := m.shrinkFolioList(t, batch, sc)
+	activated += stat.nrActivate
+	// The pinned folios' reverse-map walks (the unpinned ones' are
+	// charged by shrinkFolioList).
+	t.Charge(m.Cost.FolioRefWalk * sim.Time(pinFolios))
 	// Put back what was not freed (move_folios_to_lru).
 	lv.Lock.Lock(t)
 	for _, head := range batch {
@@ -782,8 +761,7 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 		m.countVMEvents(PGSCAN_ANON, scanned)
 		m.countVMEvents(PGSTEAL_ANON, reclaimed)
 	}
-	m.lruNoteCost(lv, file, m.swappedThisBatch, scanned-min(scanned, reclaimed))
-	m.swappedThisBatch = 0
+	m.lruNoteCost(lv, file, stat.nrPageout, scanned-min(scanned, reclaimed))
 	if activated > 0 {
 		m.countVMEvents(PGACTIVATE, activated)
 	}
@@ -795,32 +773,82 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 			aa = int64(activated)
 		}
 		m.Trace.Emit(t, TraceMmVmscanLruShrinkInactive, int64(lv.node.ID), int64(scanned), int64(reclaimed), aa, af,
-			int64(refKept), int64(nrDirty), int64(sc.priority)<<8|int64(b2i(file)))
+			int64(stat.nrRefKeep), int64(stat.nrDirty), int64(sc.priority)<<8|int64(b2i(file)))
 	}
 	return reclaimed
 }
 
+// reclaimStat is struct reclaim_stat: what shrink_folio_list did with one
+// batch of isolated folios, returned with the pages it reclaimed to
+// shrink_inactive_list, which feeds both to the counters, lru_note_cost
+// and the tracepoint.
+type reclaimStat struct {
+	// nrDirty counts evictable page cache found dirty or under
+	// writeback (folio_check_dirty_writeback, before the references
+	// check); anon folios never count.
+	nrDirty uint64
+	// nrPageout counts pages whose writeout reclaim started (swap-out
+	// here: reclaim never writes file pages).
+	nrPageout uint64
+	// nrActivate counts pages sent to the active list (activate_locked).
+	nrActivate uint64
+	// nrRefKeep counts pages kept for another trip (FOLIOREF_KEEP).
+	nrRefKeep uint64
+}
+
+// shrinkFolioList is shrink_folio_list() over a batch of isolated folios:
+// each folio's fate (shrinkFolio), summed into the batch's reclaim_stat;
+// it returns the base pages freed. Folios that are not freed stay isolated
+// for the caller to put back. It charges the reverse-map walk of every
+// mapped folio (folio_referenced: anon, or page cache with a young PTE).
+func (m *Machine) shrinkFolioList(t *sim.Task, folios []PFN, sc *scanControl) (reclaimed uint64, stat reclaimStat) {
+	var mapped int
+	for _, head := range folios {
+		p := &m.pages[head]
+		nr := m.folioNr(head)
+		if p.kind == KindAnon || p.flags&pgYoung != 0 {
+			mapped++
+		}
+		if p.kind == KindFile && p.flags&(pgDirty|pgWriteback) != 0 && p.flags&pgUnevictable == 0 {
+			stat.nrDirty += nr
+		}
+		switch m.shrinkFolio(t, head, sc) {
+		case folioFreed:
+			reclaimed += nr
+		case folioPagedOut:
+			reclaimed += nr
+			stat.nrPageout += nr
+		case folioActivated:
+			stat.nrActivate += nr
+		case folioKeptReferenced:
+			stat.nrRefKeep += nr
+		}
+	}
+	t.Charge(m.Cost.FolioRefWalk * sim.Time(mapped))
+	return reclaimed, stat
+}
+
+// folioFate is where shrink_folio_list sends one folio.
 type folioFate uint8
 
 const (
-	folioKept           folioFate = iota
-	folioKeptReferenced           // FOLIOREF_KEEP: young once, kept for another round
-	folioActivated
-	folioFreed
+	folioKept           folioFate = iota // keep_locked: back on its list
+	folioKeptReferenced                  // FOLIOREF_KEEP: young once, kept for another round
+	folioActivated                       // activate_locked
+	folioFreed                           // freed (free_it)
+	folioPagedOut                        // swapped out, then freed
 )
 
 // shrinkFolio is the per-folio decision of shrink_folio_list() for an
-// isolated folio. Freed folios leave the machine; m.folioNrFreed says how
-// many pages.
+// isolated folio. Freed and paged-out folios have left the machine when it
+// returns.
 func (m *Machine) shrinkFolio(t *sim.Task, head PFN, sc *scanControl) folioFate {
 	p := &m.pages[head]
 	nr := m.folioNr(head)
-	m.folioNrFreed = 0
 	if p.owner == 0 {
 		// Truncated while isolated: just free it.
 		m.pages[head].flags &^= pgIsolated | pgLRU
 		m.unisolateStat(head)
-		m.folioNrFreed = nr
 		m.freeIsolatedFolio(t, head)
 		return folioFreed
 	}
@@ -862,14 +890,12 @@ func (m *Machine) shrinkFolio(t *sim.Task, head PFN, sc *scanControl) folioFate 
 		o.Swapped += nr
 		t.Charge(m.Cost.SwapOutPage * sim.Time(nr))
 		m.countVMEvents(PSWPOUT, nr)
-		m.swappedThisBatch += nr
 		m.countVMEvents(PGPGOUT, nr*4)
 		if nr > 1 {
 			m.countVMEvent(THP_SWPOUT)
 		}
-		m.folioNrFreed = nr
 		m.freeIsolatedFolio(t, head)
-		return folioFreed
+		return folioPagedOut
 	}
 	// FOLIOREF_RECLAIM_CLEAN (referenced, not young): reclaimed if clean.
 	if p.flags&pgDirty != 0 {
@@ -891,7 +917,6 @@ func (m *Machine) shrinkFolio(t *sim.Task, head PFN, sc *scanControl) folioFate 
 		}
 	}
 	t.Charge(m.Cost.ReclaimCleanPage * sim.Time(nr))
-	m.folioNrFreed = nr
 	m.freeIsolatedFolio(t, head)
 	if slot >= 0 && o.Resident == 0 {
 		// The extent's last page is gone (the kernel frees xarray
