@@ -323,18 +323,24 @@ func TestDirectCompactionCountersCountOnlyRunsOfCompaction(t *testing.T) {
 		name                 string
 		layout               func(block, off int) role
 		deferShift           uint
+		legacy               bool // KernelBase.LegacyCompactStall
 		result               CompactResult
 		stall, fail, success uint64
 		gotPage              bool
 	}{
-		{"COMPACT_SKIPPED counts nothing", freeHolesLayout(threshold), 0, CompactSkipped, 0, 0, 0, false},
-		{"COMPACT_DEFERRED counts nothing", pinnedHolesLayout(true), 3, CompactDeferred, 0, 0, 0, false},
-		{"a compaction that fails counts a stall and a failure", pinnedHolesLayout(true), 0, CompactComplete, 1, 1, 0, false},
-		{"a compaction that succeeds counts a stall and a success", evenHolesLayout, 0, CompactSuccess, 1, 0, 1, true},
+		{"COMPACT_SKIPPED counts nothing", freeHolesLayout(threshold), 0, false, CompactSkipped, 0, 0, 0, false},
+		{"COMPACT_DEFERRED counts a stall and a failure (06dac2f467fe)", pinnedHolesLayout(true), 3, false, CompactDeferred, 1, 1, 0, false},
+		{"a compaction that fails counts a stall and a failure", pinnedHolesLayout(true), 0, false, CompactComplete, 1, 1, 0, false},
+		{"a compaction that succeeds counts a stall and a success", evenHolesLayout, 0, false, CompactSuccess, 1, 0, 1, true},
+		{"2018: COMPACT_SKIPPED counts nothing", freeHolesLayout(threshold), 0, true, CompactSkipped, 0, 0, 0, false},
+		{"2018: COMPACT_DEFERRED counts nothing (<= COMPACT_INACTIVE)", pinnedHolesLayout(true), 3, true, CompactDeferred, 0, 0, 0, false},
+		{"2018: a compaction that fails counts a stall and a failure", pinnedHolesLayout(true), 0, true, CompactComplete, 1, 1, 0, false},
+		{"2018: a compaction that succeeds counts a stall and a success", evenHolesLayout, 0, true, CompactSuccess, 1, 0, 1, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newQuietMachine(t, 8192, 1, 2)
+			m.Kernel.LegacyCompactStall = tc.legacy
 			l := carveZone(t, m, nil, tc.layout)
 			l.zone.compact.deferShift = tc.deferShift
 			var got PFN

@@ -317,6 +317,12 @@ func (m *Machine) allocPagesDirectReclaim(t *sim.Task, gfp GFP, order Order, all
 	return pfn, progress
 }
 
+// compactInactive is COMPACT_INACTIVE of the kernels before 19a4cd3c3a68
+// (v5.1): "compaction didn't start as it was deferred due to past
+// failures", an alias of COMPACT_DEFERRED that the old
+// __alloc_pages_direct_compact compared against.
+const compactInactive = CompactDeferred
+
 // allocPagesDirectCompact is __alloc_pages_direct_compact().
 func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order Order, allocFlags AllocFlags, ac *allocContext, prio CompactPriority, st *slowTrace) (PFN, CompactResult) {
 	compactOrder := nofragPromoteOrder(order, allocFlags, ac.migratetype)
@@ -340,7 +346,13 @@ func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order Order, all
 	m.Slow.DirectCompactTime += t.Now - start
 	m.psiMemstallLeave(t)
 	st.step(stepDirectCompact, int64(result), int64(prio))
-	if result == CompactSkipped || result == CompactDeferred {
+	// "At least in one zone compaction wasn't deferred or skipped, so
+	// let's count a compaction stall": today only COMPACT_SKIPPED returns
+	// first (06dac2f467fe, v5.13), so a deferred attempt counts
+	// compact_stall and then compact_fail. The 2018 kernel returned for
+	// every result up to COMPACT_INACTIVE (= COMPACT_DEFERRED), a check
+	// 19a4cd3c3a68 (v5.1) removed.
+	if result == CompactSkipped || (m.Kernel.LegacyCompactStall && result <= compactInactive) {
 		return NilPFN, result
 	}
 	m.countVMEvent(COMPACTSTALL)

@@ -68,4 +68,14 @@ type KernelBase struct {
 	// __GFP_ONLY_COMPACT right after this check because "not even
 	// COMPACT_SKIPPED" should reach reclaim.
 	LegacyCostlyNoretry bool
+	// LegacyCompactStall selects the 2018 __alloc_pages_direct_compact
+	// (v4.18 mm/page_alloc.c): it returned before counting compact_stall
+	// for every result up to COMPACT_INACTIVE, so a COMPACT_DEFERRED
+	// attempt counted nothing. 19a4cd3c3a68 ("mm, page_alloc: always use
+	// a captured page regardless of compaction result", v5.1) removed
+	// the check, and 06dac2f467fe ("mm: compaction: update the
+	// COMPACT[STALL|FAIL] events properly", v5.13) brought back one for
+	// COMPACT_SKIPPED alone: today a deferred attempt counts
+	// compact_stall and compact_fail. Seed 003's kernels have it.
+	LegacyCompactStall bool
 }

@@ -159,6 +159,7 @@ func configureTHPThisnode(m *mm.Machine, variant string) {
 		m.Kernel.THPLegacyThisnode = true
 		m.Kernel.NoMemallocPin = true
 		m.Kernel.LegacyCostlyNoretry = true
+		m.Kernel.LegacyCompactStall = true
 	}
 	m.Patches.OnlyCompact = variant == "only-compact"
 	m.Patches.THPDropThisnode = variant == "drop-thisnode"
