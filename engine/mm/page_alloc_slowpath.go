@@ -351,8 +351,10 @@ func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order Order, all
 	// first (06dac2f467fe, v5.13), so a deferred attempt counts
 	// compact_stall and then compact_fail. The 2018 kernel returned for
 	// every result up to COMPACT_INACTIVE (= COMPACT_DEFERRED), a check
-	// 19a4cd3c3a68 (v5.1) removed.
-	if result == CompactSkipped || (m.Kernel.LegacyCompactStall && result <= compactInactive) {
+	// 19a4cd3c3a68 (v5.1) removed. The v7.3-rc5 mm tree (@00cb34b0)
+	// returns for COMPACT_DEFERRED too (Kernel.DeferredCompactNoStall).
+	if result == CompactSkipped || (m.Kernel.LegacyCompactStall && result <= compactInactive) ||
+		(m.Kernel.DeferredCompactNoStall && result == CompactDeferred) {
 		return NilPFN, result
 	}
 	m.countVMEvent(COMPACTSTALL)

@@ -13,14 +13,25 @@ type Patches struct {
 	CostlyNoretryNoDirectReclaim bool
 
 	// NofragWatermark is seed 001 patches 1-2 (Kiryl Shutsemau, "mm: make
-	// watermark checks honour ALLOC_NOFRAGMENT" v2): the high-order
-	// watermark check counts, under ALLOC_NOFRAGMENT and below
-	// pageblock_order, only the request's own migratetype
-	// (__zone_watermark_ok_mt); used by zone_watermark_fast, compaction's
-	// up-front check and __compact_finished.
+	// watermark checks honour ALLOC_NOFRAGMENT" v2). Patch 1 ("add a
+	// watermark check that knows the migratetype") gives the high-order
+	// check the request's migratetype and changes no answer; patch 2
+	// ("make the high-order watermark check honour ALLOC_NOFRAGMENT") makes
+	// it skip, under ALLOC_NOFRAGMENT and below pageblock_order, the free
+	// lists of other migratetypes, which __rmqueue_claim() may not take
+	// from. One switch, because patch 1 alone changes nothing. Where the
+	// engine tests it: __zone_watermark_ok() (zoneWatermarkOK), reached
+	// from zone_watermark_fast() and compaction_suit_allocation_order();
+	// __compact_finished()'s fallback test (compactFinished_).
+	// should_reclaim_retry() keeps counting every migratetype (v1's patch
+	// 2 changelog says so; v2 changed the changelog, not the code).
 	NofragWatermark bool
-	// NofragReclaim is seed 001 patch 3: direct reclaim's
-	// compaction_ready() is told the allocation is ALLOC_NOFRAGMENT.
+	// NofragReclaim is seed 001 patch 3 ("mm: vmscan: tell direct reclaim
+	// the allocation is ALLOC_NOFRAGMENT"): direct reclaim's checks of
+	// whether the allocation can already succeed, compaction_ready() and
+	// should_continue_reclaim(), get the allocation's ALLOC_NOFRAGMENT and
+	// migratetype (reclaimWatermarkFlags). Only patch 2's rule acts on
+	// them, so without NofragWatermark this switch changes nothing.
 	NofragReclaim bool
 
 	// PromotedOrderRetries is seed 002 as posted ("mm: page_alloc: make
@@ -78,4 +89,12 @@ type KernelBase struct {
 	// COMPACT_SKIPPED alone: today a deferred attempt counts
 	// compact_stall and compact_fail. Seed 003's kernels have it.
 	LegacyCompactStall bool
+	// DeferredCompactNoStall selects __alloc_pages_direct_compact() of the
+	// v7.3-rc5 mm tree (linux-mm/linux-mm mm/page_alloc.c @00cb34b0): it
+	// returns before count_vm_event(COMPACTSTALL) for COMPACT_DEFERRED as
+	// well as for COMPACT_SKIPPED, so a deferred attempt counts neither
+	// compact_stall nor compact_fail. Kernels from 06dac2f467fe (v5.13)
+	// until then return for COMPACT_SKIPPED alone (the default here).
+	// Seed 001's v7.4-rc1, into which that tree was merged, has it.
+	DeferredCompactNoStall bool
 }

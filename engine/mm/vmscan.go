@@ -236,18 +236,29 @@ func (m *Machine) compactionReady(z *Zone, sc *scanControl) bool {
 	if !gfpCompactionAllowed(sc.gfp) {
 		return false
 	}
-	// Seed 001 patch 3: tell the check the allocation is
-	// ALLOC_NOFRAGMENT (and its migratetype).
-	var flags AllocFlags
-	mt := MigrateUnmovable
-	if m.Patches.NofragReclaim {
-		flags = sc.allocFlags & ALLOC_NOFRAGMENT
-		mt = sc.migratetype
-	}
+	// Allocation can already succeed, nothing to do.
+	flags, mt := m.reclaimWatermarkFlags(sc)
 	if m.zoneWatermarkOK(z, sc.order, z.WmarkPages(WmarkMin), sc.reclaimIdx, flags, z.Stat[NR_FREE_PAGES], mt) {
 		return true
 	}
 	return m.compactionSuitable(z, sc.order, z.WmarkPages(WmarkHigh), sc.reclaimIdx)
+}
+
+// reclaimWatermarkFlags returns the alloc_flags and migratetype that direct
+// reclaim's two "allocation can already succeed" checks, compaction_ready()
+// and should_continue_reclaim(), hand to __zone_watermark_ok(). The kernel
+// passes alloc_flags 0, so the check counts free pages of every migratetype
+// (mm/vmscan.c @000fc868). Seed 001 patch 3 ("mm: vmscan: tell direct
+// reclaim the allocation is ALLOC_NOFRAGMENT") passes the allocation's
+// ALLOC_NOFRAGMENT and migratetype instead; the check acts on them only
+// with patch 2's rule (Patches.NofragWatermark), so patch 3 alone changes
+// nothing, as in the series, whose patch 3 was measured on top of 1-2.
+// kswapd has no allocation: its scan_control carries neither.
+func (m *Machine) reclaimWatermarkFlags(sc *scanControl) (AllocFlags, MigrateType) {
+	if !m.Patches.NofragReclaim {
+		return 0, MigrateUnmovable
+	}
+	return sc.allocFlags & ALLOC_NOFRAGMENT, sc.migratetype
 }
 
 // shrinkNode is shrink_node().
@@ -1030,7 +1041,9 @@ func (m *Machine) shouldContinueReclaim(n *Node, nrReclaimed uint64, sc *scanCon
 		if !zone.Managed() {
 			continue
 		}
-		if m.zoneWatermarkOK(zone, sc.order, zone.WmarkPages(WmarkMin), sc.reclaimIdx, 0, zone.Stat[NR_FREE_PAGES], MigrateUnmovable) {
+		// Allocation can already succeed, nothing to do.
+		flags, mt := m.reclaimWatermarkFlags(sc)
+		if m.zoneWatermarkOK(zone, sc.order, zone.WmarkPages(WmarkMin), sc.reclaimIdx, flags, zone.Stat[NR_FREE_PAGES], mt) {
 			return false
 		}
 		if m.compactionSuitable(zone, sc.order, zone.WmarkPages(WmarkMin), sc.reclaimIdx) {
