@@ -16,8 +16,11 @@ package mm
 // __GFP_NOMEMALLOC ("let the initial higher-order allocation fail under
 // memory pressure so we fall back to the minimum order allocation"); on
 // failure the minimum order s->min is tried with the caller's mask
-// (stat ORDER_FALLBACK). s->allocflags adds __GFP_COMP and, for reclaimable
-// caches, __GFP_RECLAIMABLE.
+// (stat ORDER_FALLBACK), even when s->min is s->oo: an order-0 cache's page
+// is asked for once with __GFP_NORETRY and, if that fails, again with the
+// caller's full mask. s->allocflags adds __GFP_COMP and, for reclaimable
+// caches, __GFP_RECLAIMABLE. (linux-mm/linux-mm mm/slub.c @0349fd01
+// allocate_slab.)
 //
 // What the model leaves out: per-CPU and partial slabs (a slab is either
 // allocated or freed), object accounting, shrinkers (reclaimable slab is not
@@ -80,7 +83,11 @@ func (m *Machine) AllocateSlab(t *sim.Task, c *SlabCache, gfp GFP, nid int) PFN 
 		allocGFP = (allocGFP | __GFP_NOMEMALLOC) &^ __GFP_RECLAIM
 	}
 	head := m.AllocOwned(t, c.Owner, allocGFP, oo, nid, 0)
-	if head == NilPFN && oo > c.MinOrder {
+	if head == NilPFN {
+		// "Allocation may have failed due to fragmentation. Try a
+		// lower order alloc if possible": unconditionally, so a cache
+		// whose s->oo is s->min asks again, now with the caller's
+		// mask and no __GFP_NORETRY.
 		oo = c.MinOrder
 		head = m.AllocOwned(t, c.Owner, flags, oo, nid, 0)
 		if head != NilPFN {

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/pagesim/pagesim/engine/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -89,4 +90,25 @@ func TestSlabFallsBackToOrderZeroWhenNoHighOrderChunkIsFree(t *testing.T) {
 	assert.Equal(t, compactStall, m.Event(COMPACTSTALL), "the first attempt may not compact")
 	assert.Equal(t, allocStall, m.Event(ALLOCSTALL_NORMAL), "nor reclaim")
 	m.MustCheckInvariants()
+}
+
+func TestAnOrderZeroCacheRetriesWithTheCallersFullMask(t *testing.T) {
+	// Below the min watermark with clean page cache to reclaim: the first
+	// attempt (GFP_KERNEL|__GFP_NORETRY, order 0) reclaims one batch,
+	// is still below min and gives up; allocate_slab then asks again at
+	// s->min (order 0 too) with the caller's GFP_KERNEL, which reclaims
+	// until the request fits.
+	m := newQuietMachine(t, 8192, 1, 1)
+	carveZone(t, m, nil, lowFreeFileLayout)
+	z := m.Nodes[0].Zones[ZoneNormal]
+	require.Less(t, z.Stat[NR_FREE_PAGES]+SwapClusterMax, int64(z.WmarkPages(WmarkMin)),
+		"one reclaim batch does not lift the zone over its min watermark")
+	c := m.NewSlabCache("dentry", nil, 0, true)
+	var head PFN
+	inWorld(t, m, 0, func(tk *sim.Task) { head = m.AllocateSlab(tk, c, GFP_KERNEL, -1) })
+	require.NotEqual(t, NilPFN, head, "the retry with the caller's mask gets a slab")
+	assert.Equal(t, uint64(1), c.OrderFallbacks, "stat(s, ORDER_FALLBACK), even though s->min is s->oo")
+	assert.Equal(t, uint64(2), m.Slow.Entered, "two trips through the slow path")
+	assert.Equal(t, uint64(1), m.Slow.Failed, "the __GFP_NORETRY one failed")
+	assert.Greater(t, allocstalls(m), uint64(1), "the retry reclaimed more than once")
 }

@@ -73,8 +73,7 @@ type BuildWorker struct {
 	files       []*mm.File
 	unsynced    []*mm.File
 	creates     int
-	slab        *mm.Owner
-	slabPages   []mm.PFN
+	slab        *mm.SlabCache
 	slabObjs    int
 }
 
@@ -83,26 +82,25 @@ type BuildWorker struct {
 var btrfsDataGFP = mm.GFP_NOFS | mm.G__GFP_HIGHMEM | mm.G__GFP_MOVABLE | mm.G__GFP_WRITE | mm.G__GFP_HARDWALL
 
 // slabObjsPerPage: a btrfs inode (~1 KiB) plus a dentry (~200 B) per file,
-// about three files per 4 KiB slab page.
+// about three files per 4 KiB slab page. The slabs are order 0 and come
+// through allocate_slab (mm.AllocateSlab), with its masks.
 const slabObjsPerPage = 3
 
 // Step runs one operation.
 func (b *BuildWorker) Step(w *sim.World, t *sim.Task) sim.Time {
 	m := b.M
 	if b.slab == nil {
-		b.slab = m.NewOwner(mm.KindSlabReclaim, "btrfs_inode", b.Cg)
+		b.slab = m.NewSlabCache("btrfs_inode", b.Cg, 0, true)
 	}
 	// Create and write a new file.
 	pages := uint64(1 + b.Rng.Intn(16))
 	f := m.NewFile("obj", b.Cg)
 	t.Charge(3 * SyscallCost) // open(O_CREAT), write, close
 	if b.slabObjs%slabObjsPerPage == 0 {
-		pfn := m.AllocOwned(t, b.slab, mm.GFP_NOFS|mm.G__GFP_RECLAIMABLE, 0, m.CPUNode(t.CPU), 0)
-		if pfn == mm.NilPFN {
+		if m.AllocateSlab(t, b.slab, mm.GFP_NOFS, -1) == mm.NilPFN {
 			b.Failed++
 			return t.Now + sim.Millisecond
 		}
-		b.slabPages = append(b.slabPages, pfn)
 	}
 	b.slabObjs++
 	if got := m.FileWrite(t, f, 0, pages, btrfsDataGFP); got < pages {
@@ -126,10 +124,8 @@ func (b *BuildWorker) Step(w *sim.World, t *sim.Task) sim.Time {
 		t.Charge(2 * SyscallCost)
 		m.FileUnlink(t, victim)
 		b.slabObjs--
-		if b.slabObjs%slabObjsPerPage == 0 && len(b.slabPages) > 0 {
-			pfn := b.slabPages[0]
-			b.slabPages = b.slabPages[1:]
-			m.FreeOwned(t, pfn)
+		if b.slabObjs%slabObjsPerPage == 0 && b.slab.NrSlabs() > 0 {
+			m.FreeOldestSlabs(t, b.slab, 1)
 		}
 	}
 	// fdatasync every 50 creates.
