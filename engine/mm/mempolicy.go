@@ -11,6 +11,7 @@ package mm
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/pagesim/pagesim/engine/sim"
@@ -45,6 +46,102 @@ func ParseMempolicyMode(s string) (MempolicyMode, error) {
 type Mempolicy struct {
 	Mode  MempolicyMode
 	Nodes NodeMask
+}
+
+// ParseMempolicy reads a policy as mpol_parse_str() (mm/mempolicy.c) reads
+// tmpfs's mpol= option: MODE[:NODELIST], the list as nodelist_parse()
+// takes it ("0", "0-1", "0,2-3"), on a machine of nrNodes nodes. As there,
+// bind needs a list; prefer (or preferred) takes one node, and none means
+// local allocation (mpol_new turns an empty MPOL_PREFERRED into
+// MPOL_LOCAL); interleave defaults to every node; default and local take
+// none. Every error is one line.
+func ParseMempolicy(s string, nrNodes int) (Mempolicy, error) {
+	s = strings.TrimSpace(s)
+	nrNodes = min(nrNodes, 64) // NodeMask's width
+	name, list, hasList := strings.Cut(s, ":")
+	if name == "prefer" {
+		name = "preferred" // the kernel's policy_modes[] spelling
+	}
+	mode, err := ParseMempolicyMode(name)
+	if err != nil {
+		return Mempolicy{}, err
+	}
+	pol := Mempolicy{Mode: mode}
+	if hasList {
+		if pol.Nodes, err = parseNodelist(list, nrNodes); err != nil {
+			return Mempolicy{}, fmt.Errorf("mempolicy %s: %v", s, err)
+		}
+	}
+	switch mode {
+	case MPOL_DEFAULT, MPOL_LOCAL:
+		if hasList {
+			return Mempolicy{}, fmt.Errorf("mempolicy %s: takes no node list", s)
+		}
+	case MPOL_BIND:
+		if !hasList {
+			return Mempolicy{}, fmt.Errorf("mempolicy %s: needs a node list, such as bind:0 or bind:0-1", s)
+		}
+	case MPOL_PREFERRED:
+		if !hasList {
+			pol.Mode = MPOL_LOCAL
+		} else if popcount(pol.Nodes, nrNodes) != 1 {
+			return Mempolicy{}, fmt.Errorf("mempolicy %s: takes one node", s)
+		}
+	case MPOL_INTERLEAVE:
+		if !hasList {
+			pol.Nodes = NodeMask(1)<<nrNodes - 1
+		}
+	}
+	return pol, nil
+}
+
+// parseNodelist is nodelist_parse() (bitmap_parselist): comma-separated
+// nodes and ranges, each below nrNodes (nodes_subset of N_MEMORY).
+func parseNodelist(list string, nrNodes int) (NodeMask, error) {
+	var nm NodeMask
+	for _, part := range strings.Split(list, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		b := a
+		if err == nil && isRange {
+			b, err = strconv.Atoi(hi)
+		}
+		if err != nil || a < 0 || b < a || lo == "" || lo[0] == '+' || (isRange && (hi == "" || hi[0] == '+')) {
+			return 0, fmt.Errorf("%q is not a node list such as 0 or 0-1", list)
+		}
+		if b >= nrNodes {
+			return 0, fmt.Errorf("node %d does not exist (nodes 0 to %d)", b, nrNodes-1)
+		}
+		for n := a; n <= b; n++ {
+			nm |= NodeMask(1) << n
+		}
+	}
+	return nm, nil
+}
+
+// String prints the policy as ParseMempolicy reads it ("bind:0-1").
+func (pol Mempolicy) String() string {
+	if pol.Nodes == 0 || pol.Mode == MPOL_DEFAULT || pol.Mode == MPOL_LOCAL {
+		return pol.Mode.String()
+	}
+	var parts []string
+	for n := 0; n < 64; {
+		if !pol.Nodes.Has(n) {
+			n++
+			continue
+		}
+		end := n
+		for end+1 < 64 && pol.Nodes&(NodeMask(1)<<(end+1)) != 0 {
+			end++
+		}
+		if end == n {
+			parts = append(parts, strconv.Itoa(n))
+		} else {
+			parts = append(parts, strconv.Itoa(n)+"-"+strconv.Itoa(end))
+		}
+		n = end + 1
+	}
+	return pol.Mode.String() + ":" + strings.Join(parts, ",")
 }
 
 // noInterleaveIndex is NO_INTERLEAVE_INDEX: not a VMA fault.

@@ -29,9 +29,13 @@ const (
 	KindBool
 	KindChoice
 	KindFloatList
+	// KindMempolicy is a NUMA policy as the kernel's mpol= option spells
+	// it, MODE[:NODELIST] (mm.ParseMempolicy); the nodes are checked
+	// against the machine when a run starts.
+	KindMempolicy
 )
 
-var kindNames = []string{"int", "float", "bool", "choice", "list"}
+var kindNames = []string{"int", "float", "bool", "choice", "list", "mempolicy"}
 
 func (k ParamKind) String() string { return kindNames[k] }
 
@@ -347,6 +351,11 @@ func (p *Param) validate(value string) (string, error) {
 			norm = append(norm, strconv.FormatFloat(f, 'g', -1, 64))
 		}
 		return strings.Join(norm, ","), nil
+	case KindMempolicy:
+		if _, err := mm.ParseMempolicy(value, 64); err != nil {
+			return "", err // names the policy already
+		}
+		return value, nil
 	}
 	return value, nil
 }

@@ -60,7 +60,8 @@ func init() {
 			rangeParam("cpus", "CPUs per node", KindInt, "8", 1, 128),
 			boolParam("vfio", "pin guest RAM with vfio (FOLL_LONGTERM) as it is faulted; false = plain touching", "true"),
 			boolParam("madvise", "qemu madvises guest RAM (MADV_HUGEPAGE)", "true"),
-			choiceParam("mempolicy", "qemu's memory policy for guest RAM", "default", "default", "bind", "interleave", "preferred"),
+			{Name: "mempolicy", Help: "qemu's memory policy for guest RAM, MODE[:NODES] as tmpfs's mpol= takes it: default, local, " +
+				"preferred[:N], bind:NODES (bind:0, bind:0-1), interleave[:NODES]", Kind: KindMempolicy.String(), Default: "default", kind: KindMempolicy},
 			rangeParam("swap_gb", "swap space, GiB at the seed's scale", KindFloat, "8", 0, 4096),
 			rangeParam("host_gb", "clean page cache per node before the VM starts, GiB at the seed's scale", KindFloat, "1", 0, 1024),
 			rangeParam("scale", "memory scale against the seed's machine (1 = the seed's sizes)", KindFloat, "0.25", 0.01, 1),
@@ -145,6 +146,9 @@ func startTHPThisnode(cfg Config) (Run, error) {
 	if nodeBytes < 256<<20 {
 		return nil, fmt.Errorf("node_gb x scale gives %d MiB per node; at least 256 MiB are needed", nodeBytes>>20)
 	}
+	if _, err := mm.ParseMempolicy(v.String("mempolicy"), v.Int("nodes")); err != nil {
+		return nil, err
+	}
 	r := &thpThisnodeRun{cfg: cfg, sizes: v.FloatList("guest_gb"), metrics: map[string]float64{}}
 	if err := r.boot(); err != nil {
 		return nil, err
@@ -198,11 +202,7 @@ func (r *thpThisnodeRun) boot() error {
 	guest := uint64(r.sizes[r.idx] * sc * float64(1<<30) / mm.PageSize)
 	region := m.NewAnonRegion("qemu-guest", nil, guest)
 	region.Madvised = v.Bool("madvise")
-	mode, _ := mm.ParseMempolicyMode(v.String("mempolicy"))
-	region.Policy = mm.Mempolicy{Mode: mode}
-	if mode == mm.MPOL_PREFERRED {
-		region.Policy.Nodes = 1 // node 0
-	}
+	region.Policy, _ = mm.ParseMempolicy(v.String("mempolicy"), nodes) // validated at start
 	r.qemu = &workload.QemuVfio{M: m, Region: region, Pin: v.Bool("vfio")}
 	tk := m.World.NewTask("qemu-kvm", 0, r.qemu, setupEnd)
 	tk.AllowedCPUs = m.Nodes[0].CPUs

@@ -69,10 +69,12 @@ func TestTHPThisnodeOutputIsDeterministic(t *testing.T) {
 func TestTHPThisnodeRefusesImpossibleParameters(t *testing.T) {
 	s, err := Get("thp-thisnode")
 	require.NoError(t, err)
-	for _, set := range [][]string{{"guest_gb=500"}, {"scale=2"}, {"nodes=1"}, {"mempolicy=random"}, {"vm.defrag_mode=3"}, {"transparent_hugepage.defrag=sometimes"}, {"bogus=1"}, {"guest_gb="}} {
+	for _, set := range [][]string{{"guest_gb=500"}, {"scale=2"}, {"nodes=1"}, {"mempolicy=random"}, {"mempolicy=bind"}, {"mempolicy=bind:2"}, {"mempolicy=preferred:0-1"}, {"nodes=3", "mempolicy=interleave:3"}, {"vm.defrag_mode=3"}, {"transparent_hugepage.defrag=sometimes"}, {"bogus=1"}, {"guest_gb="}} {
 		_, err := s.RunAll(Options{Seed: 1, Runs: 1, Settings: set})
 		assert.Error(t, err, "%v", set)
 	}
+	_, err = s.RunAll(Options{Seed: 1, Runs: 1, Settings: []string{"nodes=3", "mempolicy=interleave:2", "scale=0.02", "guest_gb=30"}})
+	assert.NoError(t, err, "a node the machine has")
 }
 
 func splitLines(s string) []string {

@@ -7,6 +7,7 @@ package script
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/pagesim/pagesim/engine/mm"
 	"github.com/pagesim/pagesim/engine/sim"
@@ -18,16 +19,18 @@ func memoryCommands() []*command {
 	return []*command{
 		{
 			name:   "region",
-			syntax: "region NAME size=SIZE [cgroup=CG] [madvise=hugepage|nohugepage|none] [policy=MODE] [nodes=LIST]",
+			syntax: "region NAME size=SIZE [cgroup=CG] [madvise=hugepage|nohugepage|none] [policy=MODE[:LIST]] [nodes=LIST]",
 			help: "Creates an anonymous memory region (an mmap of size bytes) without touching it. " +
 				"madvise=hugepage is MADV_HUGEPAGE, nohugepage MADV_NOHUGEPAGE. policy is the NUMA memory policy " +
-				"(default, local, preferred, bind, interleave) over nodes=LIST (interleave defaults to every node).",
+				"(default, local, preferred, bind, interleave) over its nodes, written as tmpfs's mpol= takes it " +
+				"(policy=bind:0-1) or in nodes=LIST: bind needs nodes, preferred takes one (none: local allocation), " +
+				"interleave defaults to every node.",
 			pos: []param{{name: "NAME", typ: tName, required: true}},
 			keys: []param{
 				{name: "size", typ: tSize, required: true, help: "the region's size, rounded up to whole pages"},
 				{name: "cgroup", typ: tCgroup, help: "the cgroup charged for its pages (default /)"},
 				{name: "madvise", typ: tChoice, choices: []string{"hugepage", "nohugepage", "none"}, help: "MADV_HUGEPAGE or MADV_NOHUGEPAGE"},
-				{name: "policy", typ: tChoice, choices: []string{"default", "local", "preferred", "bind", "interleave"}, help: "the NUMA memory policy (set_mempolicy/mbind)"},
+				{name: "policy", typ: tMempolicy, help: "the NUMA memory policy (set_mempolicy/mbind), MODE[:LIST] such as bind:0"},
 				{name: "nodes", typ: tList, help: "the policy's nodes, such as 0,1 or 0-3"},
 			},
 			run: runRegion,
@@ -227,33 +230,19 @@ func runRegion(in *Interp, c *call) error {
 		return fmt.Errorf("size=0: a region needs at least one page")
 	}
 	var pol mm.Mempolicy
+	if c.has("nodes") && !c.has("policy") {
+		return fmt.Errorf("nodes= needs a policy=")
+	}
 	if c.has("policy") {
-		mode, err := mm.ParseMempolicyMode(c.str("policy", ""))
-		if err != nil {
+		spec := c.str("policy", "")
+		if c.has("nodes") {
+			if strings.Contains(spec, ":") {
+				return fmt.Errorf("policy=%s names its nodes already; drop nodes=", spec)
+			}
+			spec += ":" + c.str("nodes", "")
+		}
+		if pol, err = mm.ParseMempolicy(spec, len(in.m.Nodes)); err != nil {
 			return err
-		}
-		pol.Mode = mode
-	}
-	if c.has("nodes") {
-		if !c.has("policy") {
-			return fmt.Errorf("nodes= needs a policy=")
-		}
-		list, err := parseList(c.str("nodes", ""), len(in.m.Nodes))
-		if err != nil {
-			return fmt.Errorf("nodes=%v", err)
-		}
-		for _, n := range list {
-			pol.Nodes |= mm.NodeMask(1) << n
-		}
-	}
-	switch pol.Mode {
-	case mm.MPOL_BIND, mm.MPOL_PREFERRED:
-		if pol.Nodes == 0 {
-			return fmt.Errorf("policy=%s needs nodes=", pol.Mode)
-		}
-	case mm.MPOL_INTERLEAVE:
-		if pol.Nodes == 0 {
-			pol.Nodes = mm.NodeMask(1)<<len(in.m.Nodes) - 1
 		}
 	}
 	r := in.m.NewAnonRegion(name, cg, pages)

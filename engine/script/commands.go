@@ -30,6 +30,7 @@ const (
 	tOrder                   // 0..MAX_PAGE_ORDER
 	tList                    // 0,2-3
 	tChoice                  // one of choices
+	tMempolicy               // MODE[:NODELIST], as tmpfs's mpol= takes it
 )
 
 // param describes a positional word or an argument.
@@ -326,6 +327,14 @@ func checkValue(p param, v string) error {
 		}
 	case tList:
 		_, err = parseList(v, 1024)
+	case tMempolicy:
+		mode, list, hasList := strings.Cut(v, ":")
+		if mode == "prefer" {
+			mode = "preferred"
+		}
+		if _, err = mm.ParseMempolicyMode(mode); err == nil && hasList {
+			_, err = parseList(list, 64)
+		}
 	case tChoice:
 		found := false
 		for _, ch := range p.choices {
