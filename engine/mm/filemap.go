@@ -324,6 +324,9 @@ func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) uint
 		if head == NilPFN {
 			break
 		}
+		// The allocation may have reclaimed the extent's last cached
+		// page and retired the extent: look it up again.
+		o, slot = m.fileExtent(f, i)
 		m.setupFolio(head, 0, o)
 		o.file.pages[slot] = head
 		missing++

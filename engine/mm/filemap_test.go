@@ -3,6 +3,8 @@ package mm
 import (
 	"testing"
 
+	"github.com/pagesim/pagesim/engine/sim"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -65,4 +67,36 @@ func TestEmptiedExtentsReturnTheirOwnersAndShadowsSurvive(t *testing.T) {
 	mustCheck(t, m, "read back")
 	assert.Greater(t, m.Nodes[0].Stat[WORKINGSET_REFAULT_FILE], int64(0))
 	assert.LessOrEqual(t, len(m.owners), ownersBefore+int(f.Size/fileExtentPages)+1)
+}
+
+// A read that allocates can run direct reclaim, which may evict the last
+// cached page of the very extent being read into and retire the extent:
+// the read must look the extent up again after the allocation (as
+// FileWriteOrder does), not write into the retired one.
+func TestAReadWhoseAllocationReclaimsItsOwnExtentStillCachesThePage(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 1)
+	z := m.Nodes[0].Zones[ZoneNormal]
+	free := 0
+	min := int(z.WmarkPages(WmarkMin))
+	// One cached page of the file, min pages free, the rest kernel.
+	l := carveZone(t, m, nil, func(block, off int) role {
+		switch {
+		case block == 0 && off == 0:
+			return roleFile
+		case free < min:
+			free++
+			return roleFree
+		}
+		return roleKernel
+	})
+	f := l.file
+	require.Equal(t, uint64(1), f.Resident())
+	f.Size = 2 // page 1 is not cached
+	var missing uint64
+	inWorld(t, m, 0, func(tk *sim.Task) { missing = m.FileRead(tk, f, 1, 1, GFP_HIGHUSER_MOVABLE) })
+	assert.Equal(t, uint64(1), missing)
+	assert.Greater(t, m.Event(PGSTEAL_DIRECT), uint64(0), "the read's allocation reclaimed")
+	assert.Equal(t, uint64(1), f.Resident(), "page 0 was evicted, page 1 is cached")
+	o, slot := m.fileExtent(f, 1)
+	assert.NotEqual(t, NilPFN, o.file.pages[slot])
 }
