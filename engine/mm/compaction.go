@@ -824,7 +824,13 @@ func (m *Machine) isolateMigratepagesBlock(t *sim.Task, cc *compactControl, low,
 				fail = true
 			case p.flags&pgUnevictable != 0 && m.Sysctl.CompactUnevictableAllowed == 0:
 				fail = true
-			case cc.mode != migrateSync && p.flags&pgWriteback != 0:
+			case p.flags&pgWriteback != 0:
+				// Async and sync-light compaction skip folios under
+				// writeback (ISOLATE_ASYNC_MIGRATE; migrate_folio_unmap
+				// fails them with -EBUSY); MIGRATE_SYNC would wait
+				// for the write, which pagesim's scan cannot, so it
+				// skips them too: the block device's request holds
+				// the folio's PFN until the write completes.
 				fail = true
 			}
 			if !fail {
@@ -1002,7 +1008,7 @@ func (m *Machine) moveFolio(t *sim.Task, src, dst PFN, order Order) {
 		}
 	}
 	m.unisolateStat(src)
-	if flags&pgDirty != 0 {
+	if flags&pgDirty != 0 && sp.kind == KindFile { // pgSwapCache on anon
 		nr := int64(n)
 		zs, zd := m.ZoneOf(src), m.ZoneOf(dst)
 		zs.Stat[NR_ZONE_WRITE_PENDING] -= nr
@@ -1030,7 +1036,7 @@ func (m *Machine) moveFolio(t *sim.Task, src, dst PFN, order Order) {
 	sp.flags &^= pgIsolated | pgLRU | pgDirty | pgActive | pgReferenced | pgYoung | pgSwapBacked | pgWorkingset
 	m.FreePages(t, src, order)
 	m.lruAdd(dst)
-	t.Charge((m.Cost.MigratePage + m.Cost.CopyPage4K) * sim.Time(n))
+	t.Charge(m.Cost.MigratePage*sim.Time(n) + m.remoteCost(m.cpuNode[t.CPU], dstNode.ID, m.Cost.CopyPage4K*sim.Time(n)))
 }
 
 // ---------------------------------------------------------------------------

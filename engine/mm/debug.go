@@ -186,6 +186,9 @@ func (m *Machine) CheckInvariants() error {
 	}
 	// Every other PFN: reserved or in use, folios well formed.
 	resident := make([]uint64, len(m.owners))
+	// Dirty and writeback pages by zone, for the counters.
+	dirty := make(map[*Zone]int64)
+	writeback := make(map[*Zone]int64)
 	for pfn := PFN(0); pfn < m.maxPFN; pfn++ {
 		if owner[pfn] != 0 {
 			continue
@@ -246,6 +249,18 @@ func (m *Machine) CheckInvariants() error {
 				blocks[(pfn+i)>>PageblockOrder].pinned++
 			}
 		}
+		if p.flags&pgTail == 0 && p.owner != 0 {
+			n := int64(1)
+			if p.flags&pgHead != 0 {
+				n = int64(1) << p.order
+			}
+			if p.kind == KindFile && p.flags&pgDirty != 0 {
+				dirty[m.ZoneOf(pfn)] += n
+			}
+			if p.flags&pgWriteback != 0 {
+				writeback[m.ZoneOf(pfn)] += n
+			}
+		}
 		owner[pfn] = 4
 	}
 	for id, o := range m.owners {
@@ -259,6 +274,24 @@ func (m *Machine) CheckInvariants() error {
 		if int(got.nrFree) != want.free || int(got.nrPCP) != want.pcp || int(got.nrLRU) != want.lru || int(got.nrPinned) != want.pinned {
 			return m.fail(PFN(b)<<PageblockOrder, "pageblock %d counters free=%d pcp=%d lru=%d pinned=%d, pages say free=%d pcp=%d lru=%d pinned=%d",
 				b, got.nrFree, got.nrPCP, got.nrLRU, got.nrPinned, want.free, want.pcp, want.lru, want.pinned)
+		}
+	}
+	// NR_FILE_DIRTY and NR_WRITEBACK by node, NR_ZONE_WRITE_PENDING (dirty
+	// plus writeback) by zone, equal what the folios say.
+	for _, n := range m.Nodes {
+		var d, w int64
+		for _, z := range n.Zones {
+			if z == nil {
+				continue
+			}
+			d += dirty[z]
+			w += writeback[z]
+			if got := z.Stat[NR_ZONE_WRITE_PENDING]; got != dirty[z]+writeback[z] {
+				return m.fail(z.StartPFN, "zone %d/%s nr_zone_write_pending is %d, its folios say %d dirty + %d under writeback", n.ID, z.Name(), got, dirty[z], writeback[z])
+			}
+		}
+		if n.Stat[NR_FILE_DIRTY] != d || n.Stat[NR_WRITEBACK] != w {
+			return m.fail(NilPFN, "node %d nr_dirty=%d nr_writeback=%d, its folios say %d and %d", n.ID, n.Stat[NR_FILE_DIRTY], n.Stat[NR_WRITEBACK], d, w)
 		}
 	}
 	for _, z := range m.zones {

@@ -55,6 +55,9 @@ type File struct {
 	shadows uint64
 	// Unlinked files keep no pages.
 	Unlinked bool
+	// wbEnd is when the last writeback request submitted for the file
+	// completes (what filemap_fdatawait waits for).
+	wbEnd sim.Time
 }
 
 // NewFile creates an empty file charged to cg.
@@ -182,7 +185,7 @@ func (m *Machine) FileWriteOrder(t *sim.Task, f *File, index, nr uint64, gfp GFP
 		fStart := o.file.base + uint64(slot) - (uint64(slot) & (m.folioNr(head) - 1))
 		fEnd := fStart + m.folioNr(head)
 		n := min(fEnd, end) - i
-		t.Charge(m.Cost.CopyPage4K / 2 * sim.Time(n))
+		t.Charge(m.remoteCost(m.cpuNode[t.CPU], m.ZoneOf(head).Node.ID, m.Cost.CopyPage4K/2*sim.Time(n)))
 		m.setDirty(head)
 		done += n
 		i += n
@@ -274,49 +277,57 @@ func (m *Machine) clearDirty(head PFN) {
 	z := m.ZoneOf(head)
 	z.Stat[NR_ZONE_WRITE_PENDING] -= nr
 	z.Node.Stat[NR_FILE_DIRTY] -= nr
-	z.Node.Stat[NR_WRITTEN] += nr
 }
 
-// FileSync writes the file's dirty pages back and waits (fdatasync): one
-// device round trip plus the submission cost per page. It returns the pages
-// written.
+// FileFdatawrite starts writeback of every dirty page of the file and does
+// not wait (filemap_fdatawrite, sync_file_range(SYNC_FILE_RANGE_WRITE)):
+// the pages go under writeback and their requests queue on the block
+// device. It returns the pages submitted.
+func (m *Machine) FileFdatawrite(t *sim.Task, f *File) uint64 {
+	n, _ := m.writebackFile(t, f)
+	return n
+}
+
+// FileFdatawait waits for all writeback of the file submitted so far, by
+// anyone (filemap_fdatawait): the task sleeps in I/O wait until the last
+// request carrying one of its pages completes.
+func (m *Machine) FileFdatawait(t *sim.Task, f *File) {
+	m.ioSchedule(t, f.wbEnd)
+}
+
+// FileSync is fdatasync(): file_write_and_wait_range() over the whole
+// file, FileFdatawrite then FileFdatawait. Writeback already queued for
+// the file (an earlier FileFdatawrite) is waited for too. It returns the
+// pages this call wrote. (No cache flush is charged: the modelled drive's
+// write cache is power-loss protected, see blk_mq.go.)
 func (m *Machine) FileSync(t *sim.Task, f *File) uint64 {
-	var n uint64
-	for _, o := range f.extents {
-		if o == nil {
-			continue
-		}
-		for _, head := range o.file.pages {
-			if head != NilPFN && m.pages[head].flags&pgDirty != 0 {
-				n += m.folioNr(head)
-				m.clearDirty(head)
-			}
-		}
-	}
-	if n > 0 {
-		// Submit the writes (CPU), then wait for the device: it writes
-		// one request at a time at its bandwidth, so concurrent
-		// writeback queues (the disk is a lock timeline), and the
-		// waiting task sleeps.
-		t.Charge(sim.Time(n) * m.Cost.BuddyOp)
-		m.Disk.LockSleep(t)
-		t.Sleep(m.Cost.IOLatency + sim.Time(n)*m.Cost.DiskWritePage)
-		m.Disk.Unlock(t)
-	}
+	n := m.FileFdatawrite(t, f)
+	m.FileFdatawait(t, f)
 	return n
 }
 
 // FileRead reads pages [index, index+nr): cached pages are copied, missing
-// ones are read from disk into new page-cache pages. A missing page whose
-// shadow entry is still there is a refault (workingset_refault_file), and
-// the wait for it is a memory stall (PSI), as for a thrashing workingset
-// page. It returns the number of pages that had to be read.
+// ones get new page-cache folios that are read from the block device
+// (filemap_read, page_cache_ra_unbounded: one plugged submission per run
+// of missing pages), and the reader sleeps in I/O wait until the last read
+// completes (folio_wait_locked). A missing page whose shadow entry is
+// still there is a refault (workingset_refault_file), and the wait for it
+// is also a memory stall (PSI), as for a thrashing workingset page. It
+// returns the number of pages that had to be read.
 func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) uint64 {
-	var missing, refaults uint64
+	var missing, refaults, run uint64
+	var last sim.Time
+	submit := func() {
+		if run > 0 {
+			last = max(last, m.blkSubmitBios(t, REQ_OP_READ, run, nil, nil, 0))
+			run = 0
+		}
+	}
 	for i := index; i < index+nr && i < f.Size; i++ {
 		o, slot := m.fileExtent(f, i)
 		if o.file.pages[slot] != NilPFN {
-			t.Charge(m.Cost.CopyPage4K / 2)
+			submit()
+			t.Charge(m.remoteCost(m.cpuNode[t.CPU], m.ZoneOf(o.file.pages[slot]).Node.ID, m.Cost.CopyPage4K/2))
 			m.markAccessed(o.file.pages[slot])
 			continue
 		}
@@ -330,17 +341,19 @@ func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) uint
 		m.setupFolio(head, 0, o)
 		o.file.pages[slot] = head
 		missing++
+		run++
 		if f.shadows > 0 {
 			f.shadows--
 			refaults++
 			m.workingsetRefault(head)
 		}
 	}
+	submit()
 	if missing > 0 {
 		if refaults > 0 {
 			m.psiMemstallEnter(t)
 		}
-		t.Charge(m.Cost.IOLatency)
+		m.ioSchedule(t, last)
 		if refaults > 0 {
 			m.psiMemstallLeave(t)
 		}
@@ -367,8 +380,10 @@ func (m *Machine) markAccessed(head PFN) {
 }
 
 // FileTruncate drops every cached page of the file (truncate_inode_pages,
-// as on unlink of the last link).
+// as on unlink of the last link), after waiting for the file's writeback
+// (truncate_inode_pages_range waits on each folio under writeback).
 func (m *Machine) FileTruncate(t *sim.Task, f *File) {
+	m.FileFdatawait(t, f)
 	for _, o := range f.extents {
 		if o == nil {
 			continue

@@ -95,6 +95,14 @@ func (m *Machine) teardownFolio(head PFN) {
 	if p.flags&pgPinned != 0 {
 		m.unpinFlags(head)
 	}
+	if p.flags&pgWriteback != 0 {
+		// Callers wait for writeback first (FreeOwned, truncation);
+		// keep the counters right if one did not.
+		z := m.ZoneOf(head)
+		z.Node.Stat[NR_WRITEBACK] -= int64(nr)
+		z.Stat[NR_ZONE_WRITE_PENDING] -= int64(nr)
+		p.flags &^= pgWriteback
+	}
 	o.Resident -= nr
 	o.Memcg.Usage -= nr
 	node := m.ZoneOf(head).Node
@@ -109,7 +117,7 @@ func (m *Machine) teardownFolio(head PFN) {
 		if order == HPagePMDOrder {
 			node.Stat[NR_FILE_THPS] -= int64(nr)
 		}
-		if p.flags&pgDirty != 0 {
+		if p.flags&pgDirty != 0 { // pgSwapCache for anon, so only here
 			m.ZoneOf(head).Stat[NR_ZONE_WRITE_PENDING] -= int64(nr)
 			node.Stat[NR_FILE_DIRTY] -= int64(nr)
 		}
@@ -138,6 +146,9 @@ func (m *Machine) AllocOwned(t *sim.Task, o *Owner, gfp GFP, order Order, nid in
 // FreeOwned unmaps and frees a folio (zap_pte_range + folio_put).
 func (m *Machine) FreeOwned(t *sim.Task, head PFN) {
 	head = m.folioHead(head)
+	if m.pages[head].flags&pgWriteback != 0 {
+		m.folioWaitWriteback(t, head)
+	}
 	order := Order(0)
 	if m.pages[head].flags&pgHead != 0 {
 		order = Order(m.pages[head].order)
@@ -246,7 +257,7 @@ func (m *Machine) Folio(pfn PFN) FolioInfo {
 	head := m.folioHead(pfn)
 	p := &m.pages[head]
 	fi := FolioInfo{Head: head, Kind: p.kind, LRU: p.flags&pgLRU != 0, Active: p.flags&pgActive != 0,
-		Pinned: p.flags&pgPinned != 0, Dirty: p.flags&pgDirty != 0}
+		Pinned: p.flags&pgPinned != 0, Dirty: p.kind == KindFile && p.flags&pgDirty != 0}
 	if p.flags&pgHead != 0 {
 		fi.Order = Order(p.order)
 	}
@@ -377,7 +388,9 @@ func (m *Machine) mapAnonFolio(t *sim.Task, r *AnonRegion, head PFN, order Order
 			r.BasePages += n
 		}
 	}
-	t.Charge(m.Cost.ClearPage4K * sim.Time(n))
+	// Clearing runs on the faulting CPU: a folio on another node costs
+	// the remote latency ratio (remoteCost).
+	t.Charge(m.remoteCost(m.cpuNode[t.CPU], z.Node.ID, m.Cost.ClearPage4K*sim.Time(n)))
 	m.countVMEvent(PGFAULT)
 	r.NodePages[z.Node.ID] += n
 	r.Cursor += n

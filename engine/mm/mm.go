@@ -133,9 +133,10 @@ type Machine struct {
 
 	slowTrace      slowTraces
 	pcpuDrainMutex sim.Lock
-	// Disk is the block device's request queue: writeback holds it for
-	// the transfer time of what it writes.
-	Disk sim.Lock
+	// Blk is the block device that swap, writeback and reads use
+	// (blk_mq.go); IOWait sums the time tasks slept in io_schedule().
+	Blk    BlockDevice
+	IOWait sim.Time
 	// capc is current->capture_control of the task running direct
 	// compaction (capcTask), if any.
 	capc     *captureControl

@@ -725,6 +725,9 @@ func (m *Machine) traceLRUIsolate(t *sim.Task, sc *scanControl, l LRUList, reque
 // each folio's fate.
 func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scanControl, l LRUList) uint64 {
 	file := l.isFile()
+	// Completions that happened by now (this task's clock runs ahead of
+	// the world's inside a step) are seen before the scan.
+	m.blkRetire(t.Now)
 	lv.Lock.Lock(t)
 	var scanned uint64
 	// Pinned folios are visited by count and kept.
@@ -745,13 +748,14 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 	for _, head := range batch {
 		m.isolateLRUFolio(head)
 	}
-	t.Charge(m.Cost.LRUScanPage * sim.Time(len(batch)))
+	cpuNode := m.cpuNode[t.CPU]
+	t.Charge(m.remoteCost(cpuNode, lv.node.ID, m.Cost.LRUScanPage*sim.Time(len(batch))))
 	lv.Lock.Unlock(t)
 	reclaimed, stat := m.shrinkFolioList(t, batch, sc)
 	activated += stat.nrActivate
 	// The pinned folios' reverse-map walks (the unpinned ones' are
 	// charged by shrinkFolioList).
-	t.Charge(m.Cost.FolioRefWalk * sim.Time(pinFolios))
+	t.Charge(m.remoteCost(cpuNode, lv.node.ID, m.Cost.FolioRefWalk*sim.Time(pinFolios)))
 	// Put back what was not freed (move_folios_to_lru).
 	lv.Lock.Lock(t)
 	for _, head := range batch {
@@ -814,6 +818,7 @@ type reclaimStat struct {
 // mapped folio (folio_referenced: anon, or page cache with a young PTE).
 func (m *Machine) shrinkFolioList(t *sim.Task, folios []PFN, sc *scanControl) (reclaimed uint64, stat reclaimStat) {
 	var mapped int
+	var pageout []PFN
 	for _, head := range folios {
 		p := &m.pages[head]
 		nr := m.folioNr(head)
@@ -827,15 +832,23 @@ func (m *Machine) shrinkFolioList(t *sim.Task, folios []PFN, sc *scanControl) (r
 		case folioFreed:
 			reclaimed += nr
 		case folioPagedOut:
-			reclaimed += nr
 			stat.nrPageout += nr
+			pageout = append(pageout, head)
 		case folioActivated:
 			stat.nrActivate += nr
 		case folioKeptReferenced:
 			stat.nrRefKeep += nr
 		}
 	}
-	t.Charge(m.Cost.FolioRefWalk * sim.Time(mapped))
+	if len(folios) > 0 {
+		nid := m.ZoneOf(folios[0]).Node.ID // a batch comes from one lruvec
+		t.Charge(m.remoteCost(m.cpuNode[t.CPU], nid, m.Cost.FolioRefWalk*sim.Time(mapped)))
+	}
+	// pageout() for the anon folios added to swap, under the batch's
+	// plug; they stay isolated until the caller puts them back.
+	if len(pageout) > 0 {
+		m.swapWritepages(t, pageout)
+	}
 	return reclaimed, stat
 }
 
@@ -847,7 +860,7 @@ const (
 	folioKeptReferenced                  // FOLIOREF_KEEP: young once, kept for another round
 	folioActivated                       // activate_locked
 	folioFreed                           // freed (free_it)
-	folioPagedOut                        // swapped out, then freed
+	folioPagedOut                        // swap-out write started: kept under writeback
 )
 
 // shrinkFolio is the per-folio decision of shrink_folio_list() for an
@@ -864,7 +877,11 @@ func (m *Machine) shrinkFolio(t *sim.Task, head PFN, sc *scanControl) folioFate 
 		return folioFreed
 	}
 	if p.flags&pgWriteback != 0 {
-		return folioKept
+		// Case 2 of shrink_folio_list's writeback handling: mark it
+		// for immediate reclaim (PG_reclaim; its end of writeback
+		// rotates it) and activate it meanwhile.
+		m.activateIsolated(head, sc)
+		return folioActivated
 	}
 	// folio_check_references()
 	young := p.flags&pgYoung != 0
@@ -883,6 +900,13 @@ func (m *Machine) shrinkFolio(t *sim.Task, head PFN, sc *scanControl) folioFate 
 		return folioKept
 	}
 	if !isFile {
+		if p.flags&pgSwapCache != 0 {
+			// Its swap-out write has completed: a clean swap-cache
+			// folio, unmapped, that __remove_mapping frees.
+			t.Charge(m.Cost.ReclaimCleanPage * sim.Time(nr))
+			m.freeIsolatedFolio(t, head)
+			return folioFreed
+		}
 		// Anonymous memory needs swap space.
 		if sc.gfp&__GFP_IO == 0 {
 			return folioKept
@@ -890,22 +914,13 @@ func (m *Machine) shrinkFolio(t *sim.Task, head PFN, sc *scanControl) folioFate 
 		if p.flags&pgPinned != 0 {
 			return folioKept // folio_maybe_dma_pinned: keep_locked
 		}
-		if !sc.maySwap || m.nrSwapPagesFree() < nr {
+		if !sc.maySwap || !m.addToSwap(head) {
 			m.activateIsolated(head, sc)
 			return folioActivated
 		}
-		// add_to_swap, try_to_unmap, pageout: the write is
-		// submitted, the folio freed when it completes.
-		o := m.owners[p.owner]
-		m.Swap.UsedPages += nr
-		o.Swapped += nr
-		t.Charge(m.Cost.SwapOutPage * sim.Time(nr))
-		m.countVMEvents(PSWPOUT, nr)
-		m.countVMEvents(PGPGOUT, nr*4)
-		if nr > 1 {
-			m.countVMEvent(THP_SWPOUT)
-		}
-		m.freeIsolatedFolio(t, head)
+		// add_to_swap, try_to_unmap, pageout: the write is submitted
+		// with the batch (swapWritepages) and the folio kept under
+		// writeback until it completes (PAGE_SUCCESS, goto keep).
 		return folioPagedOut
 	}
 	// FOLIOREF_RECLAIM_CLEAN (referenced, not young): reclaimed if clean.
@@ -1012,8 +1027,9 @@ func (m *Machine) shrinkActiveList(t *sim.Task, n uint64, lv *lruvec, sc *scanCo
 		m.lruAdd(head)
 		deactivated += m.folioNr(head)
 	}
-	t.Charge(m.Cost.LRUScanPage * sim.Time(len(batch)+int(pinFolios)))
-	t.Charge(m.Cost.FolioRefWalk * sim.Time(len(batch)))
+	cpuNode := m.cpuNode[t.CPU]
+	t.Charge(m.remoteCost(cpuNode, lv.node.ID, m.Cost.LRUScanPage*sim.Time(len(batch)+int(pinFolios))))
+	t.Charge(m.remoteCost(cpuNode, lv.node.ID, m.Cost.FolioRefWalk*sim.Time(len(batch))))
 	lv.Lock.Unlock(t)
 	m.countVMEvents(PGREFILL, scanned)
 	m.countVMEvents(PGDEACTIVATE, deactivated)

@@ -261,6 +261,11 @@ func (s *Spec) Parse(settings []string) (Settings, error) {
 				return Settings{}, err
 			}
 			knobs = append(knobs, Knob{normKnob(name), strings.TrimSpace(value)})
+		case mm.IsBlockKnob(name):
+			if err := mm.ValidateBlockKnob(name, value); err != nil {
+				return Settings{}, err
+			}
+			knobs = append(knobs, Knob{normKnob(name), strings.TrimSpace(value)})
 		case mm.IsTHPKnob(name):
 			var t mm.THPSettings
 			t = mm.DefaultTHPSettings()
@@ -280,6 +285,7 @@ func normKnob(name string) string {
 	name = strings.TrimSpace(name)
 	name = strings.TrimPrefix(name, "/proc/sys/")
 	name = strings.TrimPrefix(name, "/sys/kernel/mm/")
+	name = strings.TrimPrefix(name, "/sys/")
 	return strings.ReplaceAll(name, "/", ".")
 }
 
@@ -364,9 +370,12 @@ func (p *Param) validate(value string) (string, error) {
 func applyKnobs(m *mm.Machine, knobs []Knob) error {
 	for _, k := range knobs {
 		var err error
-		if mm.IsSysctl(k.Name) {
+		switch {
+		case mm.IsSysctl(k.Name):
 			err = m.SetSysctl(k.Name, k.Value)
-		} else {
+		case mm.IsBlockKnob(k.Name):
+			err = m.SetBlockKnob(k.Name, k.Value)
+		default:
 			err = m.SetTHPKnob(k.Name, k.Value)
 		}
 		if err != nil {

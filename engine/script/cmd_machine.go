@@ -6,6 +6,7 @@ package script
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/pagesim/pagesim/engine/mm"
@@ -81,6 +82,18 @@ func machineCommands() []*command {
 			free:  true,
 			check: checkCost,
 			run:   runCost,
+		},
+		{
+			name:   "blockdev",
+			syntax: "blockdev [NAME[=VALUE]]...",
+			help: "Changes the block device that swap, writeback and reads use (nvme0n1, a data-centre NVMe SSD): " +
+				"its queue attributes by their /sys/block/nvme0n1/queue name (nr_requests=64, max_sectors_kb=64), or its " +
+				"hardware for a what-if (write_bandwidth=500M per second, read_bandwidth, read_latency=115us, " +
+				"write_latency, read_iops, write_iops, read_sigma and write_sigma in thousandths, 0 for no variation); " +
+				"a NAME alone prints it, no NAME prints them all.",
+			free:  true,
+			check: checkBlockdev,
+			run:   runBlockdev,
 		},
 		{
 			name:   "swap",
@@ -395,6 +408,132 @@ func runCgroup(in *Interp, c *call) error {
 	}
 	for _, k := range c.keys {
 		if err := cg.SetKnob(k, c.size(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// blockdevProps names the block device's hardware figures for the
+// blockdev command, with their kind: a size per second, a duration or a
+// count.
+var blockdevProps = []struct {
+	name, kind string
+	field      func(p *mm.BlockDeviceProps) any
+}{
+	{"read_bandwidth", "size", func(p *mm.BlockDeviceProps) any { return &p.ReadBandwidth }},
+	{"write_bandwidth", "size", func(p *mm.BlockDeviceProps) any { return &p.WriteBandwidth }},
+	{"read_latency", "duration", func(p *mm.BlockDeviceProps) any { return &p.ReadLatency }},
+	{"write_latency", "duration", func(p *mm.BlockDeviceProps) any { return &p.WriteLatency }},
+	{"read_iops", "count", func(p *mm.BlockDeviceProps) any { return &p.ReadIOPS }},
+	{"write_iops", "count", func(p *mm.BlockDeviceProps) any { return &p.WriteIOPS }},
+	{"read_sigma", "count", func(p *mm.BlockDeviceProps) any { return &p.ReadSigma }},
+	{"write_sigma", "count", func(p *mm.BlockDeviceProps) any { return &p.WriteSigma }},
+}
+
+var blockdevQueueAttrs = []string{"nr_requests", "max_sectors_kb", "max_hw_sectors_kb", "logical_block_size", "rotational"}
+
+func blockdevNames() []string {
+	var out []string
+	out = append(out, blockdevQueueAttrs...)
+	for _, p := range blockdevProps {
+		out = append(out, p.name)
+	}
+	return out
+}
+
+// setBlockdev sets or (value == "") checks one blockdev name on d.
+func setBlockdev(d *mm.BlockDevice, name, value string, set bool) error {
+	for _, a := range blockdevQueueAttrs {
+		if a == name {
+			if !set {
+				return nil
+			}
+			return d.SetQueueAttr(name, value)
+		}
+	}
+	for _, p := range blockdevProps {
+		if p.name != name {
+			continue
+		}
+		if !set {
+			return nil
+		}
+		switch f := p.field(&d.Props).(type) {
+		case *uint64:
+			var v uint64
+			var err error
+			if p.kind == "size" {
+				v, err = parseSize(value)
+				if err == nil && v == 0 {
+					err = fmt.Errorf("a bandwidth must be above 0")
+				}
+			} else {
+				v, err = strconv.ParseUint(value, 10, 64)
+			}
+			if err != nil {
+				return fmt.Errorf("%s=%s: %v", name, value, err)
+			}
+			*f = v
+		case *sim.Time:
+			v, err := parseDuration(value)
+			if err != nil {
+				return fmt.Errorf("%s=%v", name, err)
+			}
+			*f = v
+		}
+		return nil
+	}
+	msg := fmt.Sprintf("unknown block device setting %q", name)
+	if s := suggest(name, blockdevNames()); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+func checkBlockdev(c *call) error {
+	d := mm.DefaultBlockDevice()
+	for _, a := range c.st.Args {
+		name, value, set := splitNameValue(a)
+		if err := setBlockdev(&d, name, value, set); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func blockdevValue(d *mm.BlockDevice, name string) string {
+	if v, err := d.QueueAttr(name); err == nil {
+		return v
+	}
+	for _, p := range blockdevProps {
+		if p.name == name {
+			switch f := p.field(&d.Props).(type) {
+			case *uint64:
+				return strconv.FormatUint(*f, 10)
+			case *sim.Time:
+				return formatDuration(*f)
+			}
+		}
+	}
+	return ""
+}
+
+func runBlockdev(in *Interp, c *call) error {
+	d := &in.m.Blk
+	if len(c.st.Args) == 0 {
+		for _, n := range blockdevNames() {
+			in.printf("%s=%s\n", n, blockdevValue(d, n))
+		}
+		return nil
+	}
+	for _, a := range c.st.Args {
+		name, value, set := splitNameValue(a)
+		if !set {
+			in.printf("%s=%s\n", name, blockdevValue(d, name))
+			continue
+		}
+		if err := setBlockdev(d, name, value, true); err != nil {
 			return err
 		}
 	}

@@ -39,6 +39,14 @@ var procFiles = []struct {
 	{"zoneinfo", func(in *Interp, w io.Writer) error { return procfs.Zoneinfo(w, in.m) }},
 	{"vmstat", func(in *Interp, w io.Writer) error { return procfs.Vmstat(w, in.m) }},
 	{"pressure", func(in *Interp, w io.Writer) error { return in.m.WritePressure(w) }},
+	{"diskstats", func(in *Interp, w io.Writer) error {
+		_, err := io.WriteString(w, in.m.Blk.DiskstatsLine(in.m.World.Now()))
+		return err
+	}},
+	{"distance", func(in *Interp, w io.Writer) error {
+		_, err := io.WriteString(w, in.m.NumactlDistances())
+		return err
+	}},
 }
 
 func isProcFile(s string) bool {
@@ -56,7 +64,8 @@ func printCommands() []*command {
 			name:   "print",
 			syntax: "print FILE | print vmstat COUNTER... | print trace [last=N] | print stall|tasks|objects | print VALUE...",
 			help: "Prints a /proc file as the kernel would (buddyinfo, pagetypeinfo, zoneinfo, vmstat, pressure for " +
-				"/proc/pressure/memory), chosen /proc/vmstat lines, the tracepoint ring as the trace file shows it " +
+				"/proc/pressure/memory, diskstats for the block device's /proc/diskstats line, distance for the node " +
+				"distance table as numactl -H prints it), chosen /proc/vmstat lines, the tracepoint ring as the trace file shows it " +
 				"(last=N: only the N newest events), the last slow-path decision trace of an allocation that stalled " +
 				"(stall), the tasks, every named object, or values by name, one \"NAME VALUE\" line each; a named " +
 				"object alone prints all its fields.",
@@ -191,7 +200,7 @@ func checkPrint(c *call) error {
 			}
 		}
 		return nil
-	case "stall", "tasks", "objects", "buddyinfo", "pagetypeinfo", "zoneinfo", "pressure":
+	case "stall", "tasks", "objects", "buddyinfo", "pagetypeinfo", "zoneinfo", "pressure", "diskstats", "distance":
 		if len(args) > 1 {
 			return fmt.Errorf("print %s takes nothing more", first.Value)
 		}

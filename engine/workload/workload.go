@@ -31,17 +31,24 @@ func (q *QemuVfio) Step(w *sim.World, t *sim.Task) sim.Time {
 	q.begin(t)
 	r := q.Region
 	end := min(r.Pages, (r.Cursor/mm.HPagePMDNr+1)*mm.HPagePMDNr)
+	runs, runEnd := 0, mm.NilPFN
 	for r.Cursor < end {
-		if !q.M.FaultAnonNext(t, r, q.Pin).OK {
+		res := q.M.FaultAnonNext(t, r, q.Pin)
+		if !res.OK {
 			q.Failed = 1
 			break
 		}
+		if res.Head != runEnd {
+			runs++
+		}
+		runEnd = res.Head + mm.PFN(res.Order.Pages())
 	}
 	q.Ops = r.Cursor
 	if q.Pin {
-		// vfio maps the pinned, physically contiguous runs of a batch
-		// with one iommu_map() call.
-		t.Charge(q.M.Cost.IOMMUMap)
+		// vfio_pin_map_dma maps each physically contiguous run of
+		// pinned pages with one iommu_map() call (vfio_iommu_map): one
+		// for a THP, one per run of the base pages a fallback got.
+		t.Charge(q.M.Cost.IOMMUMap * sim.Time(runs))
 	}
 	if r.Cursor >= r.Pages || q.Failed > 0 {
 		return q.finish(t)
