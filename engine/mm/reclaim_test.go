@@ -679,7 +679,8 @@ func TestShrinkFolioListReturnsWhatItDidWithTheBatch(t *testing.T) {
 			}
 		}
 	})
-	assert.Equal(t, uint64(4), reclaimed, "two anon pages swapped out and two clean page-cache pages freed")
+	assert.Equal(t, uint64(2), reclaimed, "two clean page-cache pages freed; the two anon pages swapped out stay under writeback")
+	assert.Equal(t, int64(2), m.Nodes[0].Stat[NR_WRITEBACK], "the swap-out writes are in flight")
 	assert.Equal(t, reclaimStat{nrPageout: 2, nrRefKeep: 1}, stat,
 		"the swap-outs are nr_pageout, the young anon page is FOLIOREF_KEEP, the pinned one is kept")
 	assert.Equal(t, uint64(2), m.Event(PSWPOUT))
