@@ -1210,7 +1210,7 @@ func (m *Machine) tryToCompactPages(t *sim.Task, gfp GFP, order Order, allocFlag
 // on this zone, a freed chunk of exactly its order goes to it.
 func (m *Machine) compactionCapture(z *Zone, pfn PFN, order Order, mt MigrateType) bool {
 	capc := m.capc
-	if capc == nil || capc.zone != z || capc.page != NilPFN || m.capcTask == nil || m.capcTask.Flags&sim.PF_KTHREAD != 0 {
+	if capc == nil || capc.zone != z || capc.page != NilPFN || m.capcTask == nil || m.current(m.capcTask).flags&PF_KTHREAD != 0 {
 		return false
 	}
 	if order != capc.order {

@@ -37,7 +37,7 @@ func (m *Machine) initKcompactd() {
 		kc.task = m.World.NewTask(kthreadName("kcompactd", n.ID), cpu, sim.ProgramFunc(func(w *sim.World, t *sim.Task) sim.Time {
 			return m.kcompactdStep(t, node)
 		}), kc.timeout)
-		kc.task.Flags = sim.PF_KTHREAD
+		m.current(kc.task).flags = PF_KTHREAD
 		if len(n.CPUs) > 0 {
 			kc.task.AllowedCPUs = n.CPUs
 		}

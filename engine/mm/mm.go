@@ -141,6 +141,9 @@ type Machine struct {
 	// compaction (capcTask), if any.
 	capc     *captureControl
 	capcTask *sim.Task
+	// tasks holds each world task's task_struct part by task ID (nil
+	// until the memory code first touches the task).
+	tasks []*taskStruct
 
 	// minFreeKbytes is min_free_kbytes; userMinFreeKbytes is
 	// user_min_free_kbytes (-1 until the sysctl is written).

@@ -200,7 +200,7 @@ retry:
 		st.step(stepNopage, nopageNoDirectReclaim, 0)
 		goto nopage
 	}
-	if t.Flags&sim.PF_MEMALLOC != 0 {
+	if m.current(t).flags&PF_MEMALLOC != 0 {
 		st.step(stepNopage, nopagePFMemalloc, 0)
 		goto nopage
 	}
@@ -294,9 +294,10 @@ func (m *Machine) allocPagesDirectReclaim(t *sim.Task, gfp GFP, order Order, all
 	reclaimOrder := nofragPromoteOrder(order, allocFlags, ac.migratetype)
 	m.psiMemstallEnter(t)
 	start := t.Now
-	t.Flags |= sim.PF_MEMALLOC
+	ts := m.current(t)
+	ts.flags |= PF_MEMALLOC
 	progress := m.tryToFreePages(t, ac.zonelist, reclaimOrder, gfp, ac.nodemask, allocFlags, ac.migratetype)
-	t.Flags &^= sim.PF_MEMALLOC
+	ts.flags &^= PF_MEMALLOC
 	st.step(stepDirectReclaim, int64(progress), int64(reclaimOrder))
 	pfn := NilPFN
 	if progress > 0 {
@@ -331,14 +332,15 @@ func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order Order, all
 	}
 	m.psiMemstallEnter(t)
 	start := t.Now
-	t.Flags |= sim.PF_MEMALLOC
+	ts := m.current(t)
+	ts.flags |= PF_MEMALLOC
 	capc := &captureControl{migratetype: ac.migratetype, order: order, page: NilPFN}
 	m.capc = capc
 	m.capcTask = t
 	result := m.tryToCompactPages(t, gfp, compactOrder, allocFlags, ac, prio, capc)
 	m.capc = nil
 	m.capcTask = nil
-	t.Flags &^= sim.PF_MEMALLOC
+	ts.flags &^= PF_MEMALLOC
 	page := capc.page
 	if page != NilPFN {
 		result = CompactSuccess

@@ -30,14 +30,19 @@ package mm
 //
 // Intervals may end in the simulated future (a step charges its costs up
 // front, and a stall may sleep inside one step while other tasks use the
-// CPU); each update consumes them only up to "now", when every step that
-// began before now is known, and keeps the rest. A stall still open is
-// accounted up to now at each update, as the kernel's state times grow
-// while a task stalls. A stall that spans steps on several CPUs is charged
-// to the CPU the task is on (simplification). Like the kernel's
-// psi_avgs_work, which stops on an idle system and catches up with missed
-// periods, the averages are brought up to date lazily, whenever time has
-// passed the next 2-second boundary.
+// CPU); each fold consumes them only up to "now", when every step that
+// began before now is known, and keeps the rest. The kernel adds state
+// time at every task state change (psi_group_change -> record_times); the
+// model folds every CPU's intervals into its state times whenever one CPU
+// holds more than psiFoldAt of them, so memory stays bounded however many
+// steps a 2-second period holds, and the totals are the same as if it
+// folded only at the averages. A stall still open is accounted up to now
+// at each fold, as the kernel's state times grow while a task stalls. A
+// stall that spans steps (an allocation that yields at cond_resched) is
+// charged to the CPU of each step it runs and, between steps, to the CPU
+// it last ran on. Like the kernel's psi_avgs_work, which stops on an idle
+// system and catches up with missed periods, the averages are brought up
+// to date lazily, whenever time has passed the next 2-second boundary.
 
 import (
 	"fmt"
@@ -62,6 +67,12 @@ const (
 
 type psiInterval struct {
 	start, end sim.Time
+}
+
+// psiStalled is a task in a memory stall.
+type psiStalled struct {
+	t  *sim.Task
+	ts *taskStruct
 }
 
 // psiCPU holds one CPU's pending intervals and accounted totals.
@@ -95,7 +106,9 @@ type PSI struct {
 	nextUpd   sim.Time
 	collected sim.Time
 	// stalled lists the tasks with an open psi_memstall_enter().
-	stalled []*sim.Task
+	stalled []psiStalled
+	// foldAt is psiFoldAt (tests raise it to compare).
+	foldAt int
 	// stepStalls are the stalls that ended during the step now running
 	// (steps run one at a time), for OnStep to split the step's time.
 	stepStalls []psiInterval
@@ -104,20 +117,27 @@ type PSI struct {
 func (m *Machine) initPSI() {
 	m.PSI.cpus = make([]psiCPU, len(m.cpuNode))
 	m.PSI.nextUpd = psiFreq
+	m.PSI.foldAt = psiFoldAt
 	m.World.OnStep = m.psiStep
 }
 
 // psiStep accounts one task step [start, end) on cpu: non-idle time, and
 // the parts in which the task was not stalled as unstalled running time.
+// A stall still open at the end of the step is recorded on cpu up to end.
+// Then, as the kernel's psi_group_change() adds state time at every task
+// state change, the CPU's intervals are folded into its state times up
+// to start once they number more than psiFoldAt, so they stay bounded
+// between averaging periods however many steps a period holds.
 func (m *Machine) psiStep(t *sim.Task, cpu *sim.CPU, start, end sim.Time) {
 	p := &m.PSI
+	ts := m.current(t)
 	if end > start {
 		p.record(cpu.ID, psiNonidle, start, end)
 		// The stalled parts of the step: stalls that ended in it,
 		// then the one still open.
 		stalls := p.stepStalls
-		if t.Memstall > 0 {
-			stalls = append(stalls, psiInterval{t.MemstallStart, end})
+		if ts.memstall > 0 {
+			stalls = append(stalls, psiInterval{ts.memstallStart, end})
 		}
 		from := start
 		for _, s := range stalls {
@@ -136,9 +156,26 @@ func (m *Machine) psiStep(t *sim.Task, cpu *sim.CPU, start, end sim.Time) {
 			p.addUnstalled(cpu.ID, from, end)
 		}
 	}
+	if ts.memstall > 0 {
+		p.recordOpenStall(ts, start)
+		if end > ts.memstallRecorded {
+			p.recordStall(cpu.ID, ts.memstallRecorded, end)
+			ts.memstallRecorded = end
+		}
+		ts.memstallCPU = cpu.ID
+	}
 	p.stepStalls = p.stepStalls[:0]
+	if c := &p.cpus[cpu.ID]; len(c.pending[psiSome])+len(c.pending[psiNonidle])+len(c.unstalled) > p.foldAt {
+		p.consume(start)
+	}
 	m.psiMaybeUpdate(start)
 }
+
+// psiFoldAt is how many pending intervals a CPU may hold before every
+// CPU's are folded into their state times. (Folding all CPUs at once keeps
+// every CPU's frontier at the same time, so the totals do not depend on
+// when the folds happen.)
+const psiFoldAt = 64
 
 // insertInterval adds [start, end) to a sorted list of disjoint intervals,
 // merging what it touches. Additions come mostly near the end.
@@ -170,6 +207,23 @@ func (p *PSI) record(cpu, state int, start, end sim.Time) {
 	}
 }
 
+// recordOpenStall records ts's open stall up to until on the CPU the
+// stall was last recorded on: where the task waited, queued or asleep,
+// since its last step there.
+func (p *PSI) recordOpenStall(ts *taskStruct, until sim.Time) {
+	if until > ts.memstallRecorded {
+		p.recordStall(ts.memstallCPU, ts.memstallRecorded, until)
+		ts.memstallRecorded = until
+	}
+}
+
+// recordStall records [start, end) of a memory stall on cpu: SOME, and
+// NONIDLE since a stalled task keeps its CPU non-idle.
+func (p *PSI) recordStall(cpu int, start, end sim.Time) {
+	p.record(cpu, psiSome, start, end)
+	p.record(cpu, psiNonidle, start, end)
+}
+
 func (p *PSI) addUnstalled(cpu int, start, end sim.Time) {
 	c := &p.cpus[cpu]
 	start = max(start, c.frontier[psiSome])
@@ -180,37 +234,43 @@ func (p *PSI) addUnstalled(cpu int, start, end sim.Time) {
 
 // psiMemstallEnter is psi_memstall_enter(): nesting-safe.
 func (m *Machine) psiMemstallEnter(t *sim.Task) {
-	t.Memstall++
-	if t.Memstall == 1 {
-		t.MemstallStart = t.Now
-		m.PSI.stalled = append(m.PSI.stalled, t)
+	ts := m.current(t)
+	ts.memstall++
+	if ts.memstall == 1 {
+		ts.memstallStart, ts.memstallRecorded, ts.memstallCPU = t.Now, t.Now, t.CPU
+		m.PSI.stalled = append(m.PSI.stalled, psiStalled{t, ts})
 	}
 }
 
-// psiMemstallLeave is psi_memstall_leave(): the stall [MemstallStart, Now)
-// is SOME and NONIDLE on the task's CPU.
+// psiMemstallLeave is psi_memstall_leave(): the stall [memstallStart, Now)
+// is SOME and NONIDLE on the task's CPU (what psiStep and consume have
+// not recorded of it yet).
 func (m *Machine) psiMemstallLeave(t *sim.Task) {
-	if t.Memstall == 0 {
+	ts := m.current(t)
+	if ts.memstall == 0 {
 		return
 	}
-	t.Memstall--
-	if t.Memstall > 0 {
+	ts.memstall--
+	if ts.memstall > 0 {
 		return
 	}
 	p := &m.PSI
 	for i, s := range p.stalled {
-		if s == t {
+		if s.t == t {
 			p.stalled = append(p.stalled[:i], p.stalled[i+1:]...)
 			break
 		}
 	}
-	start, end := t.MemstallStart, t.Now
+	start, end := ts.memstallStart, t.Now
 	if end <= start {
 		return
 	}
 	p.stepStalls = append(p.stepStalls, psiInterval{start, end})
-	p.record(t.CPU, psiSome, start, end)
-	p.record(t.CPU, psiNonidle, start, end)
+	// Up to this step on the CPU the stall was on, then on this one.
+	p.recordOpenStall(ts, m.World.Now())
+	if end > ts.memstallRecorded {
+		p.recordStall(t.CPU, ts.memstallRecorded, end)
+	}
 }
 
 // overlap returns how much of [start, end) the sorted intervals q cover,
@@ -228,47 +288,52 @@ func overlap(q []psiInterval, k *int, start, end sim.Time) sim.Time {
 	return d
 }
 
-// consume accounts the pending intervals of every CPU up to now: open
-// stalls first join SOME and NONIDLE up to now; FULL is the accounted SOME
-// time the CPU did not spend running unstalled work.
+// consume accounts the pending intervals of every CPU up to now (every
+// step that starts before now has run): open stalls first join SOME and
+// NONIDLE up to now; FULL is the accounted SOME time the CPU did not spend
+// running unstalled work.
 func (p *PSI) consume(now sim.Time) {
-	for _, t := range p.stalled {
-		p.record(t.CPU, psiSome, t.MemstallStart, now)
-		p.record(t.CPU, psiNonidle, t.MemstallStart, now)
+	for _, s := range p.stalled {
+		p.recordOpenStall(s.ts, now)
 	}
 	for i := range p.cpus {
-		c := &p.cpus[i]
-		for _, s := range [2]int{psiSome, psiNonidle} {
-			q := c.pending[s]
-			k, u := 0, 0
-			for ; k < len(q); k++ {
-				iv := q[k]
-				if iv.start >= now {
-					break
-				}
-				start, end := max(iv.start, c.frontier[s]), min(iv.end, now)
-				if end > start {
-					c.times[s] += end - start
-					if s == psiSome {
-						c.times[psiFull] += end - start - overlap(c.unstalled, &u, start, end)
-					}
-					c.frontier[s] = end
-				}
-				if iv.end > now {
-					q[k].start = now
-					break
-				}
-			}
-			c.pending[s] = append(q[:0], q[k:]...)
-		}
-		// Unstalled time before now can no longer meet a stall.
-		q := c.unstalled
-		k := 0
-		for k < len(q) && q[k].end <= now {
-			k++
-		}
-		c.unstalled = append(q[:0], q[k:]...)
+		p.consumeCPU(i, now)
 	}
+}
+
+// consumeCPU accounts CPU cpu's pending intervals up to now.
+func (p *PSI) consumeCPU(cpu int, now sim.Time) {
+	c := &p.cpus[cpu]
+	for _, s := range [2]int{psiSome, psiNonidle} {
+		q := c.pending[s]
+		k, u := 0, 0
+		for ; k < len(q); k++ {
+			iv := q[k]
+			if iv.start >= now {
+				break
+			}
+			start, end := max(iv.start, c.frontier[s]), min(iv.end, now)
+			if end > start {
+				c.times[s] += end - start
+				if s == psiSome {
+					c.times[psiFull] += end - start - overlap(c.unstalled, &u, start, end)
+				}
+				c.frontier[s] = end
+			}
+			if iv.end > now {
+				q[k].start = now
+				break
+			}
+		}
+		c.pending[s] = append(q[:0], q[k:]...)
+	}
+	// Unstalled time before now can no longer meet a stall.
+	q := c.unstalled
+	k := 0
+	for k < len(q) && q[k].end <= now {
+		k++
+	}
+	c.unstalled = append(q[:0], q[k:]...)
 }
 
 // collectPercpuTimes is collect_percpu_times(): per-CPU deltas weighted

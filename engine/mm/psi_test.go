@@ -7,6 +7,7 @@ package mm
 import (
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -368,4 +369,89 @@ func TestAStalledTaskSleepingOnAnIdleCPUIsFullPressure(t *testing.T) {
 			assert.Equal(t, 100*sim.Millisecond, full)
 		}
 	}
+}
+
+// psiPending returns the most intervals any CPU holds unaccounted.
+func psiPending(m *Machine) int {
+	n := 0
+	for i := range m.PSI.cpus {
+		c := &m.PSI.cpus[i]
+		n = max(n, len(c.pending[psiSome])+len(c.pending[psiNonidle])+len(c.unstalled))
+	}
+	return n
+}
+
+// A task allocating every nanosecond used to leave one NONIDLE interval per
+// step on its CPU until the next 2-second average (and 3 GB of them in a
+// script's 2.5 s run). Folding as it goes keeps the lists short and the
+// heap flat.
+func TestPSIKeepsMemoryBoundedUnderAnAllocatorWithA1nsInterval(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 1)
+	steps, failed := 0, 0
+	spawn(m, "a", 0, 0, func(tk *sim.Task) sim.Time {
+		steps++
+		pfn := m.AllocPages(tk, GFP_KERNEL, 0, -1, 0)
+		if pfn == NilPFN {
+			failed++
+			return sim.Exit
+		}
+		m.FreePages(tk, pfn, 0)
+		tk.Charge(10 * sim.Microsecond) // the rest of the syscall
+		return tk.Now + 1
+	})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	most := 0
+	for m.World.NextEventTime() != sim.Never && m.World.NextEventTime() <= 2500*sim.Millisecond {
+		m.World.Step()
+		most = max(most, psiPending(m))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	require.Zero(t, failed)
+	require.Greater(t, steps, 200000, "the task ran a step every ~10 us")
+	assert.LessOrEqual(t, most, psiFoldAt+4, "pending intervals per CPU")
+	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	assert.Less(t, grew, int64(1<<20), "heap growth over %d steps", steps)
+	assert.Greater(t, m.PSI.cpus[0].times[psiNonidle], 2*sim.Second, "the CPU was accounted busy")
+}
+
+// Folding early is the kernel's accounting at every state change: it gives
+// the same state times and averages as folding only at the 2 s averages.
+func TestPSIFoldingEarlyGivesTheSameTotals(t *testing.T) {
+	run := func(foldAt int) (string, [2]sim.Time, [3]sim.Time) {
+		m := newQuietMachine(t, 8192, 1, 2)
+		m.PSI.foldAt = foldAt
+		for cpu := 0; cpu < 2; cpu++ {
+			n := 0
+			spawn(m, "stall", cpu, sim.Time(cpu)*7*sim.Microsecond, func(t *sim.Task) sim.Time {
+				n++
+				if n%3 == 0 {
+					m.psiMemstallEnter(t)
+				}
+				t.Charge(sim.Time(50+n%110) * sim.Microsecond)
+				if n%3 == 1 {
+					m.psiMemstallLeave(t)
+				}
+				if n%5 == 0 {
+					t.Sleep(30 * sim.Microsecond)
+				}
+				return t.Now + sim.Time(n%4)*10*sim.Microsecond
+			})
+		}
+		spawn(m, "other", 0, 0, func(t *sim.Task) sim.Time {
+			t.Charge(200 * sim.Microsecond)
+			return t.Now + 500*sim.Microsecond
+		})
+		m.World.RunUntil(4100*sim.Millisecond, nil)
+		some, full := psiCPUTimes(m, 0)
+		return pressure(t, m), m.PSI.Total, [3]sim.Time{some, full, m.PSI.cpus[1].times[psiSome]}
+	}
+	p1, tot1, cpu1 := run(1)
+	pInf, totInf, cpuInf := run(1 << 30)
+	assert.Equal(t, pInf, p1)
+	assert.Equal(t, totInf, tot1)
+	assert.Equal(t, cpuInf, cpu1)
+	assert.Positive(t, tot1[psiFull], "the workload stalled")
 }

@@ -67,7 +67,7 @@ func (m *Machine) initKswapd() {
 		k.task = m.World.NewTask(kthreadName("kswapd", n.ID), cpu, sim.ProgramFunc(func(w *sim.World, t *sim.Task) sim.Time {
 			return m.kswapdStep(t, node)
 		}), sim.Never)
-		k.task.Flags = sim.PF_MEMALLOC | sim.PF_KSWAPD | sim.PF_KTHREAD
+		m.current(k.task).flags = PF_MEMALLOC | PF_KSWAPD | PF_KTHREAD
 		if len(n.CPUs) > 0 {
 			k.task.AllowedCPUs = n.CPUs
 		}

@@ -75,14 +75,9 @@ const (
 	Exit Time = -2
 )
 
-// Task flags (include/linux/sched.h PF_*), the ones the memory code reads.
-const (
-	PF_MEMALLOC uint32 = 0x00000800
-	PF_KSWAPD   uint32 = 0x00020000
-	PF_KTHREAD  uint32 = 0x00200000
-)
-
-// Task is a simulated thread (struct task_struct, the parts pagesim needs).
+// Task is a simulated thread: what the scheduler knows of a task_struct.
+// What the kernel code running on it keeps per task (flags, stall state)
+// belongs to that code (engine/mm keeps it by task ID).
 type Task struct {
 	ID   int
 	Name string
@@ -91,12 +86,7 @@ type Task struct {
 	CPU         int
 	AllowedCPUs []int
 	// Now is the task's local clock while a step runs.
-	Now   Time
-	Flags uint32
-	// Memstall counts nested psi_memstall_enter() calls; MemstallStart is
-	// when the outermost one began (task->in_memstall).
-	Memstall      int
-	MemstallStart Time
+	Now Time
 	// Program is what the task runs; Data is free for the program.
 	Program Program
 	Data    any
