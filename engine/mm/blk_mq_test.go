@@ -266,3 +266,50 @@ func TestQueueAttributes(t *testing.T) {
 	assert.False(t, IsBlockKnob("block.sda.queue.nr_requests"))
 	assert.False(t, IsBlockKnob("vm.swappiness"))
 }
+
+func TestReclaimWithoutProgressWaitsForWriteback(t *testing.T) {
+	// Page cache under writeback on a slow device: reclaim can free none
+	// of it, reaches priority 1 with nothing reclaimed, and sleeps a
+	// jiffy (consider_reclaim_throttle) since more than half the node's
+	// reclaimable pages are pending writeback. With clean page cache it
+	// never sleeps (skip_throttle_noprogress): nothing is pending.
+	tests := []struct {
+		name      string
+		writeback bool
+	}{
+		{"with writeback in flight the reclaimer sleeps a jiffy", true},
+		{"with the page cache clean it does not", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 16384, 1, 2)
+			steadyDevice(m)
+			m.Blk.Props.WriteBandwidth = 18_000_000
+			tk := m.testTask(0)
+			f := dirtyFile(t, m, tk, "log", 14000)
+			if tc.writeback {
+				m.FileFdatawrite(tk, f)
+			} else {
+				m.FileSync(tk, f)
+			}
+			// Unmovable pins fill the rest, so reclaim is all that is left.
+			for m.AllocPages(tk, GFP_KERNEL|__GFP_NORETRY|__GFP_NOWARN, 0, 0, 0) != NilPFN {
+			}
+			mustCheck(t, m, "the allocations")
+			ev := m.Trace.Events()
+			var line string
+			for _, e := range ev {
+				if e.ID == TraceMmVmscanThrottled {
+					line = e.String()
+					break
+				}
+			}
+			if !tc.writeback {
+				assert.Zero(t, m.Reclaim.Throttled)
+				return
+			}
+			assert.Greater(t, m.Reclaim.Throttled, uint64(0), "reclaim throttled on writeback")
+			assert.Contains(t, line, "mm_vmscan_throttled: nid=0 usec_timeout=1000 usect_delayed=1000 reason=VMSCAN_THROTTLE_NOPROGRESS")
+		})
+	}
+}

@@ -51,6 +51,7 @@ const (
 	TraceCompactRetry
 	TraceMmVmscanLruIsolate
 	TraceMmVmscanLruShrinkActive
+	TraceMmVmscanThrottled
 	NrTraceIDs
 )
 
@@ -179,6 +180,10 @@ var traceDefs = [NrTraceIDs]traceDef{
 	TraceMmVmscanLruShrinkActive: {"vmscan", "mm_vmscan_lru_shrink_active", func(a *[8]int64) string {
 		return fmt.Sprintf("nid=%d nr_taken=%d nr_active=%d nr_deactivated=%d nr_referenced=%d priority=%d flags=%s",
 			a[0], a[1], a[2], a[3], a[4], a[5], lruFlags(a[6]))
+	}},
+	// The kernel's format spells usect_delayed so.
+	TraceMmVmscanThrottled: {"vmscan", "mm_vmscan_throttled", func(a *[8]int64) string {
+		return fmt.Sprintf("nid=%d usec_timeout=%d usect_delayed=%d reason=%s", a[0], a[1], a[2], throttleReason(a[3]))
 	}},
 }
 
@@ -370,4 +375,13 @@ func TraceNames() []string {
 // extfrag records mm_page_alloc_extfrag.
 func (t *Trace) extfrag(tk *sim.Task, pfn PFN, allocOrder, fallbackOrder Order, allocMt, fallbackMt MigrateType, changeOwnership bool) {
 	t.Emit(tk, TraceMmPageAllocExtfrag, int64(pfn), int64(allocOrder), int64(fallbackOrder), int64(allocMt), int64(fallbackMt), int64(b2i(changeOwnership)))
+}
+
+// throttleReason is show_throttle_flags() of 1 << reason.
+func throttleReason(r int64) string {
+	names := [...]string{"VMSCAN_THROTTLE_WRITEBACK", "VMSCAN_THROTTLE_ISOLATED", "VMSCAN_THROTTLE_NOPROGRESS", "VMSCAN_THROTTLE_CONGESTED"}
+	if r >= 0 && int(r) < len(names) {
+		return names[r]
+	}
+	return "VMSCAN_THROTTLE_NONE"
 }

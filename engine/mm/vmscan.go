@@ -23,13 +23,16 @@ package mm
 //
 // # What it simplifies
 //
-// Shrinkers (slab reclaim) are not modelled: slab is unreclaimable. Reclaim
-// throttling (reclaim_throttle) is not modelled: a step runs to completion,
-// so pages isolated by one reclaimer are back on the LRU before another step
-// starts and too_many_isolated() cannot trigger. Dirty page writeback is done
-// by the flusher (FileSync); reclaim never writes file pages, as in today's
-// kernel for direct reclaim. Swap-out completes within the pass (the I/O is
-// asynchronous; its CPU cost is charged).
+// Shrinkers (slab reclaim) are not modelled: slab is unreclaimable. Of
+// reclaim throttling (reclaim_throttle) only VMSCAN_THROTTLE_NOPROGRESS is
+// modelled (consider_reclaim_throttle): a step runs to completion, so pages
+// isolated by one reclaimer are back on the LRU before another step starts
+// and too_many_isolated() cannot trigger, and the writeback and congestion
+// throttles need kswapd's PGDAT_WRITEBACK bookkeeping or cgroup v1. Dirty
+// page writeback is done by its writer (FileSync, FileFdatawrite); reclaim
+// never writes file pages, as in today's kernel for direct reclaim.
+// Swap-out submits the write to the block device (page_io.go) and keeps the
+// folio under writeback; a later pass frees it once the write completed.
 //
 // # Cost
 //
@@ -211,7 +214,7 @@ func (m *Machine) snapshotRefaults(n *Node) {
 
 // shrinkZones is shrink_zones().
 func (m *Machine) shrinkZones(t *sim.Task, zonelist []*Zone, sc *scanControl) {
-	var last *Node
+	var last, first *Node
 	for _, z := range zonelist {
 		if z.Type > sc.reclaimIdx || !sc.nodemask.Has(z.Node.ID) || !z.Managed() {
 			continue
@@ -222,11 +225,77 @@ func (m *Machine) shrinkZones(t *sim.Task, zonelist []*Zone, sc *scanControl) {
 			sc.compactionReady = true
 			continue
 		}
+		if first == nil {
+			first = z.Node
+		}
 		if z.Node == last {
 			continue
 		}
 		last = z.Node
 		m.shrinkNode(t, z.Node, sc)
+	}
+	if first != nil {
+		m.considerReclaimThrottle(t, first, sc)
+	}
+}
+
+// Reasons for reclaim_throttle (enum vmscan_throttle_state); pagesim
+// throttles only for the one direct reclaim meets without cgroup v1 or a
+// flusher: no progress while writeback is in flight.
+const (
+	VMSCAN_THROTTLE_WRITEBACK = iota
+	VMSCAN_THROTTLE_ISOLATED
+	VMSCAN_THROTTLE_NOPROGRESS
+	VMSCAN_THROTTLE_CONGESTED
+)
+
+// considerReclaimThrottle is consider_reclaim_throttle() (mm/vmscan.c,
+// Mel Gorman's "mm: vmscan: reduce throttling due to a failure to make
+// progress", v5.16): a direct reclaimer that reached priority 1 without
+// reclaiming anything sleeps for a jiffy, giving writeback time to
+// complete. kswapd is never throttled here. (The kernel also wakes the
+// throttled tasks when a reclaimer makes progress; pagesim's sleep lasts
+// the whole jiffy.)
+func (m *Machine) considerReclaimThrottle(t *sim.Task, n *Node, sc *scanControl) {
+	if sc.who == reclaimerKswapd {
+		return
+	}
+	if sc.priority == 1 && sc.nrReclaimed == 0 {
+		m.reclaimThrottle(t, n, VMSCAN_THROTTLE_NOPROGRESS)
+	}
+}
+
+// reclaimThrottle is reclaim_throttle() for VMSCAN_THROTTLE_NOPROGRESS:
+// unless skip_throttle_noprogress() says not to (kswapd has given up, or
+// at most half the node's reclaimable pages are dirty or under writeback,
+// so there is nothing to wait for), the task sleeps for one jiffy (1 ms at
+// HZ=1000) in TASK_UNINTERRUPTIBLE: not I/O wait, but still inside direct
+// reclaim's memory stall. Writeback that completed meanwhile is seen.
+func (m *Machine) reclaimThrottle(t *sim.Task, n *Node, reason int) {
+	if reason != VMSCAN_THROTTLE_NOPROGRESS {
+		return
+	}
+	if n.kswapd.failures >= maxReclaimRetries {
+		return
+	}
+	var reclaimable, writePending uint64
+	for _, z := range n.Zones {
+		if z == nil || !z.Managed() {
+			continue
+		}
+		reclaimable += m.zoneReclaimablePages(z)
+		writePending += uint64(max(z.Stat[NR_ZONE_WRITE_PENDING], 0))
+	}
+	if 2*writePending <= reclaimable {
+		return
+	}
+	const jiffy = sim.Second / psiHZ
+	start := t.Now
+	t.Sleep(jiffy)
+	m.blkRetire(t.Now)
+	m.Reclaim.Throttled++
+	if m.Trace.Enabled(TraceMmVmscanThrottled) {
+		m.Trace.Emit(t, TraceMmVmscanThrottled, int64(n.ID), int64(jiffy/sim.Microsecond), int64((t.Now-start)/sim.Microsecond), int64(reason))
 	}
 }
 
@@ -1085,4 +1154,6 @@ type ReclaimStats struct {
 	// FastForwardedBatches counts 32-page scan batches of pinned-only
 	// lists done by count (a wall-time optimisation; no behaviour).
 	FastForwardedBatches uint64
+	// Throttled counts reclaim_throttle() sleeps (mm_vmscan_throttled).
+	Throttled uint64
 }
