@@ -146,7 +146,8 @@ func (f *File) Resident() uint64 {
 
 // FileWrite writes pages [index, index+nr) (a buffered write): missing
 // pages are allocated with gfp (the mapping's mask, e.g. GFP_NOFS-based for
-// a filesystem that clears __GFP_FS), the data is copied, and every page
+// a filesystem that clears __GFP_FS) plus __GFP_WRITE (FGP_WRITE: every
+// pagesim file can be written back), the data is copied, and every page
 // becomes dirty. It returns the pages written; fewer than nr means an
 // allocation failed.
 func (m *Machine) FileWrite(t *sim.Task, f *File, index, nr uint64, gfp GFP) uint64 {
@@ -197,8 +198,13 @@ func (m *Machine) FileWriteOrder(t *sim.Task, f *File, index, nr uint64, gfp GFP
 }
 
 // filemapGetFolio is the allocation part of __filemap_get_folio_mpol() for
-// a missing page at index: the order loop.
+// a missing page at index, for a write (FGP_WRITEBEGIN): __GFP_WRITE is
+// added because the mapping can write back (mapping_can_writeback), then
+// the order loop, each folio through filemap_alloc_folio, whose
+// folio_alloc_mpol adds __GFP_COMP at every order (mm/filemap.c and
+// mm/mempolicy.c of the mm tree).
 func (m *Machine) filemapGetFolio(t *sim.Task, f *File, index uint64, gfp GFP, hint Order) (PFN, Order) {
+	gfp |= __GFP_WRITE
 	order := hint
 	if order > maxPagecacheOrder {
 		order = maxPagecacheOrder
@@ -214,9 +220,9 @@ func (m *Machine) filemapGetFolio(t *sim.Task, f *File, index uint64, gfp GFP, h
 		order--
 	}
 	for {
-		allocGFP := gfp
+		allocGFP := gfp | __GFP_COMP
 		if order > 0 {
-			allocGFP |= __GFP_NORETRY | __GFP_NOWARN | __GFP_COMP
+			allocGFP |= __GFP_NORETRY | __GFP_NOWARN
 		}
 		head := m.AllocPagesLocal(t, allocGFP, order)
 		if head != NilPFN {
@@ -314,6 +320,13 @@ func (m *Machine) FileSync(t *sim.Task, f *File) uint64 {
 // still there is a refault (workingset_refault_file), and the wait for it
 // is also a memory stall (PSI), as for a thrashing workingset page. It
 // returns the number of pages that had to be read.
+//
+// The pages come as filemap_get_pages() gets them: readahead first
+// (page_cache_sync_ra -> ractl_alloc_folio with readahead_gfp_mask(), the
+// mapping's mask plus __GFP_NORETRY|__GFP_NOWARN), and if readahead got
+// nothing, filemap_create_folio() with the mapping's mask; both through
+// filemap_alloc_folio (__GFP_COMP). pagesim reads order-0 folios, one at
+// a time.
 func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) uint64 {
 	var missing, refaults, run uint64
 	var last sim.Time
@@ -331,7 +344,10 @@ func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) uint
 			m.markAccessed(o.file.pages[slot])
 			continue
 		}
-		head := m.AllocPagesLocal(t, gfp, 0)
+		head := m.AllocPagesLocal(t, gfp|__GFP_NORETRY|__GFP_NOWARN|__GFP_COMP, 0)
+		if head == NilPFN {
+			head = m.AllocPagesLocal(t, gfp|__GFP_COMP, 0)
+		}
 		if head == NilPFN {
 			break
 		}

@@ -355,8 +355,9 @@ func (m *Machine) FaultAnonNext(t *sim.Task, r *AnonRegion, pin bool) FaultResul
 			}
 		}
 	}
-	// Order 0: vma_alloc_zeroed_movable_folio.
-	head := m.allocPagesMpol(t, gfpFix(GFP_HIGHUSER_MOVABLE|__GFP_ZERO), 0, &r.Policy, ilx, nid)
+	// Order 0: vma_alloc_zeroed_movable_folio, a folio like the others
+	// (folio_alloc_mpol adds __GFP_COMP at every order).
+	head := m.allocPagesMpol(t, gfpFix(GFP_HIGHUSER_MOVABLE|__GFP_ZERO|__GFP_COMP), 0, &r.Policy, ilx, nid)
 	if head == NilPFN {
 		return FaultResult{Head: NilPFN}
 	}

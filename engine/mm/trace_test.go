@@ -163,3 +163,41 @@ func TestRetryTracepointsExplainAGiveUp(t *testing.T) {
 	assert.Equal(t, []string{"order=9 priority=COMPACT_PRIO_SYNC_LIGHT compaction_result=failed retries=0 max_retries=16 should_retry=0"},
 		traceFields(m, "compact_retry"))
 }
+
+// The masks mm_page_alloc prints for folios: every folio allocation adds
+// __GFP_COMP (folio_alloc_mpol), a page-cache write adds __GFP_WRITE
+// (FGP_WRITE on a mapping that can write back), a read goes through
+// readahead first (readahead_gfp_mask: __GFP_NORETRY|__GFP_NOWARN), and an
+// order-0 anonymous fault is vma_alloc_zeroed_movable_folio's
+// GFP_HIGHUSER_MOVABLE|__GFP_ZERO.
+func TestFolioAllocationsPrintTheKernelsMasks(t *testing.T) {
+	tests := []struct {
+		name string
+		do   func(m *Machine, tk *sim.Task)
+		want string
+	}{
+		{"an order-0 anonymous fault", func(m *Machine, tk *sim.Task) {
+			r := m.NewAnonRegion("anon", nil, 1)
+			require.True(t, m.FaultAnonNext(tk, r, false).OK)
+		}, "GFP_HIGHUSER_MOVABLE|__GFP_ZERO|__GFP_COMP"},
+		{"a page-cache write", func(m *Machine, tk *sim.Task) {
+			require.Equal(t, uint64(1), m.FileWrite(tk, m.NewFile("f", nil), 0, 1, GFP_HIGHUSER_MOVABLE))
+		}, "GFP_HIGHUSER_MOVABLE|__GFP_WRITE|__GFP_COMP"},
+		{"a page-cache read", func(m *Machine, tk *sim.Task) {
+			f := m.NewFile("f", nil)
+			f.Size = 1
+			require.Equal(t, uint64(1), m.FileRead(tk, f, 0, 1, GFP_HIGHUSER_MOVABLE))
+		}, "GFP_HIGHUSER_MOVABLE|__GFP_NOWARN|__GFP_NORETRY|__GFP_COMP"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			require.NoError(t, m.SetTHPKnob("transparent_hugepage.enabled", "never"))
+			require.NoError(t, m.Trace.Enable("kmem:mm_page_alloc", true))
+			inWorld(t, m, 0, func(tk *sim.Task) { tc.do(m, tk) })
+			lines := traceFields(m, "mm_page_alloc")
+			require.Len(t, lines, 1)
+			assert.Regexp(t, ` order=0 migratetype=1 gfp_flags=`+regexp.QuoteMeta(tc.want)+`$`, lines[0])
+		})
+	}
+}

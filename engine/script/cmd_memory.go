@@ -92,7 +92,7 @@ func memoryCommands() []*command {
 					name:   "write",
 					syntax: "file write NAME size=SIZE [offset=SIZE] [gfp=MASK] [sync=on] [cgroup=CG] [cpu=N|node=N]",
 					help: "Writes size bytes at offset through the page cache, creating the file on first use: missing " +
-						"pages are allocated with gfp (default GFP_HIGHUSER_MOVABLE) and every page written becomes dirty; " +
+						"pages are allocated with gfp (the mapping's mask, default GFP_HIGHUSER_MOVABLE) plus __GFP_WRITE and __GFP_COMP, as the page cache adds them, and every page written becomes dirty; " +
 						"sync=on then writes them back (fdatasync). A write the kernel cannot serve stops with a note.",
 					pos: []param{{name: "NAME", typ: tName, required: true}},
 					keys: with(

@@ -140,7 +140,7 @@ var programs = []*program{
 			{name: "file", typ: tName, required: true, help: "the file (created if new)"},
 			{name: "size", typ: tSize, required: true, help: "bytes per pass"},
 			{name: "chunk", typ: tSize, help: "bytes per step (default 1M)"},
-			{name: "gfp", typ: tGFP, help: "the page-cache mask (default GFP_HIGHUSER_MOVABLE)"},
+			{name: "gfp", typ: tGFP, help: "the mapping's mask (default GFP_HIGHUSER_MOVABLE; writes add __GFP_WRITE)"},
 			{name: "sync", typ: tBool, help: "fdatasync after each pass"},
 			{name: "unlink", typ: tBool, help: "truncate the file after each pass"},
 			{name: "loop", typ: tBool, help: "start over after each pass"},
@@ -155,7 +155,7 @@ var programs = []*program{
 		args: []param{
 			{name: "file", typ: tName, required: true, help: "the file"},
 			{name: "chunk", typ: tSize, help: "bytes per step (default 1M)"},
-			{name: "gfp", typ: tGFP, help: "the page-cache mask (default GFP_HIGHUSER_MOVABLE)"},
+			{name: "gfp", typ: tGFP, help: "the mapping's mask (default GFP_HIGHUSER_MOVABLE; writes add __GFP_WRITE)"},
 			{name: "loop", typ: tBool, help: "start over at the end"},
 			{name: "interval", typ: tDuration, help: "pause between steps"},
 		},

@@ -38,7 +38,7 @@ func (p *PageCacheWriter) Step(w *sim.World, t *sim.Task) sim.Time {
 		p.ChunkPages = 256
 	}
 	if p.GFP == 0 {
-		p.GFP = mm.GFP_HIGHUSER_MOVABLE | mm.G__GFP_WRITE
+		p.GFP = mm.GFP_HIGHUSER_MOVABLE // the mapping's mask; writes add __GFP_WRITE
 	}
 	if p.cur == nil {
 		p.n++
@@ -77,9 +77,10 @@ type BuildWorker struct {
 	slabObjs    int
 }
 
-// btrfsDataGFP is the mask of btrfs data page cache (mapping_gfp_mask with
-// __GFP_FS cleared, plus __GFP_WRITE for a write).
-var btrfsDataGFP = mm.GFP_NOFS | mm.G__GFP_HIGHMEM | mm.G__GFP_MOVABLE | mm.G__GFP_WRITE | mm.G__GFP_HARDWALL
+// btrfsDataGFP is the mask of btrfs data page cache: mapping_gfp_mask with
+// __GFP_FS cleared (btrfs_alloc_write_mask); a write adds __GFP_WRITE
+// (FGP_WRITE) in the page cache.
+var btrfsDataGFP = mm.GFP_NOFS | mm.G__GFP_HIGHMEM | mm.G__GFP_MOVABLE | mm.G__GFP_HARDWALL
 
 // slabObjsPerPage: a btrfs inode (~1 KiB) plus a dentry (~200 B) per file,
 // about three files per 4 KiB slab page. The slabs are order 0 and come
@@ -113,7 +114,7 @@ func (b *BuildWorker) Step(w *sim.World, t *sim.Task) sim.Time {
 	if len(b.files) > 1 {
 		old := b.files[b.Rng.Intn(len(b.files)-1)]
 		t.Charge(SyscallCost)
-		m.FileRead(t, old, 0, old.Size, btrfsDataGFP&^mm.G__GFP_WRITE)
+		m.FileRead(t, old, 0, old.Size, btrfsDataGFP)
 	}
 	// Unlink one file in five.
 	if b.Rng.Intn(5) == 0 && len(b.files) > 0 {
