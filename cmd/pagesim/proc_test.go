@@ -110,7 +110,7 @@ func TestProcImportsADumpFolder(t *testing.T) {
 	t.Run("warnings go to stderr, one line each", func(t *testing.T) {
 		code, _, errs := run("proc", "buddyinfo", "--import", dir)
 		require.Equal(t, exitOK, code)
-		assert.Contains(t, errs, "pagesim proc: warning: sys_vm/dirty_ratio: pagesim does not model vm.dirty_ratio; ignored\n")
+		assert.Contains(t, errs, "pagesim proc: warning: sys_vm/vfs_cache_pressure: pagesim does not model vm.vfs_cache_pressure; ignored\n")
 		for _, line := range strings.Split(strings.TrimSpace(errs), "\n") {
 			assert.True(t, strings.HasPrefix(line, "pagesim proc: warning: "), line)
 		}

@@ -149,6 +149,9 @@ type Machine struct {
 	// user_min_free_kbytes (-1 until the sysctl is written).
 	minFreeKbytes     int
 	userMinFreeKbytes int
+	// totalreservePages is totalreserve_pages, the sum of the nodes'
+	// (calculateTotalreservePages keeps both).
+	totalreservePages uint64
 }
 
 // PFN is a page frame number: the index of a 4 KiB frame in the machine's

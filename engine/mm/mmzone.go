@@ -293,6 +293,9 @@ type Node struct {
 	// (mem_cgroup_per_node.iter.position): the index in Machine.memcgs of
 	// the cgroup a partial walk visited last, -1 at the start of a round.
 	memcgIter int
+	// totalreservePages is pgdat->totalreserve_pages: the pages of the
+	// node's zones the dirty limits leave out (calculateTotalreservePages).
+	totalreservePages uint64
 	// StartPFN/SpannedPages of the whole node.
 	StartPFN     PFN
 	SpannedPages uint64

@@ -811,12 +811,29 @@ func (m *Machine) getPageFromFreelist(t *sim.Task, gfp GFP, order Order, allocFl
 	multiNode := len(m.Nodes) > 1
 	skipKswapdNodes := multiNode
 	skippedKswapdNodes := false
+	// last_pgdat / last_pgdat_dirty_ok: node_dirty_ok's answer for the
+	// node of the previous zone ("mm/page_alloc: cache the result of
+	// node_dirty_ok()", v5.19); kept across the retries, as the kernel
+	// declares them outside its retry label.
+	var lastPgdat *Node
+	lastPgdatDirtyOk := false
 retry:
 	noFallback := allocFlags&ALLOC_NOFRAGMENT != 0
 	for i := ac.preferredIdx; i < len(ac.zonelist); i++ {
 		z := ac.zonelist[i]
 		if z.Type > ac.highestZoneidx || (ac.nodemask != 0 && !ac.nodemask.Has(z.Node.ID)) {
 			continue
+		}
+		// Page cache allocated for a write goes to a node within its
+		// dirty limit (page_writeback.go), on the fast path only.
+		if ac.spreadDirty {
+			if lastPgdat != z.Node {
+				lastPgdat = z.Node
+				lastPgdatDirtyOk = m.nodeDirtyOk(z.Node)
+			}
+			if !lastPgdatDirtyOk {
+				continue
+			}
 		}
 		if noFallback && m.Sysctl.DefragMode == 0 && multiNode && i != ac.preferredIdx {
 			// If moving to a remote node, retry but allow
@@ -932,6 +949,8 @@ func (m *Machine) AllocPages(t *sim.Task, gfp GFP, order Order, nid int, nodemas
 	allocFlags |= allocFlagsNonblocking(gfp, order) & ALLOC_HIGHATOMIC
 	pfn := m.getPageFromFreelist(t, gfp, order, allocFlags, &ac)
 	if pfn == NilPFN {
+		// The slow path may put dirty pages anywhere.
+		ac.spreadDirty = false
 		pfn = m.allocPagesSlowpath(t, gfp, order, &ac)
 	}
 	if m.Trace.enabled[TraceMmPageAlloc] {

@@ -97,6 +97,7 @@ func (m *Machine) setupPerZoneWmarks() {
 	for _, z := range m.zones {
 		m.zonePCPUpdate(z)
 	}
+	m.calculateTotalreservePages()
 }
 
 // multFrac is mult_frac(x, n, d): x*n/d computed without overflow the way
@@ -125,6 +126,7 @@ func (m *Machine) setupPerZoneLowmemReserve() {
 			}
 		}
 	}
+	m.calculateTotalreservePages()
 }
 
 // zoneBatchsize is zone_batchsize().

@@ -24,6 +24,12 @@ type Sysctl struct {
 	CompactUnevictableAllowed  int
 	Swappiness                 int
 	ZoneReclaimMode            int
+	// DirtyRatio/DirtyBytes and DirtyBackgroundRatio/DirtyBackgroundBytes
+	// are vm.dirty_ratio, vm.dirty_bytes, vm.dirty_background_ratio and
+	// vm.dirty_background_bytes; of each pair at most one is non-zero
+	// (writing one zeroes the other, as their handlers do).
+	DirtyRatio, DirtyBackgroundRatio int
+	DirtyBytes, DirtyBackgroundBytes uint64
 }
 
 func defaultSysctl() Sysctl {
@@ -35,6 +41,8 @@ func defaultSysctl() Sysctl {
 		CompactionProactiveness:   20,
 		CompactUnevictableAllowed: 1,
 		Swappiness:                60,
+		DirtyRatio:                defDirtyRatio,
+		DirtyBackgroundRatio:      defDirtyBackgroundRatio,
 	}
 }
 
@@ -155,6 +163,43 @@ var sysctlTable = []sysctlEntry{
 		0, 200, func(m *Machine) *int { return &m.Sysctl.Swappiness }, nil),
 	intKnob("vm.zone_reclaim_mode", "node reclaim before going off-node (pagesim models 0 only)",
 		0, 0, func(m *Machine) *int { return &m.Sysctl.ZoneReclaimMode }, nil),
+	intKnob("vm.dirty_ratio", "percent of dirtyable memory that may be dirty; each node gets its share (node_dirty_limit); writing it zeroes vm.dirty_bytes",
+		0, 100, func(m *Machine) *int { return &m.Sysctl.DirtyRatio }, func(m *Machine) { m.Sysctl.DirtyBytes = 0 }),
+	bytesKnob("vm.dirty_bytes", "dirty limit in bytes instead of vm.dirty_ratio (0 = use the ratio); writing it zeroes vm.dirty_ratio",
+		dirtyBytesMin, func(m *Machine) *uint64 { return &m.Sysctl.DirtyBytes }, func(m *Machine) { m.Sysctl.DirtyRatio = 0 }),
+	intKnob("vm.dirty_background_ratio", "percent of dirtyable memory where background writeback starts; writing it zeroes vm.dirty_background_bytes",
+		0, 100, func(m *Machine) *int { return &m.Sysctl.DirtyBackgroundRatio }, func(m *Machine) { m.Sysctl.DirtyBackgroundBytes = 0 }),
+	bytesKnob("vm.dirty_background_bytes", "background writeback threshold in bytes instead of the ratio; writing it zeroes vm.dirty_background_ratio",
+		1, func(m *Machine) *uint64 { return &m.Sysctl.DirtyBackgroundBytes }, func(m *Machine) { m.Sysctl.DirtyBackgroundRatio = 0 }),
+}
+
+// bytesKnob is an unsigned long byte count (proc_doulongvec_minmax) of at
+// least min, whose page count must fit in 32 bits (the -ERANGE of
+// dirty_bytes_handler), with a hook run after a write that changed it.
+func bytesKnob(name, help string, min uint64, ptr func(m *Machine) *uint64, changed func(m *Machine)) sysctlEntry {
+	return sysctlEntry{
+		name: name,
+		help: help,
+		get:  func(m *Machine) string { return strconv.FormatUint(*ptr(m), 10) },
+		set: func(m *Machine, v string) error {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return fmt.Errorf("%s: %q is not a non-negative integer", name, v)
+			}
+			if n < min {
+				return fmt.Errorf("%s: %d is below the minimum %d", name, n, min)
+			}
+			if divRoundUpPages(n) > 1<<32-1 {
+				return fmt.Errorf("%s: %d is out of range (at most %d pages)", name, n, uint64(1<<32-1))
+			}
+			old := *ptr(m)
+			*ptr(m) = n
+			if n != old && changed != nil {
+				changed(m)
+			}
+			return nil
+		},
+	}
 }
 
 // SysctlNames lists the sysctls pagesim models.

@@ -20,9 +20,9 @@
 //
 // Values the kernel computes when the file is read are computed here the
 // same way: "vm stats threshold" is calculate_normal_threshold(), the dirty
-// thresholds are global_dirty_limits() with the default vm.dirty_ratio (20)
-// and vm.dirty_background_ratio (10) over global_dirtyable_memory() (which
-// needs totalreserve_pages, calculate_totalreserve_pages()), and
+// thresholds are global_dirty_limits() with the machine's vm.dirty_ratio
+// (or _bytes) and vm.dirty_background_ratio (or _bytes) over
+// global_dirtyable_memory() (engine/mm page_writeback.go), and
 // nr_memmap_boot_pages counts the memmap of every 128 MiB section that holds
 // present pages (SPARSEMEM_VMEMMAP, 64-byte struct page). node_unreclaimable
 // is kswapd_test_hopeless() over the node's kswapd failure count. What the

@@ -103,7 +103,10 @@ func TestImportAppliesSysctlsInOrder(t *testing.T) {
 		v, err = m.GetSysctl("vm.lowmem_reserve_ratio")
 		require.NoError(t, err)
 		assert.Equal(t, "256\t256\t32\t0\t0", v, "a four-zone file sets the first four ratios")
-		assert.Contains(t, warnings, "sys_vm/dirty_ratio: pagesim does not model vm.dirty_ratio; ignored")
+		v, err = m.GetSysctl("vm.dirty_ratio")
+		require.NoError(t, err)
+		assert.Equal(t, "30", v, "the node dirty limits use vm.dirty_ratio")
+		assert.Contains(t, warnings, "sys_vm/vfs_cache_pressure: pagesim does not model vm.vfs_cache_pressure; ignored")
 	})
 	t.Run("explicit settings win over the dump's files", func(t *testing.T) {
 		m, _, err := procfs.Import(dumpDir("jc-with-sysctls"), procfs.ImportOptions{

@@ -262,56 +262,16 @@ func CalculateNormalThreshold(managedPages uint64, nrCPUs int) int {
 	return min(threshold, 125)
 }
 
-// TotalreservePages is calculate_totalreserve_pages(): for every zone, its
-// largest lowmem reserve against itself or a higher zone plus its high
-// watermark, at most its managed pages. The kernel recomputes it when the
-// watermarks are set up, when watermark_boost is 0.
-func TotalreservePages(m *mm.Machine) uint64 {
-	var total uint64
-	for _, z := range m.Zones() {
-		var max int64
-		for j := int(z.Type); j < len(z.LowmemReserve); j++ {
-			if z.LowmemReserve[j] > max {
-				max = z.LowmemReserve[j]
-			}
-		}
-		r := uint64(max) + z.RawWatermark(mm.WmarkHigh)
-		if r > z.ManagedPages {
-			r = z.ManagedPages
-		}
-		total += r
-	}
-	return total
-}
-
-// Default writeback sysctls (mm/page-writeback.c).
-const (
-	vmDirtyRatio         = 20
-	dirtyBackgroundRatio = 10
-)
+// TotalreservePages is totalreserve_pages (calculate_totalreserve_pages):
+// for every zone, its largest lowmem reserve against itself or a higher
+// zone plus its high watermark, at most its managed pages. The engine keeps
+// it where the kernel recomputes it (engine/mm page_writeback.go).
+func TotalreservePages(m *mm.Machine) uint64 { return m.TotalreservePages() }
 
 // GlobalDirtyLimits is global_dirty_limits() for a task that is not
-// real-time, with vm.dirty_bytes and vm.dirty_background_bytes unset:
-// domain_dirty_limits() over global_dirtyable_memory().
-func GlobalDirtyLimits(m *mm.Machine) (background, dirty uint64) {
-	x := clampPages(m.GlobalZoneState(mm.NR_FREE_PAGES))
-	x -= min(x, TotalreservePages(m))
-	x += clampPages(m.GlobalNodeState(mm.NR_INACTIVE_FILE))
-	x += clampPages(m.GlobalNodeState(mm.NR_ACTIVE_FILE))
-	available := x + 1 // never 0
-	// Ratios in per-PAGE_SIZE units for precision.
-	ratio := uint64(vmDirtyRatio*mm.PageSize) / 100
-	bgRatio := uint64(dirtyBackgroundRatio*mm.PageSize) / 100
-	dirty = ratio * available / mm.PageSize
-	background = bgRatio * available / mm.PageSize
-	if dirty > 1<<32-1 {
-		dirty = 1<<32 - 1
-	}
-	if background >= dirty {
-		background = dirty / 2
-	}
-	return background, dirty
-}
+// real-time: domain_dirty_limits() over global_dirtyable_memory(), with the
+// machine's vm.dirty_* sysctls (engine/mm page_writeback.go).
+func GlobalDirtyLimits(m *mm.Machine) (background, dirty uint64) { return m.GlobalDirtyLimits() }
 
 // pagesPerSection is PAGES_PER_SECTION on x86-64 (SECTION_SIZE_BITS 27).
 const pagesPerSection = 1 << (27 - mm.PageShift)

@@ -16,21 +16,21 @@ import (
 type argType int
 
 const (
-	tText     argType = iota // anything
-	tName                    // an object name
-	tCgroup                  // a cgroup name, or / for the root
-	tSize                    // 64M
-	tCount                   // a whole number
-	tCountAll                // a whole number or "all"
-	tFraction                // a number in (0, 1]
-	tBool                    // on/off
-	tDuration                // 10ms
-	tHold                    // a duration or "forever"
-	tGFP                     // a %pGg mask
-	tOrder                   // 0..MAX_PAGE_ORDER
-	tList                    // 0,2-3
-	tChoice                  // one of choices
-	tMempolicy               // MODE[:NODELIST], as tmpfs's mpol= takes it
+	tText      argType = iota // anything
+	tName                     // an object name
+	tCgroup                   // a cgroup name, or / for the root
+	tSize                     // 64M
+	tCount                    // a whole number
+	tCountAll                 // a whole number or "all"
+	tFraction                 // a number in (0, 1]
+	tBool                     // on/off
+	tDuration                 // 10ms
+	tHold                     // a duration or "forever"
+	tGFP                      // a %pGg mask
+	tOrder                    // 0..MAX_PAGE_ORDER
+	tList                     // 0,2-3
+	tChoice                   // one of choices
+	tMempolicy                // MODE[:NODELIST], as tmpfs's mpol= takes it
 )
 
 // param describes a positional word or an argument.
