@@ -118,12 +118,17 @@ type ImportZone struct {
 	// HasBlocks says Blocks comes from the dump (pagetypeinfo).
 	HasBlocks bool
 	Blocks    [MigrateTypes]uint64
+	// Source names the dump's file and line that sized the zone
+	// ("zoneinfo:34", "buddyinfo:2"), for errors.
+	Source string
 }
 
 // ImportNode describes one NUMA node of a dump.
 type ImportNode struct {
-	CPUs  int
-	Zones []ImportZone
+	CPUs int
+	// CPUsSource names the file and line that gave the CPU count.
+	CPUsSource string
+	Zones      []ImportZone
 }
 
 // ImportSpec describes a machine to build from a dump.
@@ -132,6 +137,10 @@ type ImportSpec struct {
 	Seed   uint64
 	THP    THPSettings
 	Sysctl []SysctlSetting // applied in order; later settings win
+	// MaxBytes, if not 0, is the memory budget (see MachineBytes):
+	// Import refuses a dump whose machine would cost more, naming the
+	// file and line that made it that large.
+	MaxBytes uint64
 }
 
 // The placement treats MAX_PAGE_ORDER chunks as pairs of pageblocks.
@@ -143,12 +152,13 @@ const importFirstPFN = 0x1000
 // maxOrderNrPages is MAX_ORDER_NR_PAGES.
 const maxOrderNrPages = 1 << MaxPageOrder
 
-// FreePages returns the pages the zone's free chunks hold.
+// FreePages returns the pages the zone's free chunks hold (saturating at
+// math.MaxUint64: the counts come from a file).
 func (zs *ImportZone) FreePages() uint64 {
 	var n uint64
 	for o := range zs.Free {
 		for _, c := range zs.Free[o] {
-			n += c << o
+			n = addSat(n, mulSat(c, 1<<o))
 		}
 	}
 	return n
@@ -157,28 +167,37 @@ func (zs *ImportZone) FreePages() uint64 {
 // synthSize is the size of a zone without geometry: its pageblocks, or the
 // room the placement can need for its chunks (each order-9 chunk may cost
 // its buddy block, each smaller chunk at most twice its size), whichever is
-// larger, rounded up to 1024 pages.
+// larger, rounded up to 1024 pages. The sum saturates: a size beyond
+// importMaxPFN is refused by the caller.
 func (zs *ImportZone) synthSize() uint64 {
 	var need uint64
 	for o := range zs.Free {
 		for _, c := range zs.Free[o] {
 			switch {
 			case o >= PageblockOrder:
-				need += c * maxOrderNrPages
+				need = addSat(need, mulSat(c, maxOrderNrPages))
 			default:
-				need += c << (o + 1)
+				need = addSat(need, mulSat(c, 1<<(o+1)))
 			}
 		}
 	}
-	need += uint64(MigrateTypes) * PageblockNrPages // a partly filled block per type
+	need = addSat(need, uint64(MigrateTypes)*PageblockNrPages) // a partly filled block per type
 	var blocks uint64
 	if zs.HasBlocks {
 		for _, b := range zs.Blocks {
-			blocks += b
+			blocks = addSat(blocks, b)
 		}
 	}
-	return alignUp(max(need, blocks*PageblockNrPages), maxOrderNrPages)
+	size := max(need, mulSat(blocks, PageblockNrPages))
+	if size > importMaxPFN {
+		return size
+	}
+	return alignUp(size, maxOrderNrPages)
 }
+
+// importMaxPFN is the highest PFN a machine may reach (8 TiB), the bound
+// NewMachine's layout checks too.
+const importMaxPFN = 1 << 31
 
 // Import builds a machine from a dump. The warnings say where the dump had
 // to be adjusted; see the file comment.
@@ -208,6 +227,9 @@ func Import(spec ImportSpec) (*Machine, []string, error) {
 			free := zs.FreePages()
 			if !zs.HasGeometry {
 				size := zs.synthSize()
+				if size > importMaxPFN {
+					return nil, nil, fmt.Errorf("%snode %d zone %s: its free chunks and pageblocks need more than 8 TiB", sourcePrefix(zs.Source), ni, zs.Type)
+				}
 				zs.Spanned, zs.Present, zs.Managed = size, size, size
 			}
 			if zs.Spanned == 0 {
@@ -235,14 +257,21 @@ func Import(spec ImportSpec) (*Machine, []string, error) {
 			default:
 				start = uint64(zs.StartPFN)
 			}
-			if start+zs.Spanned > 1<<31 {
-				return nil, nil, fmt.Errorf("import: node %d zone %s ends beyond 8 TiB (PFN %d)", ni, zs.Type, start+zs.Spanned)
+			if start > importMaxPFN || zs.Spanned > importMaxPFN-start {
+				return nil, nil, fmt.Errorf("%snode %d zone %s ends beyond 8 TiB (start_pfn %d, %d pages)", sourcePrefix(zs.Source), ni, zs.Type, start, zs.Spanned)
 			}
 			zs.StartPFN = PFN(start)
 			ns.Zones = append(ns.Zones, ZoneSpec{Type: zs.Type, StartPFN: PFN(start), Spanned: zs.Spanned, Present: zs.Present, Managed: zs.Managed})
 			prevEnd = start + zs.Spanned
 		}
 		cfg.Nodes = append(cfg.Nodes, ns)
+	}
+	if err := CheckBudget(cfg, 1, spec.MaxBytes); err != nil {
+		var be *BudgetError
+		if errors.As(err, &be) {
+			be.Source = spec.blame(be.Cost)
+		}
+		return nil, nil, err
 	}
 	m, err := NewMachine(cfg)
 	if err != nil {
@@ -272,6 +301,51 @@ func Import(spec ImportSpec) (*Machine, []string, error) {
 		return nil, nil, fmt.Errorf("import built an inconsistent machine (a pagesim bug): %w", err)
 	}
 	return m, warnings, nil
+}
+
+// blame returns the source of what makes a machine of cost c large: the
+// node with the most CPUs when the per-CPU state dominates, else the zone
+// that adds the most to the memory map (its pages, and the gap below its
+// start_pfn when the dump gave one).
+func (spec *ImportSpec) blame(c MachineCost) string {
+	if c.PerCPU > c.MemMap {
+		best := -1
+		for i, n := range spec.Nodes {
+			if best < 0 || n.CPUs > spec.Nodes[best].CPUs {
+				best = i
+			}
+		}
+		if best >= 0 {
+			return spec.Nodes[best].CPUsSource
+		}
+		return ""
+	}
+	src, most, prevEnd := "", uint64(0), uint64(0)
+	for _, n := range spec.Nodes {
+		for _, z := range n.Zones {
+			if z.Spanned == 0 {
+				continue
+			}
+			adds := z.Spanned
+			if start := uint64(z.StartPFN); start > prevEnd {
+				adds = addSat(adds, start-prevEnd)
+			}
+			if adds > most {
+				src, most = z.Source, adds
+			}
+			prevEnd = max(prevEnd, addSat(uint64(z.StartPFN), z.Spanned))
+		}
+	}
+	return src
+}
+
+// sourcePrefix starts an error about a zone: its dump file and line, or
+// "import: " when the spec does not say.
+func sourcePrefix(src string) string {
+	if src == "" {
+		return "import: "
+	}
+	return src + ": "
 }
 
 // importReset empties the free lists of a freshly booted machine: every

@@ -61,6 +61,9 @@ type Config struct {
 	// Sysctl holds sysctl values written before boot finishes, by name
 	// ("vm.min_free_kbytes"); applied in order after the defaults.
 	Sysctl []SysctlSetting
+	// MaxBytes, if not 0, is the memory budget: NewMachine refuses a
+	// machine whose MachineBytes exceed it, before allocating anything.
+	MaxBytes uint64
 }
 
 // SysctlSetting is one name=value pair.
@@ -157,7 +160,7 @@ func SimpleLayout(pagesPerNode uint64, nodes, cpusPerNode int) (Config, error) {
 	if pagesPerNode < 4*PageblockNrPages {
 		return Config{}, fmt.Errorf("each node needs at least 8 MiB, got %d KiB", pagesPerNode*4)
 	}
-	if pagesPerNode*uint64(nodes) > 1<<31 {
+	if pagesPerNode > (1<<31)/uint64(nodes) {
 		return Config{}, errors.New("memory must be at most 8 TiB")
 	}
 	// Round down to whole pageblocks: real zones are pageblock-aligned
@@ -180,6 +183,9 @@ func NewMachine(cfg Config) (*Machine, error) {
 	if len(cfg.Nodes) == 0 {
 		return nil, errors.New("a machine needs at least one node")
 	}
+	if err := CheckBudget(cfg, 1, cfg.MaxBytes); err != nil {
+		return nil, err
+	}
 	m := &Machine{
 		Sysctl:            defaultSysctl(),
 		THP:               cfg.THP,
@@ -190,7 +196,7 @@ func NewMachine(cfg Config) (*Machine, error) {
 	if m.THP == (THPSettings{}) {
 		m.THP = DefaultTHPSettings()
 	}
-	m.Trace = NewTrace(4096)
+	m.Trace = NewTrace(traceRingSize)
 	if err := m.layout(cfg); err != nil {
 		return nil, err
 	}
@@ -246,7 +252,7 @@ func (m *Machine) layout(cfg Config) error {
 			if zs.Spanned > 0 && zs.StartPFN < next {
 				return fmt.Errorf("node %d zone %s: start_pfn %d overlaps the previous zone (ends at %d)", ni, zs.Type, zs.StartPFN, next)
 			}
-			if uint64(zs.StartPFN)+zs.Spanned > 1<<31 {
+			if uint64(zs.StartPFN) > 1<<31 || zs.Spanned > 1<<31-uint64(zs.StartPFN) {
 				return fmt.Errorf("node %d zone %s: ends beyond 8 TiB", ni, zs.Type)
 			}
 			z := &Zone{Node: n, Type: zs.Type, StartPFN: zs.StartPFN, SpannedPages: zs.Spanned,
