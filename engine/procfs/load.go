@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
+	"math/bits"
 	"path"
 	"sort"
 	"strconv"
@@ -35,22 +37,59 @@ type SysVMFile struct {
 // DumpFiles are the files Load looks for at the root of a dump folder.
 var DumpFiles = []string{"buddyinfo", "pagetypeinfo", "zoneinfo", "vmstat"}
 
+// Input limits of Load. A real zoneinfo of a 4-socket machine with 192
+// CPUs is about 0.5 MiB (a pageset block per CPU per zone); the limit
+// leaves room for ten times that.
+const (
+	// MaxFileBytes bounds one file of a dump.
+	MaxFileBytes = 16 << 20
+	// MaxSysVMFiles bounds the files under sys_vm/ (the kernel has
+	// about 50 vm sysctls).
+	MaxSysVMFiles = 1024
+)
+
 // Load reads a dump folder: any of buddyinfo, pagetypeinfo, zoneinfo and
 // vmstat at the root of fsys, and the one-number files under sys_vm/. Other
 // files are ignored. At least one of buddyinfo, pagetypeinfo and zoneinfo
 // must be there.
+//
+// Only regular files are read (a FIFO or a device would block or never
+// end), each up to MaxFileBytes; a symbolic link is followed, and one whose
+// target is missing is an error, not an absent file.
 func Load(fsys fs.FS) (*Dump, error) {
 	d := &Dump{}
 	open := func(name string, parse func(io.Reader) error) error {
-		f, err := fsys.Open(name)
+		info, err := fs.Stat(fsys, name)
 		if errors.Is(err, fs.ErrNotExist) {
+			if li, lerr := fs.Lstat(fsys, name); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
+				return &ParseError{File: name, Msg: "a symbolic link to a file that does not exist"}
+			}
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", name, unwrapPath(err))
+		}
+		if !info.Mode().IsRegular() {
+			return &ParseError{File: name, Msg: fmt.Sprintf("not a regular file (%s)", fileKind(info.Mode()))}
+		}
+		if info.Size() > MaxFileBytes {
+			return &ParseError{File: name, Msg: fmt.Sprintf("%d bytes, more than a /proc file pagesim reads (%d)", info.Size(), MaxFileBytes)}
+		}
+		f, err := fsys.Open(name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, unwrapPath(err))
 		}
 		defer f.Close()
-		return parse(f)
+		// The file may grow after Stat (or be a /proc file, which
+		// reports size 0): the limit holds for what is read.
+		lr := &limitedReader{r: f, n: MaxFileBytes}
+		if err := parse(lr); err != nil {
+			return err
+		}
+		if lr.over {
+			return &ParseError{File: name, Msg: fmt.Sprintf("more than %d bytes, more than a /proc file pagesim reads", MaxFileBytes)}
+		}
+		return nil
 	}
 	for _, step := range []struct {
 		name  string
@@ -84,6 +123,9 @@ func Load(fsys fs.FS) (*Dump, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("sys_vm: %w", err)
 	}
+	if len(entries) > MaxSysVMFiles {
+		return nil, &ParseError{File: "sys_vm", Msg: fmt.Sprintf("%d files; the kernel has about 50 vm sysctls (at most %d are read)", len(entries), MaxSysVMFiles)}
+	}
 	for _, e := range entries {
 		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
@@ -104,6 +146,57 @@ func Load(fsys fs.FS) (*Dump, error) {
 	return d, nil
 }
 
+// limitedReader reads at most n bytes of r and records whether r had more.
+type limitedReader struct {
+	r    io.Reader
+	n    int64
+	over bool
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		// One more byte tells a file of exactly n bytes from a longer one.
+		var b [1]byte
+		if k, _ := l.r.Read(b[:]); k > 0 {
+			l.over = true
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	k, err := l.r.Read(p)
+	l.n -= int64(k)
+	return k, err
+}
+
+// fileKind names a file mode that is not a regular file.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "mode " + m.String()
+}
+
+// unwrapPath drops a *fs.PathError's own path and operation: the caller
+// names the file relative to the dump.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // ImportOptions are the settings an import takes besides the dump.
 type ImportOptions struct {
 	// Sysctl are explicit settings ("vm.min_free_kbytes"), applied after
@@ -114,6 +207,8 @@ type ImportOptions struct {
 	CPUsPerNode int
 	Seed        uint64
 	THP         mm.THPSettings
+	// MaxBytes is the memory budget (mm.MachineBytes); 0 means none.
+	MaxBytes uint64
 }
 
 // DefaultCPUsPerNode is the CPU count per node of a machine whose dump does
@@ -138,6 +233,14 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 	warn := func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) }
 	zones := map[zoneKey]*mm.ImportZone{}
 	var keys []zoneKey
+	// sized[k] is how many pages zone k's Source line accounts for: a
+	// zone without zoneinfo geometry is blamed on its largest line.
+	sized := map[zoneKey]uint64{}
+	size := func(k zoneKey, src string, pages uint64) {
+		if z := zones[k]; !z.HasGeometry && (z.Source == "" || pages > sized[k]) {
+			z.Source, sized[k] = src, pages
+		}
+	}
 	get := func(k zoneKey) *mm.ImportZone {
 		z, ok := zones[k]
 		if !ok {
@@ -180,7 +283,7 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 
 	// Geometry from zoneinfo.
 	var zoneinfoFree = map[zoneKey]uint64{}
-	nrCPUs := 0
+	nrCPUs, cpuSource := 0, ""
 	for i := range d.Zoneinfo {
 		zi := &d.Zoneinfo[i]
 		if err := checkNode("zoneinfo", zi.Line, zi.Node); err != nil {
@@ -207,7 +310,7 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 			return mm.ImportSpec{}, nil, errorf("zoneinfo", zi.Line, "node %d zone %s: spanned %d, present %d, managed %d are not nested", zi.Node, zi.Zone, zi.Spanned, zi.Present, zi.Managed)
 		}
 		z := get(k)
-		z.HasGeometry = true
+		z.HasGeometry, z.Source = true, where("zoneinfo", zi.Line)
 		z.Spanned, z.Present, z.Managed = zi.Spanned, zi.Present, zi.Managed
 		if zi.HasStartPFN {
 			if zi.StartPFN >= 1<<31 {
@@ -216,7 +319,9 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 			z.HasStartPFN, z.StartPFN = true, mm.PFN(zi.StartPFN)
 		}
 		zoneinfoFree[k] = zi.Free
-		nrCPUs = max(nrCPUs, len(zi.Pagesets))
+		if len(zi.Pagesets) > nrCPUs {
+			nrCPUs, cpuSource = len(zi.Pagesets), where("zoneinfo", zi.Line)
+		}
 	}
 
 	// Free chunks: pagetypeinfo, else buddyinfo, else zoneinfo's count.
@@ -233,6 +338,11 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 		if len(b.NrFree) > mm.NrPageOrders {
 			return mm.ImportSpec{}, nil, errorf("buddyinfo", b.Line, "%d orders; pagesim models orders 0-%d", len(b.NrFree), mm.MaxPageOrder)
 		}
+		// The kernel prints every order on every line: a line shorter
+		// than the first was cut.
+		if first := &d.Buddyinfo[0]; len(b.NrFree) != len(first.NrFree) {
+			return mm.ImportSpec{}, nil, errorf("buddyinfo", b.Line, "%d orders, line %d has %d (a truncated line?)", len(b.NrFree), first.Line, len(first.NrFree))
+		}
 		k := zoneKey{b.Node, t}
 		if _, dup := buddy[k]; dup {
 			return mm.ImportSpec{}, nil, errorf("buddyinfo", b.Line, "node %d zone %s appears twice", b.Node, b.Zone)
@@ -241,6 +351,14 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 			return mm.ImportSpec{}, nil, errorf("buddyinfo", b.Line, "node %d zone %s has free pages but zoneinfo gives it no memory", b.Node, b.Zone)
 		}
 		buddy[k] = b
+	}
+	if len(d.Buddyinfo) > 0 && len(d.Buddyinfo[0].NrFree) < mm.NrPageOrders {
+		b := &d.Buddyinfo[0]
+		warn("%s: %d orders (0-%d); orders %d-%d are taken as empty", where("buddyinfo", b.Line), len(b.NrFree), len(b.NrFree)-1, len(b.NrFree), mm.MaxPageOrder)
+	}
+	if p := d.Pagetypeinfo; p != nil && len(p.Free) > 0 && len(p.Free[0].Counts) < mm.NrPageOrders {
+		r := &p.Free[0]
+		warn("%s: %d orders (0-%d); orders %d-%d are taken as empty", where("pagetypeinfo", r.Line), len(r.Counts), len(r.Counts)-1, len(r.Counts), mm.MaxPageOrder)
 	}
 	hasFree := map[zoneKey]bool{}
 	if p := d.Pagetypeinfo; p != nil {
@@ -262,9 +380,12 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 			}
 			z := get(k)
 			hasFree[k] = true
+			var pages uint64
 			for o, c := range row.Counts {
 				z.Free[o][mt] = c
+				pages = satAdd(pages, satMul(c, 1<<o))
 			}
+			size(k, where("pagetypeinfo", row.Line), pages)
 		}
 		for _, row := range p.Blocks {
 			t, err := zoneType("pagetypeinfo", row.Line, row.Zone)
@@ -277,10 +398,13 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 			}
 			z := get(k)
 			z.HasBlocks = true
+			var blocks uint64
 			for i, name := range row.Types {
 				mt, _ := mm.ParseMigrateType(name)
 				z.Blocks[mt] = row.Counts[i]
+				blocks = satAdd(blocks, row.Counts[i])
 			}
+			size(k, where("pagetypeinfo", row.Line), satMul(blocks, mm.PageblockNrPages))
 		}
 		if p.PageblockOrderLine != 0 && p.PageblockOrder != mm.PageblockOrder {
 			return mm.ImportSpec{}, nil, errorf("pagetypeinfo", p.PageblockOrderLine, "page block order %d; pagesim models %d", p.PageblockOrder, mm.PageblockOrder)
@@ -300,10 +424,10 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 					var others uint64
 					for omt := mm.MigrateType(0); omt < mm.MigrateTypes; omt++ {
 						if omt != mt {
-							others += z.Free[o][omt]
+							others = satAdd(others, z.Free[o][omt])
 						}
 					}
-					if b.NrFree[o] >= others+row.Counts[o] {
+					if b.NrFree[o] >= satAdd(others, row.Counts[o]) {
 						z.Free[o][mt] = b.NrFree[o] - others
 						warn("%s: %s order-%d list printed as >%d; buddyinfo gives %d", where("pagetypeinfo", row.Line), row.Type, o, row.Counts[o], z.Free[o][mt])
 						continue
@@ -321,7 +445,7 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 			for o := range b.NrFree {
 				var sum uint64
 				for _, c := range z.Free[o] {
-					sum += c
+					sum = satAdd(sum, c)
 				}
 				if sum != b.NrFree[o] {
 					warn("%s: node %d zone %s: buddyinfo and pagetypeinfo differ (order %d: %d and %d chunks); using pagetypeinfo",
@@ -336,9 +460,12 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 			k := zoneKey{b.Node, t}
 			z := get(k)
 			hasFree[k] = true
+			var pages uint64
 			for o, c := range b.NrFree {
 				z.Free[o][mm.MigrateMovable] = c
+				pages = satAdd(pages, satMul(c, 1<<o))
 			}
+			size(k, where("buddyinfo", b.Line), pages)
 		}
 		warn("buddyinfo has no migratetypes and there is no pagetypeinfo: every free chunk is on the Movable lists, every pageblock Movable")
 	}
@@ -371,7 +498,7 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 			for o := range z.Free {
 				for mt, c := range z.Free[o] {
 					if mm.MigrateType(mt) != mm.MigrateIsolate {
-						lists += c << o
+						lists = satAdd(lists, satMul(c, 1<<o))
 					}
 				}
 			}
@@ -389,13 +516,14 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 	if nrNodes == 0 {
 		return mm.ImportSpec{}, nil, errors.New("the dump has no zone with memory")
 	}
-	spec := mm.ImportSpec{Nodes: make([]mm.ImportNode, nrNodes), Seed: opt.Seed, THP: opt.THP}
+	spec := mm.ImportSpec{Nodes: make([]mm.ImportNode, nrNodes), Seed: opt.Seed, THP: opt.THP, MaxBytes: opt.MaxBytes}
 	if nrCPUs > 0 {
 		for i := range spec.Nodes {
 			spec.Nodes[i].CPUs = nrCPUs / nrNodes
 			if i < nrCPUs%nrNodes {
 				spec.Nodes[i].CPUs++
 			}
+			spec.Nodes[i].CPUsSource = cpuSource
 		}
 		if nrNodes > 1 {
 			warn("zoneinfo does not say which node a CPU is on: its %d CPUs are split evenly over the %d nodes", nrCPUs, nrNodes)
@@ -443,7 +571,7 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 		if v, ok := VmstatValue(d.Vmstat, "nr_free_pages"); ok && d.hasZoneinfo {
 			var sum uint64
 			for _, f := range zoneinfoFree {
-				sum += f
+				sum = satAdd(sum, f)
 			}
 			if sum != v {
 				warn("vmstat says %d pages free, zoneinfo %d (files taken at different times?)", v, sum)
@@ -477,4 +605,22 @@ func Import(fsys fs.FS, opt ImportOptions) (*mm.Machine, []string, error) {
 		return nil, nil, err
 	}
 	return m, append(warnings, more...), nil
+}
+
+// satAdd and satMul are a+b and a*b saturating at math.MaxUint64: counts
+// come from files.
+func satAdd(a, b uint64) uint64 {
+	s, carry := bits.Add64(a, b, 0)
+	if carry != 0 {
+		return math.MaxUint64
+	}
+	return s
+}
+
+func satMul(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	if hi != 0 {
+		return math.MaxUint64
+	}
+	return lo
 }

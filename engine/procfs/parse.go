@@ -169,6 +169,7 @@ type PagetypeinfoData struct {
 	PageblockOrder     int
 	PageblockOrderLine int // 0 when the header is missing
 	PagesPerBlock      uint64
+	PagesPerBlockLine  int // 0 when the header is missing
 	Free               []PagetypeinfoFree
 	Blocks             []PagetypeinfoBlocks
 	Mixed              []PagetypeinfoBlocks
@@ -206,6 +207,9 @@ func ParsePagetypeinfo(r io.Reader) (*PagetypeinfoData, error) {
 			if p.PageblockOrderLine != 0 && int(v) != p.PageblockOrder {
 				return errorf(file, no, "page block order %d differs from %d on line %d", v, p.PageblockOrder, p.PageblockOrderLine)
 			}
+			if p.PagesPerBlockLine != 0 && p.PagesPerBlock != 1<<v {
+				return errorf(file, no, "page block order %d does not match %d pages per block on line %d", v, p.PagesPerBlock, p.PagesPerBlockLine)
+			}
 			p.PageblockOrder, p.PageblockOrderLine = int(v), no
 			sec = secNone
 			return nil
@@ -214,7 +218,13 @@ func ParsePagetypeinfo(r io.Reader) (*PagetypeinfoData, error) {
 			if err != nil {
 				return err
 			}
-			p.PagesPerBlock = v
+			if p.PagesPerBlockLine != 0 && v != p.PagesPerBlock {
+				return errorf(file, no, "pages per block %d differs from %d on line %d", v, p.PagesPerBlock, p.PagesPerBlockLine)
+			}
+			if p.PageblockOrderLine != 0 && v != 1<<p.PageblockOrder {
+				return errorf(file, no, "pages per block %d does not match page block order %d on line %d (2^%d = %d)", v, p.PageblockOrder, p.PageblockOrderLine, p.PageblockOrder, uint64(1)<<p.PageblockOrder)
+			}
+			p.PagesPerBlock, p.PagesPerBlockLine = v, no
 			sec = secNone
 			return nil
 		case strings.HasPrefix(trim, "Free pages count per migrate type at order"):
