@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pagesim/pagesim/engine/mm"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -55,6 +56,14 @@ type Options struct {
 	Slice sim.Time
 	// Progress, if set, is called after every slice.
 	Progress func(variant string, run int, r Run)
+	// MaxBytes is the memory budget (mm.MachineBytes) of the machines
+	// in flight: RunAll runs one at a time and keeps only each run's
+	// metrics and lines. 0 means no limit.
+	MaxBytes uint64
+	// CheckEvery, if > 0, runs the machine's CheckInvariants after every
+	// CheckEvery-th simulated event and at the end of every run; a
+	// broken invariant stops RunAll with an error (tests set it).
+	CheckEvery int
 }
 
 // Prepare validates options and returns the settings and variant list.
@@ -89,25 +98,62 @@ func (s *Spec) RunAll(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.CheckBudget(st.Values, 1, o.MaxBytes); err != nil {
+		return nil, err
+	}
 	if o.Slice <= 0 {
 		o.Slice = sim.Second
 	}
 	res := s.NewResult(o.Seed, o.Runs, st)
 	for _, v := range variants {
-		var runs []Run
+		// Only what the report needs outlives a run: its metrics, and
+		// the first run's lines. The machine goes with the run.
+		var metrics []map[string]float64
+		var lines []string
 		for r := 0; r < o.Runs; r++ {
-			run, err := s.Start(Config{Variant: v, Params: st.Values, Knobs: append(append([]Knob(nil), s.Knobs...), st.Knobs...), Seed: o.Seed + uint64(r)})
+			run, err := s.Start(Config{Variant: v, Params: st.Values, Knobs: append(append([]Knob(nil), s.Knobs...), st.Knobs...), Seed: o.Seed + uint64(r), MaxBytes: o.MaxBytes})
 			if err != nil {
 				return nil, err
 			}
-			for !run.Advance(o.Slice) {
+			var broken error
+			check := func(m *mm.Machine, when string) {
+				if broken == nil {
+					if err := m.CheckInvariants(); err != nil {
+						broken = fmt.Errorf("%s run %d, %s at %s s: %w", v, r+1, when, m.World.Now(), err)
+					}
+				}
+			}
+			for {
+				if m := run.Machine(); o.CheckEvery > 0 && m.World.AfterEvent == nil {
+					events := 0
+					m.World.AfterEvent = func() {
+						if events++; events%o.CheckEvery == 0 {
+							check(m, fmt.Sprintf("event %d", events))
+						}
+					}
+				}
+				done := run.Advance(o.Slice)
+				if broken != nil {
+					return nil, broken
+				}
+				if done {
+					break
+				}
 				if o.Progress != nil {
 					o.Progress(v, r, run)
 				}
 			}
-			runs = append(runs, run)
+			if o.CheckEvery > 0 {
+				if check(run.Machine(), "the end"); broken != nil {
+					return nil, broken
+				}
+			}
+			metrics = append(metrics, run.Metrics())
+			if r == 0 {
+				lines = run.Lines()
+			}
 		}
-		res.AddVariant(v, runs)
+		res.addVariant(v, metrics, lines)
 	}
 	return res, nil
 }
@@ -121,13 +167,20 @@ func (s *Spec) NewResult(seed uint64, runs int, st Settings) *Result {
 
 // AddVariant adds a variant's finished runs and their statistics.
 func (r *Result) AddVariant(name string, runs []Run) {
-	vr := VariantResult{Name: name}
+	var metrics []map[string]float64
+	var lines []string
 	for i, run := range runs {
-		vr.Runs = append(vr.Runs, run.Metrics())
+		metrics = append(metrics, run.Metrics())
 		if i == 0 {
-			vr.Lines = run.Lines()
+			lines = run.Lines()
 		}
 	}
+	r.addVariant(name, metrics, lines)
+}
+
+// addVariant adds a variant's runs' metrics, and the first run's lines.
+func (r *Result) addVariant(name string, metrics []map[string]float64, lines []string) {
+	vr := VariantResult{Name: name, Runs: metrics, Lines: lines}
 	vr.Mean, vr.Stddev, vr.Median = stats(vr.Runs)
 	r.Variants = append(r.Variants, vr)
 }

@@ -88,6 +88,10 @@ type Config struct {
 	Params  Values
 	Knobs   []Knob
 	Seed    uint64
+	// MaxBytes is the memory budget of one machine (mm.MachineBytes);
+	// 0 means none. Callers check the whole budget first (CheckBudget);
+	// this is the boot's own guard.
+	MaxBytes uint64
 }
 
 // Run is one variant's simulation in progress.
@@ -122,6 +126,10 @@ type Spec struct {
 	SeedMachine string `json:"seed_machine"`
 	// Machine describes the simulated machine for the given parameters.
 	Machine func(v Values) string `json:"-"`
+	// Layout returns the machine a run boots for the given parameters
+	// (a run that boots several one after another boots this one each
+	// time): the memory budget is checked against it before a run starts.
+	Layout func(v Values) (mm.Config, error) `json:"-"`
 	// Start begins one run.
 	Start func(cfg Config) (Run, error) `json:"-"`
 	// Report formats the result table in the cover letter's form.
@@ -354,7 +362,14 @@ func (p *Param) validate(value string) (string, error) {
 			if err := checkRange(f); err != nil {
 				return "", err
 			}
-			norm = append(norm, strconv.FormatFloat(f, 'g', -1, 64))
+			n := strconv.FormatFloat(f, 'g', -1, 64)
+			for _, prev := range norm {
+				if prev == n {
+					// Each value names its own metrics (elapsed_s_30).
+					return "", fmt.Errorf("%s: %s is listed twice", p.Name, n)
+				}
+			}
+			norm = append(norm, n)
 		}
 		return strings.Join(norm, ","), nil
 	case KindMempolicy:
@@ -364,6 +379,20 @@ func (p *Param) validate(value string) (string, error) {
 		return value, nil
 	}
 	return value, nil
+}
+
+// CheckBudget returns an *mm.BudgetError when machines runs of the
+// scenario with values v, simulated at once, would cost more than limit
+// bytes (0 means no limit), and the layout's error when v gives no machine.
+func (s *Spec) CheckBudget(v Values, machines int, limit uint64) error {
+	if s.Layout == nil {
+		return fmt.Errorf("scenario %s has no layout to check its memory budget against (a pagesim bug)", s.ID)
+	}
+	cfg, err := s.Layout(v)
+	if err != nil {
+		return err
+	}
+	return mm.CheckBudget(cfg, machines, limit)
 }
 
 // applyKnobs writes the scenario's and the user's knobs to a machine.

@@ -31,6 +31,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -78,6 +79,7 @@ func init() {
 			return fmt.Sprintf("%d nodes x %s GiB, %d CPUs per node, swap %s GiB; scale %g of the seed's %g GiB nodes",
 				v.Int("nodes"), fmtGB(v.Float("node_gb")*sc), v.Int("cpus"), fmtGB(v.Float("swap_gb")*sc), sc, v.Float("node_gb"))
 		},
+		Layout: layoutTHPThisnode,
 		Knobs: []Knob{
 			{"transparent_hugepage.enabled", "always"},
 			{"transparent_hugepage.defrag", "always"},
@@ -103,6 +105,7 @@ func thpThisnodeMetrics(v Values) []Metric {
 			Metric{"gb_per_s_" + l, "GiB mapped per second (scaled size / elapsed)"},
 			Metric{"thp_pct_" + l, "percent of guest RAM on PMD THPs"},
 			Metric{"node0_pct_" + l, "percent of guest RAM on node 0"},
+			Metric{"oom_" + l, "1 if mapping the " + l + " GB guest failed (out of memory), else 0"},
 		)
 	}
 	out = append(out,
@@ -136,8 +139,8 @@ func startTHPThisnode(cfg Config) (Run, error) {
 	for _, g := range v.FloatList("guest_gb") {
 		guest := uint64(g * sc * float64(1<<30))
 		swap := uint64(v.Float("swap_gb") * sc * float64(1<<30))
-		if !v.Bool("vfio") {
-			swap = 0 // plain touching may swap; the check below is about pinned RAM
+		if v.Bool("vfio") {
+			swap = 0 // pinned guest RAM cannot be swapped; plain touching may swap
 		}
 		if guest+512<<20 > total+swap {
 			return nil, fmt.Errorf("guest_gb %g does not fit: the host has %d nodes x %g GiB", g, v.Int("nodes"), v.Float("node_gb"))
@@ -169,16 +172,21 @@ func configureTHPThisnode(m *mm.Machine, variant string) {
 	m.Patches.THPDropThisnode = variant == "drop-thisnode"
 }
 
+// layoutTHPThisnode is the host: nodes x node_gb x scale, x86-64 zones.
+func layoutTHPThisnode(v Values) (mm.Config, error) {
+	nodes := v.Int("nodes")
+	nodeBytes := uint64(v.Float("node_gb") * v.Float("scale") * float64(1<<30))
+	return mm.X86Layout(nodeBytes*uint64(nodes), nodes, v.Int("cpus"))
+}
+
 func (r *thpThisnodeRun) boot() error {
 	v := r.cfg.Params
 	sc := v.Float("scale")
-	nodes := v.Int("nodes")
-	nodeBytes := uint64(v.Float("node_gb") * sc * float64(1<<30))
-	lay, err := mm.X86Layout(nodeBytes*uint64(nodes), nodes, v.Int("cpus"))
+	lay, err := layoutTHPThisnode(v)
 	if err != nil {
 		return err
 	}
-	lay.Seed = r.cfg.Seed
+	lay.Seed, lay.MaxBytes = r.cfg.Seed, r.cfg.MaxBytes
 	m, err := mm.NewMachine(lay)
 	if err != nil {
 		return err
@@ -265,13 +273,17 @@ func (r *thpThisnodeRun) finishSize() {
 	l := sizeLabel(r.sizes[r.idx])
 	el := r.qemu.Elapsed(m.World.Now()).Seconds()
 	gb := r.sizes[r.idx] * sc
+	mapped := float64(reg.Cursor)
+	mappedGB := mapped * mm.PageSize / float64(1<<30)
+	// A guest that ran out of memory reports the rate at which it
+	// mapped what it mapped, never its full size over that time.
 	rate := 0.0
 	if el > 0 {
-		rate = gb / el
+		rate = mappedGB / el
 	}
-	mapped := float64(reg.Cursor)
 	r.metrics["elapsed_s_"+l] = el
 	r.metrics["gb_per_s_"+l] = rate
+	r.metrics["oom_"+l] = float64(min(r.qemu.Failed, 1))
 	r.metrics["thp_pct_"+l] = pct(float64(reg.PMDPages), mapped)
 	r.metrics["node0_pct_"+l] = pct(float64(reg.NodePages[0]), mapped)
 	for i, e := range []mm.VMEventItem{mm.COMPACTSTALL, mm.ALLOCSTALL_NORMAL, mm.ALLOCSTALL_MOVABLE, mm.PGSCAN_DIRECT, mm.PSWPOUT, mm.THP_FAULT_FALLBACK} {
@@ -280,11 +292,11 @@ func (r *thpThisnodeRun) finishSize() {
 	for i, name := range []string{"compact_stall", "allocstall_normal", "allocstall_movable", "pgscan_direct", "pswpout", "thp_fault_fallback"} {
 		r.metrics[name] = float64(r.totals[i])
 	}
-	status := ""
 	if r.qemu.Failed > 0 {
-		status = " (failed: out of memory)"
+		r.lines = append(r.lines, fmt.Sprintf("Failed: out of memory after %s of %s GB mapped, %.6fs elapsed", fmtGB(mappedGB), fmtGB(gb), el))
+		return
 	}
-	r.lines = append(r.lines, fmt.Sprintf("Finished: %s GB mapped, %.6fs elapsed, %.2fGB/s%s", fmtGB(gb), el, rate, status))
+	r.lines = append(r.lines, fmt.Sprintf("Finished: %s GB mapped, %.6fs elapsed, %.2fGB/s", fmtGB(gb), el, rate))
 }
 
 func pct(a, b float64) float64 {
@@ -318,7 +330,13 @@ func reportTHPThisnode(res *Result) string {
 		l := sizeLabel(g)
 		row := []string{l + " GB"}
 		for i := range res.Variants {
-			row = append(row, res.cell(&res.Variants[i], "gb_per_s_"+l, "%.2f"))
+			vr := &res.Variants[i]
+			if vr.Mean["oom_"+l] > 0 {
+				// Out of memory in some runs: no rate to report.
+				row = append(row, fmt.Sprintf("OOM %d/%d", int(math.Round(vr.Mean["oom_"+l]*float64(len(vr.Runs)))), len(vr.Runs)))
+				continue
+			}
+			row = append(row, res.cell(vr, "gb_per_s_"+l, "%.2f"))
 		}
 		rows = append(rows, row)
 	}

@@ -7,12 +7,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// checkEvery is how often the scenario tests run CheckInvariants: every
+// 500th simulated event (a few hundred checks per run), which keeps the
+// tests at a few seconds.
+const checkEvery = 500
+
 // The seed's directions and bands, at a small scale (2 x 1.6 GiB nodes) so
 // the test stays fast; docs/FIDELITY.md has scale=1.
 func TestTHPThisnodeUpstreamCollapsesAndBothFixesDoNot(t *testing.T) {
 	s, err := Get("thp-thisnode")
 	require.NoError(t, err)
-	res, err := s.RunAll(Options{Seed: 1, Runs: 1, Settings: []string{"scale=0.05"}})
+	res, err := s.RunAll(Options{Seed: 1, Runs: 1, Settings: []string{"scale=0.05"}, CheckEvery: checkEvery})
 	require.NoError(t, err)
 	byName := map[string]map[string]float64{}
 	for _, v := range res.Variants {
@@ -52,7 +57,7 @@ func TestTHPThisnodeUpstreamCollapsesAndBothFixesDoNot(t *testing.T) {
 func TestTHPThisnodeOutputIsDeterministic(t *testing.T) {
 	s, err := Get("thp-thisnode")
 	require.NoError(t, err)
-	o := Options{Seed: 7, Runs: 2, Variants: []string{"upstream", "modern"}, Settings: []string{"scale=0.03", "guest_gb=30,40"}}
+	o := Options{Seed: 7, Runs: 2, Variants: []string{"upstream", "modern"}, Settings: []string{"scale=0.03", "guest_gb=30,40"}, CheckEvery: checkEvery}
 	a, err := s.RunAll(o)
 	require.NoError(t, err)
 	b, err := s.RunAll(o)

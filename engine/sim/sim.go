@@ -231,6 +231,9 @@ type World struct {
 	// OnStep, if set, is told about every step: the CPU ran t from start
 	// to end (end includes Sleep time the CPU did not spend).
 	OnStep func(t *Task, cpu *CPU, start, end Time)
+	// AfterEvent, if set, runs after every event RunUntil or Step
+	// processes (tests check the machine's invariants there).
+	AfterEvent func()
 }
 
 // NewWorld creates a world with the given CPUs (cpuNode[i] is CPU i's NUMA
@@ -312,6 +315,9 @@ func (w *World) RunUntil(until Time, stop func() bool) int {
 	n := 0
 	for len(w.queue) > 0 && w.queue[0].at <= until {
 		w.step()
+		if w.AfterEvent != nil {
+			w.AfterEvent()
+		}
 		n++
 		if stop != nil && stop() {
 			return n
@@ -329,6 +335,9 @@ func (w *World) Step() bool {
 		return false
 	}
 	w.step()
+	if w.AfterEvent != nil {
+		w.AfterEvent()
+	}
 	return true
 }
 
