@@ -145,7 +145,7 @@ func runMachine(in *Interp, c *call) error {
 	if err != nil {
 		return err
 	}
-	cfg.Seed = 1
+	cfg.Seed, cfg.MaxBytes = 1, in.opts.MaxBytes
 	if c.has("seed") {
 		cfg.Seed = c.uint("seed")
 	}

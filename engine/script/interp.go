@@ -53,6 +53,9 @@ type Options struct {
 	// CheckEveryEvent starts the interpreter with `invariants on`: the
 	// check runs after every simulated event (tests set it).
 	CheckEveryEvent bool
+	// MaxBytes is the memory budget (mm.MachineBytes) of the machine a
+	// `machine` command boots; 0 means none.
+	MaxBytes uint64
 }
 
 // Interp runs scripts against one machine. Its state (the machine, named
@@ -147,7 +150,9 @@ func (in *Interp) execOne(c *call) (err error) {
 		if asError(err, &se) {
 			return se
 		}
-		return in.errorf("%s: %v", c.name(), err)
+		e := in.errorf("%s: %v", c.name(), err)
+		e.Err = err
+		return e
 	}
 	if in.opts.CheckEveryCommand && in.m != nil {
 		if err := in.m.CheckInvariants(); err != nil {

@@ -12,6 +12,7 @@ package script
 // the last line is reported before a long simulation starts.
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -42,7 +43,13 @@ type Error struct {
 	Internal bool
 	// Detail holds a longer explanation (an invariant dump), if any.
 	Detail string
+	// Err is the engine's error the message came from, if any (an
+	// *mm.BudgetError, say), for errors.As.
+	Err error
 }
+
+// Unwrap returns the engine's error behind e, if any.
+func (e *Error) Unwrap() error { return e.Err }
 
 func (e *Error) Error() string {
 	if e.Line > 0 {
@@ -104,6 +111,8 @@ func Parse(name string, firstLine int, src []byte) ([]Stmt, error) {
 	errAt := func(line int, format string, args ...any) error {
 		return &Error{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
+	// A UTF-8 byte-order mark, which some editors write, is not text.
+	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
 	lines := strings.Split(string(src), "\n")
 	for i, text := range lines {
 		line := firstLine + i
