@@ -56,7 +56,15 @@ type Options struct {
 	// MaxBytes is the memory budget (mm.MachineBytes) of the machine a
 	// `machine` command boots; 0 means none.
 	MaxBytes uint64
+	// Progress, if set, is called every progressEvents simulated events
+	// while a command advances time: the script's file and line, the
+	// command, the simulated time now and where the command stops (the
+	// command line shows it on a terminal).
+	Progress func(file string, line int, cmd string, now, end sim.Time)
 }
+
+// progressEvents is how often Options.Progress is called.
+const progressEvents = 1 << 16
 
 // Interp runs scripts against one machine. Its state (the machine, named
 // objects, tasks) carries over from one Exec to the next, so a test can
@@ -76,6 +84,8 @@ type Interp struct {
 
 	fileName string
 	line     int
+	// cmdName is the command running now, for Progress.
+	cmdName string
 }
 
 // New returns an interpreter with no machine yet.
@@ -131,7 +141,7 @@ func (in *Interp) Exec(out io.Writer, name string, firstLine int, src []byte) (e
 // execOne runs one checked statement, turning a panic in the engine into
 // an internal error that names the line.
 func (in *Interp) execOne(c *call) (err error) {
-	in.line = c.st.Line
+	in.line, in.cmdName = c.st.Line, c.name()
 	defer func() {
 		if r := recover(); r != nil {
 			msg := strings.SplitN(fmt.Sprint(r), "\n", 2)
@@ -226,27 +236,51 @@ func (in *Interp) onCPU(cpu int, fn func(t *sim.Task) error) error {
 		ran = true
 		return sim.Never
 	})
-	in.m.World.Wake(t, in.m.World.Now())
-	if _, err := in.advance(farFuture, func() bool { return ran }); err != nil {
+	start := in.m.World.Now()
+	in.m.World.Wake(t, start)
+	// Count the other tasks' steps on this CPU while the command waits
+	// (each moves BusyUntil on).
+	c := in.m.World.CPUs[cpu]
+	steps, busy := 0, c.BusyUntil
+	if _, err := in.advance(farFuture, func() bool {
+		if c.BusyUntil != busy {
+			steps, busy = steps+1, c.BusyUntil
+		}
+		return ran || steps >= maxWaitSteps
+	}); err != nil {
 		return err
 	}
 	if !ran {
+		if steps >= maxWaitSteps {
+			// A task that never sleeps keeps its CPU: each of its steps
+			// is queued before the script's (see docs/RELIABILITY.md).
+			return in.errorf("the command never got CPU %d: other tasks ran %d steps on it over %s s without leaving it free (a task with no interval= never sleeps; give it one, or run the command on another cpu=)",
+				cpu, steps, in.m.World.Now()-start)
+		}
 		return in.errorf("the script task on CPU %d never ran", cpu)
 	}
 	return ferr
 }
+
+// maxWaitSteps bounds the steps of other tasks a command waits through on
+// its CPU: a wait is normally one step; thousands mean the CPU is never
+// left free.
+const maxWaitSteps = 4096
 
 // advance processes events up to until, or until stop reports true after
 // an event (then the clock stays at that event). It reports whether stop
 // ended it. With `invariants on` the machine is checked after every event.
 func (in *Interp) advance(until sim.Time, stop func() bool) (bool, error) {
 	w := in.m.World
-	for {
+	for n := 1; ; n++ {
 		next := w.NextEventTime()
 		if next == sim.Never || next > until {
 			break
 		}
 		w.Step()
+		if n%progressEvents == 0 && in.opts.Progress != nil {
+			in.opts.Progress(in.fileName, in.line, in.cmdName, w.Now(), until)
+		}
 		if in.invariants {
 			if err := in.m.CheckInvariants(); err != nil {
 				return false, in.invariantError("after an event", err)

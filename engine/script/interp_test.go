@@ -2,11 +2,13 @@ package script
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -68,4 +70,43 @@ func TestHelpDescribesEveryCommand(t *testing.T) {
 	for _, c := range commands {
 		assert.Contains(t, out.String(), c.syntax+"\n", c.name)
 	}
+}
+
+func TestAMachineOverTheBudgetIsRefusedBeforeBooting(t *testing.T) {
+	in := New(Options{MaxBytes: 1 << 30})
+	err := in.Exec(&bytes.Buffer{}, "s", 1, []byte("machine mem=7T\n"))
+	require.Error(t, err)
+	assert.Nil(t, in.Machine())
+	var be *mm.BudgetError
+	require.ErrorAs(t, err, &be, "the engine's error is kept for the command line's hint")
+	assert.Equal(t, "s:1: machine: a machine of 7.0 TiB over 1 node(s) with 2 CPU(s) needs 36.8 GiB of memory to simulate, over the limit of 1 GiB", err.Error())
+}
+
+func TestAByteOrderMarkAtTheStartIsIgnored(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, New(Options{}).Exec(&out, "s", 1, []byte("\uFEFFecho hello\n")))
+	assert.Equal(t, "hello\n", out.String())
+	// Anywhere else it is text, and an unknown command.
+	err := New(Options{}).Exec(&out, "s", 1, []byte("echo a\n\uFEFFecho b\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "s:2:")
+}
+
+func TestACommandOnACPUThatATaskNeverLeavesStopsWithAnError(t *testing.T) {
+	// A task with no interval= queues its next step before the command's
+	// every time; the command used to wait for ever (simulated years).
+	in := New(Options{})
+	err := in.Exec(&bytes.Buffer{}, "s", 1, []byte("machine mem=128M layout=simple cpus=1\ntask a alloc gfp=GFP_ATOMIC\nrun 100us\nalloc b gfp=GFP_NOFS count=1\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "s:4: the command never got CPU 0: other tasks ran 4096 steps on it")
+}
+
+func TestProgressIsReportedWhileTimeAdvances(t *testing.T) {
+	var calls []string
+	in := New(Options{Progress: func(file string, line int, cmd string, now, end sim.Time) {
+		calls = append(calls, fmt.Sprintf("%s:%d %s %v", file, line, cmd, now <= end))
+	}})
+	require.NoError(t, in.Exec(&bytes.Buffer{}, "s", 1, []byte("machine mem=64M layout=simple cpus=1\ntask a alloc gfp=GFP_KERNEL interval=1us\nrun 1s\n")))
+	require.NotEmpty(t, calls)
+	assert.Equal(t, "s:3 run true", calls[0])
 }
