@@ -18,7 +18,8 @@ the same work. With --count N every workload runs N times in turn and the
 fastest run is reported, as the browser test does with the page's runs.
 docs/PERFORMANCE.md compares the two.
 
-Exit status: 0 on success, 1 if a workload fails, 2 on a usage error.
+Exit status: 0 on success, 1 for a bad value or a failed workload, 2 on a
+usage error, 3 on an internal error.
 `
 
 func init() {
@@ -30,21 +31,21 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fset.SetOutput(io.Discard)
 	format := fset.String("format", "text", "text or json")
 	count := fset.Int("count", 1, "runs per workload; the fastest is reported")
-	if err := fset.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "pagesim bench: %v\n%s", err, benchUsage)
-		return exitUsage
+	if code, err := parseFlags(fset, args); err != nil {
+		fmt.Fprintf(stderr, "pagesim bench: %v (see 'pagesim bench --help')\n", err)
+		return code
 	}
 	if fset.NArg() > 0 {
-		fmt.Fprintf(stderr, "pagesim bench: unexpected argument %q\n%s", fset.Arg(0), benchUsage)
+		fmt.Fprintf(stderr, "pagesim bench: unexpected argument %q (see 'pagesim bench --help')\n", fset.Arg(0))
 		return exitUsage
 	}
 	if *format != "text" && *format != "json" {
 		fmt.Fprintf(stderr, "pagesim bench: --format must be text or json, not %q\n", *format)
-		return exitUsage
+		return exitInput
 	}
 	if *count < 1 || *count > 1000 {
 		fmt.Fprintf(stderr, "pagesim bench: --count must be 1-1000, not %d\n", *count)
-		return exitUsage
+		return exitInput
 	}
 	var res []bench.Result
 	for i := 0; i < *count; i++ {

@@ -44,16 +44,19 @@ func jsonNumber(n uint64) string {
 }
 
 func TestBenchRefusesBadArguments(t *testing.T) {
-	for _, args := range [][]string{
-		{"bench", "--format", "yaml"},
-		{"bench", "--count", "0"},
-		{"bench", "--count", "x"},
-		{"bench", "extra"},
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"bench", "--format", "yaml"}, exitInput},
+		{[]string{"bench", "--count", "0"}, exitInput},
+		{[]string{"bench", "--count", "x"}, exitInput},
+		{[]string{"bench", "extra"}, exitUsage},
 	} {
-		code, out, errOut := run(args...)
-		assert.Equal(t, exitUsage, code, args)
-		assert.Empty(t, out, args)
-		assert.Contains(t, errOut, "pagesim bench:", args)
+		code, out, errOut := run(tc.args...)
+		assert.Equal(t, tc.code, code, tc.args)
+		assert.Empty(t, out, tc.args)
+		assert.Contains(t, errOut, "pagesim bench:", tc.args)
 	}
 }
 

@@ -2,9 +2,11 @@
 // /proc files of a simulated machine, runs the patch scenarios and scripts,
 // and serves the browser app (whose site is embedded in the binary).
 //
-// Exit status: 0 on success, 1 when the input is bad (a malformed file, an
-// impossible parameter), 2 on a usage error. No Go stack trace reaches the
-// user: an internal error prints one line and exits 3.
+// Exit status (one rule for every subcommand, cli.go): 0 on success, 1 when
+// a value is bad (a malformed file, an impossible parameter, a machine over
+// the memory budget), 2 when the command line's shape is wrong (an unknown
+// command or flag, a missing argument). No Go stack trace reaches the user:
+// an internal error prints one line and exits 3.
 package main
 
 import (
@@ -29,7 +31,7 @@ var commands = map[string]*command{}
 
 func register(c *command) { commands[c.name] = c }
 
-// usageError is returned by commands for bad flags or arguments (exit 2).
+// Exit statuses.
 const (
 	exitOK    = 0
 	exitInput = 1

@@ -69,8 +69,8 @@ func init() {
 
 func procUsage() string {
 	var b strings.Builder
-	b.WriteString(`Usage: pagesim proc FILE [--mem SIZE] [--nodes N] [--cpus N] [--set vm.NAME=VALUE]...
-       pagesim proc FILE --import DIR [--cpus N] [--set vm.NAME=VALUE]...
+	b.WriteString(`Usage: pagesim proc FILE [--mem SIZE] [--nodes N] [--cpus N] [--set vm.NAME=VALUE]... [--max-mem SIZE]
+       pagesim proc FILE --import DIR [--cpus N] [--set vm.NAME=VALUE]... [--max-mem SIZE]
 
 Print FILE as the Linux kernel would for a simulated machine: a freshly booted
 x86-64 machine, or the machine built from the /proc files in DIR.
@@ -96,12 +96,16 @@ Options:
   --import DIR   build the machine from DIR, a folder holding any of
                  buddyinfo, pagetypeinfo, zoneinfo, vmstat copied from /proc,
                  and optionally sys_vm/NAME files copied from /proc/sys/vm
+                 (regular files of at most %d MiB each)
   --set vm.NAME=VALUE
-                 write a sysctl (repeatable); it wins over DIR's sys_vm files
+                 write a sysctl (repeatable, once per sysctl); it wins over
+                 DIR's sys_vm files
+%s
 
 Exit status: 0 on success, 1 for bad input (a malformed file, an impossible
-value), 2 for a usage error.
-`, procDefaultMem, procDefaultNodes, procfs.DefaultCPUsPerNode)
+value, a machine over the memory budget), 2 for a usage error (an unknown
+flag, a missing argument), 3 for an internal error.
+`, procDefaultMem, procDefaultNodes, procfs.DefaultCPUsPerNode, procfs.MaxFileBytes>>20, maxMemUsage)
 	return b.String()
 }
 
@@ -118,6 +122,12 @@ func (s *sysctlFlag) Set(v string) error {
 	name = strings.TrimSpace(name)
 	if !mm.IsSysctl(name) {
 		return fmt.Errorf("unknown sysctl %q (pagesim models %s)", name, strings.Join(mm.SysctlNames(), ", "))
+	}
+	key := strings.ReplaceAll(strings.TrimPrefix(name, "/proc/sys/"), "/", ".")
+	for _, prev := range *s {
+		if strings.ReplaceAll(strings.TrimPrefix(prev.Name, "/proc/sys/"), "/", ".") == key {
+			return fmt.Errorf("%s is set twice; give each sysctl once", key)
+		}
 	}
 	*s = append(*s, mm.SysctlSetting{Name: name, Value: value})
 	return nil
@@ -184,10 +194,14 @@ func runProc(args []string, stdout, stderr io.Writer) int {
 	nodes := fs.Int("nodes", procDefaultNodes, "")
 	cpus := fs.Int("cpus", procfs.DefaultCPUsPerNode, "")
 	dir := fs.String("import", "", "")
+	maxMem := addMaxMem(fs)
 	var sets sysctlFlag
 	fs.Var(&sets, "set", "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
+		if flagErrorCode(err) == exitInput {
+			return inputErr(err)
+		}
 		return usageErr("%v", err)
 	}
 	if len(pos) != 1 {
@@ -198,12 +212,16 @@ func runProc(args []string, stdout, stderr io.Writer) int {
 	}
 	file, ok := procFiles[pos[0]]
 	if !ok {
-		return usageErr("no file %q; pagesim prints %s", pos[0], strings.Join(procFileNames(), ", "))
+		return inputErr(fmt.Errorf("no file %q; pagesim prints %s", pos[0], strings.Join(procFileNames(), ", ")))
 	}
 	explicit := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
 	if *cpus < 1 || *cpus > 1024 {
-		return usageErr("--cpus must be between 1 and 1024, got %d", *cpus)
+		return inputErr(fmt.Errorf("--cpus must be between 1 and 1024, got %d", *cpus))
+	}
+	limit, err := maxMem()
+	if err != nil {
+		return inputErr(err)
 	}
 
 	var m *mm.Machine
@@ -222,13 +240,17 @@ func runProc(args []string, stdout, stderr io.Writer) int {
 			return inputErr(fmt.Errorf("--import %s: not a folder", *dir))
 		}
 		var warnings []string
-		m, warnings, err = procfs.Import(os.DirFS(*dir), procfs.ImportOptions{Sysctl: sets, CPUsPerNode: *cpus})
+		m, warnings, err = procfs.Import(os.DirFS(*dir), procfs.ImportOptions{Sysctl: sets, CPUsPerNode: *cpus, MaxBytes: limit})
 		if err != nil {
 			var pe *procfs.ParseError
 			if errors.As(err, &pe) {
 				pe.File = filepath.Join(*dir, pe.File)
 			}
-			return inputErr(err)
+			var be *mm.BudgetError
+			if errors.As(err, &be) && be.Source != "" {
+				be.Source = filepath.Join(*dir, be.Source)
+			}
+			return inputErr(budgetHint(err))
 		}
 		for _, w := range warnings {
 			fmt.Fprintf(stderr, "pagesim proc: warning: %s\n", w)
@@ -236,18 +258,18 @@ func runProc(args []string, stdout, stderr io.Writer) int {
 	} else {
 		size, err := parseSize(*mem)
 		if err != nil {
-			return usageErr("--mem: %v", err)
+			return inputErr(fmt.Errorf("--mem: %v", err))
 		}
 		if *nodes < 1 || *nodes > 64 {
-			return usageErr("--nodes must be between 1 and 64, got %d", *nodes)
+			return inputErr(fmt.Errorf("--nodes must be between 1 and 64, got %d", *nodes))
 		}
 		cfg, err := mm.X86Layout(size, *nodes, *cpus)
 		if err != nil {
 			return inputErr(err)
 		}
-		cfg.Sysctl = sets
+		cfg.Sysctl, cfg.MaxBytes = sets, limit
 		if m, err = mm.NewMachine(cfg); err != nil {
-			return inputErr(err)
+			return inputErr(budgetHint(err))
 		}
 	}
 	if err := file.write(stdout, m); err != nil {

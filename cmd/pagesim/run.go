@@ -9,7 +9,27 @@ import (
 	"strings"
 
 	"github.com/pagesim/pagesim/engine/scenario"
+	"github.com/pagesim/pagesim/engine/sim"
 )
+
+// refuseRepeats returns an error when two NAME=VALUE settings name the
+// same parameter or knob (a knob may be spelt by its /proc/sys or sysfs
+// path: vm.defrag_mode and /proc/sys/vm/defrag_mode are the same).
+func refuseRepeats(sets []string) error {
+	seen := map[string]string{}
+	for _, set := range sets {
+		name, _, _ := strings.Cut(set, "=")
+		key := strings.TrimSpace(name)
+		key = strings.TrimPrefix(key, "/proc/sys/")
+		key = strings.TrimPrefix(key, "/sys/kernel/mm/")
+		key = strings.ReplaceAll(key, "/", ".")
+		if prev, ok := seen[key]; ok {
+			return fmt.Errorf("--set %s is given twice (%q and %q); give each setting once", key, prev, set)
+		}
+		seen[key] = set
+	}
+	return nil
+}
 
 // multiFlag collects repeated flags.
 type multiFlag []string
@@ -18,20 +38,25 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 const runUsage = `Usage: pagesim run SCENARIO [--variant NAME]... [--seed N] [--runs N]
-                    [--set NAME=VALUE]... [--format text|json]
+                    [--set NAME=VALUE]... [--format text|json] [--max-mem SIZE]
 
 Runs a patch scenario: every variant (or the ones named) from the same
 seed, and prints the result in the form of the patch's cover letter
-(text, at most 72 columns) or as one JSON object.
+(text, at most 72 columns) or as one JSON object. The runs go one after
+another; on a terminal, standard error shows which one and how far.
 
 --set takes the scenario's parameters (see 'pagesim scenarios') and any
-sysctl or THP knob by its kernel path:
+sysctl or THP knob by its kernel path, each at most once:
   --set scale=1                       the seed's full machine size
   --set vm.defrag_mode=1
   --set transparent_hugepage.defrag=madvise
   --set transparent_hugepage.hugepages-64kB.enabled=always
 
-Exit status: 0 ok, 1 bad parameter or value, 2 usage error.
+` + maxMemUsage + `
+
+Exit status: 0 ok, 1 a bad value (a parameter, a number, a machine over
+the memory budget), 2 usage error (an unknown flag, a missing argument),
+3 internal error.
 `
 
 func init() {
@@ -47,8 +72,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	seed := fs.String("seed", "1", "random seed")
 	runs := fs.Int("runs", 1, "runs per variant")
 	format := fs.String("format", "text", "text or json")
+	maxMem := addMaxMem(fs)
 	if len(args) == 0 {
-		fmt.Fprint(stderr, runUsage)
+		fmt.Fprintln(stderr, "pagesim run: which scenario? (see 'pagesim scenarios' and 'pagesim run --help')")
 		return exitUsage
 	}
 	id := args[0]
@@ -56,9 +82,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pagesim run: the scenario comes first (see 'pagesim scenarios')")
 		return exitUsage
 	}
-	if err := fs.Parse(args[1:]); err != nil {
+	if code, err := parseFlags(fs, args[1:]); err != nil {
 		fmt.Fprintf(stderr, "pagesim run: %v\n", err)
-		return exitUsage
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "pagesim run: unexpected argument %q\n", fs.Arg(0))
@@ -66,7 +92,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if *format != "text" && *format != "json" {
 		fmt.Fprintf(stderr, "pagesim run: --format must be text or json, not %q\n", *format)
-		return exitUsage
+		return exitInput
+	}
+	if err := refuseRepeats(sets); err != nil {
+		fmt.Fprintf(stderr, "pagesim run: %v\n", err)
+		return exitInput
+	}
+	limit, err := maxMem()
+	if err != nil {
+		fmt.Fprintf(stderr, "pagesim run: %v\n", err)
+		return exitInput
 	}
 	seedN, err := strconv.ParseUint(*seed, 10, 64)
 	if err != nil {
@@ -78,9 +113,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pagesim run: %v\n", err)
 		return exitInput
 	}
-	res, err := s.RunAll(scenario.Options{Variants: variants, Seed: seedN, Runs: *runs, Settings: sets})
+	prog := newProgress(stderr)
+	res, err := s.RunAll(scenario.Options{Variants: variants, Seed: seedN, Runs: *runs, Settings: sets, MaxBytes: limit,
+		Slice: 100 * sim.Millisecond, // how often progress is looked at; the result is the same
+		Progress: func(variant string, run int, r scenario.Run) {
+			prog.show(fmt.Sprintf("%s: %s, run %d of %d: %s", id, variant, run+1, *runs, r.Status()))
+		}})
+	prog.done()
 	if err != nil {
-		fmt.Fprintf(stderr, "pagesim run: %v\n", err)
+		fmt.Fprintf(stderr, "pagesim run: %v\n", budgetHint(err))
 		return exitInput
 	}
 	if *format == "json" {
@@ -101,6 +142,8 @@ const scenariosUsage = `Usage: pagesim scenarios [--format text|json]
 
 Lists every scenario with its variants, parameters (name, default,
 allowed range, meaning) and metrics.
+
+Exit status: 0 ok, 1 a bad value, 2 usage error, 3 internal error.
 `
 
 func init() {
@@ -116,9 +159,17 @@ func cmdScenarios(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("scenarios", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	format := fs.String("format", "text", "text or json")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || (*format != "text" && *format != "json") {
-		fmt.Fprint(stderr, scenariosUsage)
+	if code, err := parseFlags(fs, args); err != nil {
+		fmt.Fprintf(stderr, "pagesim scenarios: %v (see 'pagesim scenarios --help')\n", err)
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "pagesim scenarios: unexpected argument %q (see 'pagesim scenarios --help')\n", fs.Arg(0))
 		return exitUsage
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(stderr, "pagesim scenarios: --format must be text or json, not %q\n", *format)
+		return exitInput
 	}
 	var docs []scenarioDoc
 	for _, s := range scenario.All() {

@@ -48,11 +48,19 @@ func TestRunRefusesBadInput(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"run"}, exitUsage, "Usage: pagesim run"},
+		{[]string{"run"}, exitUsage, "pagesim run: which scenario?"},
 		{[]string{"run", "--variant", "upstream"}, exitUsage, "the scenario comes first"},
 		{[]string{"run", "thp-thisnode", "extra"}, exitUsage, `unexpected argument "extra"`},
 		{[]string{"run", "thp-thisnode", "--bogus"}, exitUsage, "bogus"},
-		{[]string{"run", "thp-thisnode", "--format", "yaml"}, exitUsage, "--format must be text or json"},
+		{[]string{"run", "thp-thisnode", "--format", "yaml"}, exitInput, "--format must be text or json"},
+		{[]string{"run", "thp-thisnode", "--runs", "abc"}, exitInput, `invalid value "abc" for flag -runs`},
+		{[]string{"run", "thp-thisnode", "--seed", "abc"}, exitInput, `--seed "abc" is not a non-negative integer`},
+		{[]string{"run", "thp-thisnode", "--set", "scale=1", "--set", "scale=0.5"}, exitInput, `--set scale is given twice ("scale=1" and "scale=0.5")`},
+		{[]string{"run", "thp-thisnode", "--set", "vm.defrag_mode=1", "--set", "/proc/sys/vm/defrag_mode=0"}, exitInput, "--set vm.defrag_mode is given twice"},
+		{[]string{"run", "thp-thisnode", "--set", "guest_gb=30,30,34"}, exitInput, "guest_gb: 30 is listed twice"},
+		{[]string{"run", "thp-thisnode", "--max-mem", "lots"}, exitInput, `--max-mem: "lots" is not a memory size`},
+		{[]string{"run", "thp-thisnode", "--set", "scale=1", "--set", "nodes=8", "--set", "node_gb=900", "--max-mem", "8G"}, exitInput,
+			"pagesim run: a machine of 7.0 TiB over 8 node(s) with 64 CPU(s) needs 37.0 GiB of memory to simulate, over the limit of 8 GiB (--max-mem SIZE changes the limit)\n"},
 		{[]string{"run", "no-such-scenario"}, exitInput, "no-such-scenario"},
 		{[]string{"run", "thp-thisnode", "--seed", "-1"}, exitInput, "not a non-negative integer"},
 		{[]string{"run", "thp-thisnode", "--runs", "0"}, exitInput, "runs must be between"},
@@ -92,10 +100,17 @@ func TestScenariosListsEachScenarioWithItsKnobs(t *testing.T) {
 	assert.NotEmpty(t, docs[0].Variants)
 	assert.NotEmpty(t, docs[0].Metrics)
 
-	for _, args := range [][]string{{"scenarios", "extra"}, {"scenarios", "--format", "xml"}} {
-		code, out, errs := run(args...)
-		assert.Equal(t, exitUsage, code, args)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"scenarios", "extra"}, exitUsage, "pagesim scenarios: unexpected argument \"extra\" (see 'pagesim scenarios --help')\n"},
+		{[]string{"scenarios", "--format", "xml"}, exitInput, "pagesim scenarios: --format must be text or json, not \"xml\"\n"},
+	} {
+		code, out, errs := run(tc.args...)
+		assert.Equal(t, tc.code, code, tc.args)
 		assert.Empty(t, out)
-		assert.Contains(t, errs, "Usage: pagesim scenarios")
+		assert.Equal(t, tc.want, errs, "one line, not the usage")
 	}
 }

@@ -10,28 +10,33 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/pagesim/pagesim/engine/script"
+	"github.com/pagesim/pagesim/engine/sim"
 )
 
-const scriptUsage = `Usage: pagesim script FILE [--check]
-       pagesim script - [--check] < FILE
+const scriptUsage = `Usage: pagesim script FILE [--check] [--max-mem SIZE]
+       pagesim script - [--check] [--max-mem SIZE] < FILE
 
 Runs a pagesim script: it builds a simulated machine, sets the kernel's
 knobs, fills, fragments and pins memory, starts tasks, advances simulated
 time and prints /proc files, counters and traces (see docs/SCRIPT.md, or
 'pagesim script -' with the line 'help'). FILE - reads standard input.
 
-Every statement is checked before the first one runs; an error names the
-script and the line:
+FILE is a regular file of at most 8 MiB (standard input likewise); a
+UTF-8 byte-order mark at its start is ignored. Every statement is checked
+before the first one runs; an error names the script and the line:
 
   script.txt:12: unknown command "fualt"
 
 Options:
-  --check   run the machine's consistency check after every command
+  --check        run the machine's consistency check after every command
+` + maxMemUsage + `
 
-Exit status: 0 on success, 1 when the script is wrong or an expect fails,
-2 for a usage error, 3 for an internal error of the engine.
+Exit status: 0 on success, 1 when the script is wrong, an expect fails or
+its machine is over the memory budget, 2 for a usage error, 3 for an
+internal error of the engine.
 `
 
 // scriptStdin is what FILE - reads (tests replace it).
@@ -50,6 +55,7 @@ func runScript(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("script", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	checkAll := fs.Bool("check", false, "check invariants after every command")
+	maxMem := addMaxMem(fs)
 	// FILE may come before or after the flags.
 	var file string
 	var rest []string
@@ -63,26 +69,30 @@ func runScript(args []string, stdout, stderr io.Writer) int {
 	if file == "" {
 		rest = args
 	}
-	if err := fs.Parse(rest); err != nil {
-		fmt.Fprintf(stderr, "pagesim script: %v\n%s", err, scriptUsage)
-		return exitUsage
+	if code, err := parseFlags(fs, rest); err != nil {
+		fmt.Fprintf(stderr, "pagesim script: %v (see 'pagesim script --help')\n", err)
+		return code
 	}
 	if file == "" || fs.NArg() > 0 {
 		if fs.NArg() > 0 {
 			fmt.Fprintf(stderr, "pagesim script: one FILE at a time, got %q too\n", fs.Arg(0))
 		} else {
-			fmt.Fprint(stderr, scriptUsage)
+			fmt.Fprintf(stderr, "pagesim script: which script? give a FILE, or - for standard input (see 'pagesim script --help')\n")
 		}
 		return exitUsage
 	}
+	limit, err := maxMem()
+	if err != nil {
+		fmt.Fprintf(stderr, "pagesim script: %v\n", err)
+		return exitInput
+	}
 	var src []byte
-	var err error
 	name := file
 	if file == "-" {
 		name = "stdin"
 		src, err = io.ReadAll(io.LimitReader(scriptStdin, maxScriptBytes+1))
 	} else {
-		src, err = os.ReadFile(file)
+		src, err = readScriptFile(file)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "pagesim script: %v\n", err)
@@ -92,17 +102,63 @@ func runScript(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pagesim script: %s is larger than %d bytes\n", name, maxScriptBytes)
 		return exitInput
 	}
-	in := script.New(script.Options{CheckEveryCommand: *checkAll})
-	if err := in.Exec(stdout, name, 1, src); err != nil {
+	prog := newProgress(stderr)
+	in := script.New(script.Options{CheckEveryCommand: *checkAll, MaxBytes: limit,
+		Progress: func(file string, line int, cmd string, now, end sim.Time) {
+			file = filepath.Base(file)
+			if end > now+1000*sim.Second*3600 {
+				prog.show(fmt.Sprintf("%s:%d: %s: %s s simulated", file, line, cmd, now))
+				return
+			}
+			prog.show(fmt.Sprintf("%s:%d: %s: %s of %s s simulated", file, line, cmd, now, end))
+		}})
+	err = in.Exec(stdout, name, 1, src)
+	prog.done()
+	if err != nil {
 		var se *script.Error
 		if errors.As(err, &se) && se.Internal {
 			fmt.Fprintf(stderr, "%v (please report it)\n", se)
 			return exitBug
 		}
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, budgetHint(err))
 		return exitInput
 	}
 	return exitOK
+}
+
+// readScriptFile reads a script: a regular file (not a FIFO, a device such
+// as /dev/zero, or a folder) of at most maxScriptBytes, read through the
+// same bound in case it grows while read.
+func readScriptFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s: %w", path, pe.Err)
+		}
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		kind := "not a regular file"
+		switch {
+		case fi.IsDir():
+			kind = "a folder"
+		case fi.Mode()&os.ModeNamedPipe != 0:
+			kind = "a FIFO (give it as standard input: pagesim script - < FILE)"
+		case fi.Mode()&os.ModeDevice != 0:
+			kind = "a device"
+		}
+		return nil, fmt.Errorf("%s is %s, not a script file", path, kind)
+	}
+	if fi.Size() > maxScriptBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxScriptBytes)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxScriptBytes+1))
 }
 
 // maxScriptBytes bounds a script file.

@@ -68,13 +68,13 @@ func TestScriptCommand(t *testing.T) {
 			name:     "a missing file is an input error",
 			args:     func(t *testing.T) []string { return []string{"script", filepath.Join(t.TempDir(), "none.txt")} },
 			wantCode: exitInput,
-			wantErr:  "pagesim script: open ",
+			wantErr:  "none.txt: no such file or directory\n",
 		},
 		{
 			name:     "no file is a usage error",
 			args:     func(t *testing.T) []string { return []string{"script"} },
 			wantCode: exitUsage,
-			wantErr:  "Usage: pagesim script FILE",
+			wantErr:  "pagesim script: which script? give a FILE, or - for standard input (see 'pagesim script --help')\n",
 		},
 		{
 			name:     "two files are a usage error",

@@ -32,7 +32,7 @@ use make run), or the folder DIR that build.sh wrote. Precompressed .br
 and .gz copies are sent to browsers that accept them. Stop with Ctrl-C.
 
 Exit status: 0 after Ctrl-C, 1 when the address or folder cannot be used,
-2 on a usage error.
+2 on a usage error, 3 on an internal error.
 `
 
 func init() {
@@ -51,12 +51,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fset.SetOutput(io.Discard)
 	addr := fset.String("addr", "localhost:8080", "address to listen on")
 	dir := fset.String("dir", "", "serve this folder instead of the embedded site")
-	if err := fset.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "pagesim serve: %v\n%s", err, serveUsage)
-		return exitUsage
+	if code, err := parseFlags(fset, args); err != nil {
+		fmt.Fprintf(stderr, "pagesim serve: %v (see 'pagesim serve --help')\n", err)
+		return code
 	}
 	if fset.NArg() > 0 {
-		fmt.Fprintf(stderr, "pagesim serve: unexpected argument %q\n%s", fset.Arg(0), serveUsage)
+		fmt.Fprintf(stderr, "pagesim serve: unexpected argument %q (see 'pagesim serve --help')\n", fset.Arg(0))
 		return exitUsage
 	}
 	var site fs.FS

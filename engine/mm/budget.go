@@ -48,11 +48,11 @@ import (
 // Bytes per unit of each part of a machine (unsafe.Sizeof is the same on
 // amd64 and wasm: Go's wasm port has 64-bit ints and pointers).
 const (
-	pageBytes      = uint64(unsafe.Sizeof(page{}))
-	pageblockBytes = uint64(unsafe.Sizeof(pageblock{}) + unsafe.Sizeof(int16(0))) // + zoneOfBlock
-	pcpBytes       = uint64(unsafe.Sizeof(perCPUPages{}))
-	cpuBytes       = uint64(unsafe.Sizeof(psiCPU{}) + unsafe.Sizeof(sim.CPU{}) + unsafe.Sizeof(&sim.CPU{}) + unsafe.Sizeof(int(0)))
-	nodeStructBytes      = uint64(unsafe.Sizeof(Node{}) + uintptr(MaxNrZones)*(unsafe.Sizeof(Zone{})+unsafe.Sizeof(&Zone{})))
+	pageBytes       = uint64(unsafe.Sizeof(page{}))
+	pageblockBytes  = uint64(unsafe.Sizeof(pageblock{}) + unsafe.Sizeof(int16(0))) // + zoneOfBlock
+	pcpBytes        = uint64(unsafe.Sizeof(perCPUPages{}))
+	cpuBytes        = uint64(unsafe.Sizeof(psiCPU{}) + unsafe.Sizeof(sim.CPU{}) + unsafe.Sizeof(&sim.CPU{}) + unsafe.Sizeof(int(0)))
+	nodeStructBytes = uint64(unsafe.Sizeof(Node{}) + uintptr(MaxNrZones)*(unsafe.Sizeof(Zone{})+unsafe.Sizeof(&Zone{})))
 	// runPageBytes is what a run can grow per page: a file-extent slot
 	// (every page in the page cache) and CheckInvariants' scratch byte.
 	runPageBytes = uint64(unsafe.Sizeof(PFN(0))) + 1

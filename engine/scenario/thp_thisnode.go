@@ -135,22 +135,34 @@ func startTHPThisnode(cfg Config) (Run, error) {
 	v := cfg.Params
 	sc := v.Float("scale")
 	nodeBytes := uint64(v.Float("node_gb") * sc * float64(1<<30))
-	total := nodeBytes * uint64(v.Int("nodes"))
-	for _, g := range v.FloatList("guest_gb") {
-		guest := uint64(g * sc * float64(1<<30))
-		swap := uint64(v.Float("swap_gb") * sc * float64(1<<30))
-		if v.Bool("vfio") {
-			swap = 0 // pinned guest RAM cannot be swapped; plain touching may swap
-		}
-		if guest+512<<20 > total+swap {
-			return nil, fmt.Errorf("guest_gb %g does not fit: the host has %d nodes x %g GiB", g, v.Int("nodes"), v.Float("node_gb"))
-		}
-	}
 	if nodeBytes < 256<<20 {
 		return nil, fmt.Errorf("node_gb x scale gives %d MiB per node; at least 256 MiB are needed", nodeBytes>>20)
 	}
 	if _, err := mm.ParseMempolicy(v.String("mempolicy"), v.Int("nodes")); err != nil {
 		return nil, err
+	}
+	lay, err := layoutTHPThisnode(v)
+	if err != nil {
+		return nil, err
+	}
+	// The memory the kernel manages (RAM less the memmap and the kernel
+	// image); a guest beyond it cannot be mapped. Pinned guest RAM cannot
+	// be swapped; plain touching may swap.
+	var managed uint64
+	for _, n := range lay.Nodes {
+		for _, z := range n.Zones {
+			managed += z.Managed * mm.PageSize
+		}
+	}
+	swap := uint64(v.Float("swap_gb") * sc * float64(1<<30))
+	if v.Bool("vfio") {
+		swap = 0
+	}
+	for _, g := range v.FloatList("guest_gb") {
+		if guest := uint64(g * sc * float64(1<<30)); guest > managed+swap {
+			return nil, fmt.Errorf("guest_gb %g does not fit: the host has %d nodes x %g GiB, %s of it managed by the kernel",
+				g, v.Int("nodes"), v.Float("node_gb"), mm.FormatBytes(managed))
+		}
 	}
 	r := &thpThisnodeRun{cfg: cfg, sizes: v.FloatList("guest_gb"), metrics: map[string]float64{}}
 	if err := r.boot(); err != nil {
@@ -210,7 +222,7 @@ func (r *thpThisnodeRun) boot() error {
 	guest := uint64(r.sizes[r.idx] * sc * float64(1<<30) / mm.PageSize)
 	region := m.NewAnonRegion("qemu-guest", nil, guest)
 	region.Madvised = v.Bool("madvise")
-	region.Policy, _ = mm.ParseMempolicy(v.String("mempolicy"), nodes) // validated at start
+	region.Policy, _ = mm.ParseMempolicy(v.String("mempolicy"), v.Int("nodes")) // validated at start
 	r.qemu = &workload.QemuVfio{M: m, Region: region, Pin: v.Bool("vfio")}
 	tk := m.World.NewTask("qemu-kvm", 0, r.qemu, setupEnd)
 	tk.AllowedCPUs = m.Nodes[0].CPUs

@@ -1,0 +1,164 @@
+package main
+
+// cli.go holds what every subcommand shares: the exit-status rule, the
+// memory budget's --max-mem flag, and progress on a terminal.
+//
+// # Exit status, one rule for every subcommand
+//
+//	0  success
+//	1  a value is wrong: a flag's value or an argument that is not a
+//	   number, out of range, an unknown name, a file that cannot be read
+//	   or is malformed, a machine over the memory budget, a failed expect
+//	2  the command line's shape is wrong: an unknown command or flag, a
+//	   flag without its value, a missing or extra argument
+//	3  an internal error of pagesim (a bug): one line, no stack trace
+//
+// So `--runs abc`, `--seed abc`, `--mem 0` and `--format bogus` all exit
+// 1, and `--bogus` exits 2. Errors are one line on standard error.
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pagesim/pagesim/engine/mm"
+)
+
+// parseFlags parses args with fs and returns the exit status for its error:
+// exitInput when a flag's value was refused ("invalid value" from the flag
+// package, which wraps every Value.Set error), else exitUsage.
+func parseFlags(fs *flag.FlagSet, args []string) (int, error) {
+	err := fs.Parse(args)
+	return flagErrorCode(err), err
+}
+
+func flagErrorCode(err error) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case strings.HasPrefix(err.Error(), "invalid value "), strings.HasPrefix(err.Error(), "invalid boolean value "):
+		return exitInput
+	}
+	return exitUsage
+}
+
+// Memory budget.
+
+// fallbackPhysicalMemory is assumed when /proc/meminfo cannot be read.
+const fallbackPhysicalMemory = 8 << 30
+
+// physicalMemory returns MemTotal from /proc/meminfo, or
+// fallbackPhysicalMemory.
+func physicalMemory() uint64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return fallbackPhysicalMemory
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, 1<<16))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 3 && fields[0] == "MemTotal:" && fields[2] == "kB" {
+			if kb, err := strconv.ParseUint(fields[1], 10, 64); err == nil && kb > 0 && kb < 1<<50 {
+				return kb << 10
+			}
+		}
+	}
+	return fallbackPhysicalMemory
+}
+
+// defaultMaxMem is the memory budget when --max-mem is not given: half of
+// the computer's memory, so that pagesim never pushes the rest into swap.
+func defaultMaxMem() uint64 { return physicalMemory() / 2 }
+
+// maxMemUsage is the --max-mem line of each command's usage.
+const maxMemUsage = `  --max-mem SIZE the memory pagesim may use to simulate the machine
+                 (default: half of this computer's memory); a larger
+                 machine is refused before anything is allocated`
+
+// addMaxMem registers --max-mem on fs; the returned function gives the
+// limit in bytes after Parse, or an error for a bad size.
+func addMaxMem(fs *flag.FlagSet) func() (uint64, error) {
+	s := fs.String("max-mem", "", "")
+	return func() (uint64, error) {
+		if *s == "" {
+			return defaultMaxMem(), nil
+		}
+		b, err := parseSize(*s)
+		if err != nil {
+			return 0, fmt.Errorf("--max-mem: %v", err)
+		}
+		return b, nil
+	}
+}
+
+// budgetHint completes an over-budget error with how to change the limit.
+func budgetHint(err error) error {
+	var be *mm.BudgetError
+	if errors.As(err, &be) {
+		return fmt.Errorf("%w (--max-mem SIZE changes the limit)", err)
+	}
+	return err
+}
+
+// Progress on a terminal.
+
+// isTerminal reports whether w is a terminal (tests replace it).
+var isTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// progress writes one status line to a terminal, redrawn in place at most
+// ten times a second, and clears it when done. On anything but a terminal
+// it writes nothing.
+type progress struct {
+	w     io.Writer
+	last  time.Time
+	shown bool
+}
+
+// newProgress returns a progress line on w, or nil when w is not a
+// terminal. Its methods accept a nil receiver.
+func newProgress(w io.Writer) *progress {
+	if !isTerminal(w) {
+		return nil
+	}
+	return &progress{w: w}
+}
+
+// show draws line unless one was drawn less than 100 ms ago.
+func (p *progress) show(line string) {
+	if p == nil {
+		return
+	}
+	if now := time.Now(); p.shown && now.Sub(p.last) < 100*time.Millisecond {
+		return
+	} else {
+		p.last = now
+	}
+	if r := []rune(line); len(r) > 78 {
+		line = string(r[:77]) + "…"
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s", line)
+	p.shown = true
+}
+
+// done clears the line.
+func (p *progress) done() {
+	if p == nil || !p.shown {
+		return
+	}
+	fmt.Fprint(p.w, "\r\033[K")
+	p.shown = false
+}
