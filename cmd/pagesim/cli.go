@@ -22,7 +22,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -83,16 +85,24 @@ const maxMemUsage = `  --max-mem SIZE the memory pagesim may use to simulate the
                  machine is refused before anything is allocated`
 
 // addMaxMem registers --max-mem on fs; the returned function gives the
-// limit in bytes after Parse, or an error for a bad size.
+// limit in bytes after Parse, or an error for a bad size. It also sets the
+// Go collector's soft memory limit to one and a half times the budget
+// (unless GOMEMLIMIT is set): the budget bounds the live machine, and the
+// limit keeps the garbage of a finished run (the machine of --runs' last
+// run, a guest size's last machine) from doubling the process's memory
+// before the collector runs.
 func addMaxMem(fs *flag.FlagSet) func() (uint64, error) {
 	s := fs.String("max-mem", "", "")
 	return func() (uint64, error) {
-		if *s == "" {
-			return defaultMaxMem(), nil
+		b := defaultMaxMem()
+		if *s != "" {
+			var err error
+			if b, err = parseSize(*s); err != nil {
+				return 0, fmt.Errorf("--max-mem: %v", err)
+			}
 		}
-		b, err := parseSize(*s)
-		if err != nil {
-			return 0, fmt.Errorf("--max-mem: %v", err)
+		if os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(int64(min(max(b+b/2, 64<<20), math.MaxInt64)))
 		}
 		return b, nil
 	}
