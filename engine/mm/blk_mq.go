@@ -22,7 +22,9 @@ package mm
 // (TSK_IOWAIT), but not in memory pressure unless it is also inside
 // psi_memstall_enter() (kernel/sched/psi.c: test_state() counts only
 // NR_MEMSTALL for PSI_MEM_SOME, and a sleeping task keeps TSK_MEMSTALL only
-// while in_memstall).
+// while in_memstall). pagesim records the sleep as PSI_IO_SOME on the
+// task's CPU, PSI_IO_FULL where no task ran there meanwhile, and non-idle
+// time for both resources (psi.go: Machine.PSIIO, /proc/pressure/io).
 //
 // # The model
 //
@@ -316,6 +318,7 @@ func (m *Machine) ioSchedule(t *sim.Task, until sim.Time) {
 	if until > t.Now {
 		d := until - t.Now
 		m.IOWait += d
+		m.psiIOWait(t, t.Now, until)
 		t.Sleep(d)
 	}
 	m.blkRetire(t.Now)

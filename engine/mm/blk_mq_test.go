@@ -76,7 +76,11 @@ func TestFdatasyncWaitsForQueuedWriteback(t *testing.T) {
 	assert.Zero(t, wrote, "nothing was left dirty for fdatasync to write")
 	assert.GreaterOrEqual(t, syncEnd, xfer, "fdatasync returned only after the queued writeback completed")
 	assert.Greater(t, m.IOWait, sim.Time(0))
+	m.PSIUpdate()
 	assert.Zero(t, m.PSI.Total[psiSome], "plain I/O wait is not a memory stall")
+	assert.Greater(t, m.PSIIO.Total[psiSome], sim.Time(0), "it is I/O pressure")
+	assert.Greater(t, m.PSIIO.Total[psiFull], sim.Time(0), "with nothing else to run on the waiter's CPU, full I/O pressure")
+	assert.LessOrEqual(t, m.PSIIO.Total[psiFull], m.PSIIO.Total[psiSome])
 	assert.Zero(t, m.Nodes[0].Stat[NR_WRITEBACK])
 	assert.Equal(t, int64(8192), m.Nodes[0].Stat[NR_WRITTEN])
 }

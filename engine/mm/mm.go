@@ -124,6 +124,7 @@ type Machine struct {
 	freeOwners []*Owner
 	Swap       SwapDevice
 	PSI        PSI
+	PSIIO      PSI
 
 	// Slow, Reclaim and Compact count work the kernel has no vmstat
 	// counter for.

@@ -94,7 +94,9 @@ type psiCPU struct {
 	last  [3]sim.Time
 }
 
-// PSI is the system psi_group's memory part.
+// PSI is one resource's part of the system psi_group: memory (Machine.PSI)
+// or I/O (Machine.PSIIO, whose stalls are io_schedule() sleeps and whose
+// non-idle weights come from the memory part).
 type PSI struct {
 	cpus []psiCPU
 	// Total is total[PSI_AVGS] for SOME and FULL, in ns.
@@ -115,9 +117,11 @@ type PSI struct {
 }
 
 func (m *Machine) initPSI() {
-	m.PSI.cpus = make([]psiCPU, len(m.cpuNode))
-	m.PSI.nextUpd = psiFreq
-	m.PSI.foldAt = psiFoldAt
+	for _, p := range []*PSI{&m.PSI, &m.PSIIO} {
+		p.cpus = make([]psiCPU, len(m.cpuNode))
+		p.nextUpd = psiFreq
+		p.foldAt = psiFoldAt
+	}
 	m.World.OnStep = m.psiStep
 }
 
@@ -168,7 +172,27 @@ func (m *Machine) psiStep(t *sim.Task, cpu *sim.CPU, start, end sim.Time) {
 	if c := &p.cpus[cpu.ID]; len(c.pending[psiSome])+len(c.pending[psiNonidle])+len(c.unstalled) > p.foldAt {
 		p.consume(start)
 	}
+	// I/O pressure: any task running on the CPU keeps it from PSI_IO_FULL
+	// (NR_IOWAIT && !NR_RUNNING), so the whole step is "unstalled" there.
+	io := &m.PSIIO
+	if end > start {
+		io.addUnstalled(cpu.ID, start, end)
+	}
+	if c := &io.cpus[cpu.ID]; len(c.pending[psiSome])+len(c.unstalled) > io.foldAt {
+		io.consume(start)
+	}
 	m.psiMaybeUpdate(start)
+}
+
+// psiIOWait records that t sleeps in io_schedule() on its CPU over
+// [start, end): PSI_IO_SOME (tasks[NR_IOWAIT]) and, as the kernel's
+// PSI_NONIDLE counts iowait tasks for every resource, non-idle time on the
+// CPU, which weighs the CPU in the memory averages too.
+func (m *Machine) psiIOWait(t *sim.Task, start, end sim.Time) {
+	if end > start {
+		m.PSIIO.record(t.CPU, psiSome, start, end)
+		m.PSI.record(t.CPU, psiNonidle, start, end)
+	}
 }
 
 // psiFoldAt is how many pending intervals a CPU may hold before every
@@ -337,11 +361,18 @@ func (p *PSI) consumeCPU(cpu int, now sim.Time) {
 }
 
 // collectPercpuTimes is collect_percpu_times(): per-CPU deltas weighted
-// by each CPU's non-idle jiffies.
-func (p *PSI) collectPercpuTimes(now sim.Time) {
+// by each CPU's non-idle jiffies. PSI_NONIDLE is one state of the group
+// for every resource: the memory part tracks it (busy, memory stalls and
+// I/O waits), and the I/O part is weighted with the jiffies the memory
+// part returns (weights) instead of its own.
+func (p *PSI) collectPercpuTimes(now sim.Time, weights []uint64) []uint64 {
 	p.consume(now)
 	var deltas [2]uint64
 	var nonidleTotal uint64
+	var out []uint64
+	if weights == nil {
+		out = make([]uint64, len(p.cpus))
+	}
 	for i := range p.cpus {
 		c := &p.cpus[i]
 		var d [3]sim.Time
@@ -350,6 +381,11 @@ func (p *PSI) collectPercpuTimes(now sim.Time) {
 			c.last[s] = c.times[s]
 		}
 		nonidle := uint64(d[psiNonidle]) * psiHZ / uint64(sim.Second) // nsecs_to_jiffies
+		if weights != nil {
+			nonidle = weights[i]
+		} else {
+			out[i] = nonidle
+		}
 		nonidleTotal += nonidle
 		deltas[psiSome] += uint64(d[psiSome]) * nonidle
 		deltas[psiFull] += uint64(d[psiFull]) * nonidle
@@ -361,6 +397,13 @@ func (p *PSI) collectPercpuTimes(now sim.Time) {
 		p.Total[s] += sim.Time(deltas[s] / nonidleTotal)
 	}
 	p.collected = now
+	return out
+}
+
+// psiCollect collects both resources' per-CPU times.
+func (m *Machine) psiCollect(now sim.Time) {
+	w := m.PSI.collectPercpuTimes(now, nil)
+	m.PSIIO.collectPercpuTimes(now, w)
 }
 
 // calcLoad is calc_load().
@@ -433,17 +476,19 @@ func (m *Machine) psiMaybeUpdate(now sim.Time) {
 	if now < p.nextUpd {
 		return
 	}
-	p.collectPercpuTimes(now)
+	m.psiCollect(now)
 	p.updateAverages(now)
+	m.PSIIO.updateAverages(now)
 }
 
 // PSIUpdate brings the averages up to the world's current time, as a read
 // of /proc/pressure/memory does (psi_show: collect, then update if due).
 func (m *Machine) PSIUpdate() {
 	now := m.World.Now()
-	m.PSI.collectPercpuTimes(now)
+	m.psiCollect(now)
 	if now >= m.PSI.nextUpd {
 		m.PSI.updateAverages(now)
+		m.PSIIO.updateAverages(now)
 	}
 }
 
@@ -468,13 +513,23 @@ func loadFrac(x uint64) uint64 { return loadInt((x & (fixed1 - 1)) * 100) }
 // WritePressure writes /proc/pressure/memory (psi_show).
 func (m *Machine) WritePressure(w io.Writer) error {
 	m.PSIUpdate()
+	return m.PSI.write(w)
+}
+
+// WritePressureIO writes /proc/pressure/io (psi_show for PSI_IO).
+func (m *Machine) WritePressureIO(w io.Writer) error {
+	m.PSIUpdate()
+	return m.PSIIO.write(w)
+}
+
+func (p *PSI) write(w io.Writer) error {
 	for full := 0; full < 2; full++ {
 		name := "some"
 		if full == 1 {
 			name = "full"
 		}
-		a := m.PSI.avg[full]
-		total := uint64(m.PSI.Total[full]) / uint64(sim.Microsecond)
+		a := p.avg[full]
+		total := uint64(p.Total[full]) / uint64(sim.Microsecond)
 		if _, err := fmt.Fprintf(w, "%s avg10=%d.%02d avg60=%d.%02d avg300=%d.%02d total=%d\n", name,
 			loadInt(a[0]), loadFrac(a[0]), loadInt(a[1]), loadFrac(a[1]), loadInt(a[2]), loadFrac(a[2]), total); err != nil {
 			return err

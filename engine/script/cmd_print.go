@@ -39,6 +39,7 @@ var procFiles = []struct {
 	{"zoneinfo", func(in *Interp, w io.Writer) error { return procfs.Zoneinfo(w, in.m) }},
 	{"vmstat", func(in *Interp, w io.Writer) error { return procfs.Vmstat(w, in.m) }},
 	{"pressure", func(in *Interp, w io.Writer) error { return in.m.WritePressure(w) }},
+	{"pressure.io", func(in *Interp, w io.Writer) error { return in.m.WritePressureIO(w) }},
 	{"diskstats", func(in *Interp, w io.Writer) error {
 		_, err := io.WriteString(w, in.m.Blk.DiskstatsLine(in.m.World.Now()))
 		return err
@@ -64,7 +65,7 @@ func printCommands() []*command {
 			name:   "print",
 			syntax: "print FILE | print vmstat COUNTER... | print trace [last=N] | print stall|tasks|objects | print VALUE...",
 			help: "Prints a /proc file as the kernel would (buddyinfo, pagetypeinfo, zoneinfo, vmstat, pressure for " +
-				"/proc/pressure/memory, diskstats for the block device's /proc/diskstats line, distance for the node " +
+				"/proc/pressure/memory, pressure.io for /proc/pressure/io, diskstats for the block device's /proc/diskstats line, distance for the node " +
 				"distance table as numactl -H prints it), chosen /proc/vmstat lines, the tracepoint ring as the trace file shows it " +
 				"(last=N: only the N newest events), the last slow-path decision trace of an allocation that stalled " +
 				"(stall), the tasks, every named object, or values by name, one \"NAME VALUE\" line each; a named " +
@@ -200,7 +201,7 @@ func checkPrint(c *call) error {
 			}
 		}
 		return nil
-	case "stall", "tasks", "objects", "buddyinfo", "pagetypeinfo", "zoneinfo", "pressure", "diskstats", "distance":
+	case "stall", "tasks", "objects", "buddyinfo", "pagetypeinfo", "zoneinfo", "pressure", "pressure.io", "diskstats", "distance":
 		if len(args) > 1 {
 			return fmt.Errorf("print %s takes nothing more", first.Value)
 		}
