@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -29,7 +28,9 @@ const serveUsage = `Usage: pagesim serve [--addr HOST:PORT] [--dir DIR]
 Serves the browser app on http://HOST:PORT/ (default localhost:8080): the
 site embedded in this binary when it was built (run ./build.sh first, or
 use make run), or the folder DIR that build.sh wrote. Precompressed .br
-and .gz copies are sent to browsers that accept them. Stop with Ctrl-C.
+and .gz copies are sent to browsers that accept them. Files are streamed;
+at most 64 connections are served at once, and a client that stops
+reading or sending is dropped (docs/RELIABILITY.md). Stop with Ctrl-C.
 
 Exit status: 0 after Ctrl-C, 1 when the address or folder cannot be used,
 2 on a usage error, 3 on an internal error.
@@ -86,10 +87,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pagesim serve: %v\n", err)
 		return exitInput
 	}
-	srv := &http.Server{Handler: webserve.Handler(site), ReadHeaderTimeout: 10 * time.Second}
+	srv := webserve.Server(site)
 	fmt.Fprintf(stdout, "pagesim: serving the browser app on %s (Ctrl-C to stop)\n", displayURL(*addr, ln.Addr()))
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() { done <- srv.Serve(webserve.LimitListener(ln, webserve.MaxConns)) }()
 	select {
 	case err := <-done:
 		fmt.Fprintf(stderr, "pagesim serve: %v\n", err)

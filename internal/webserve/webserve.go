@@ -6,11 +6,11 @@
 package webserve
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"path"
 	"strconv"
@@ -94,9 +94,24 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	data, err := fs.ReadFile(h.site, served)
+	// The file is streamed from where it lies (the embedded FS or the
+	// folder), never read whole: a request holds a copy buffer, not the
+	// file, however many download the wasm binary at once.
+	f, err := h.site.Open(served)
 	if err != nil {
 		http.NotFound(w, r)
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	rs, seekable := f.(io.ReadSeeker)
+	if err != nil || !fi.Mode().IsRegular() || !seekable {
+		http.NotFound(w, r)
+		return
+	}
+	tag, err := h.etag(served, fi, rs)
+	if err != nil {
+		http.Error(w, "cannot read "+name, http.StatusInternalServerError)
 		return
 	}
 	hdr.Set("Content-Type", ctype)
@@ -104,26 +119,30 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hdr.Set("Content-Encoding", encoding)
 	}
 	hdr.Set("Cache-Control", "no-cache")
-	hdr.Set("ETag", h.etag(served, data))
+	hdr.Set("ETag", tag)
 	// ServeContent handles HEAD, If-None-Match and ranges; a zero time
 	// sends no Last-Modified (embedded files have none).
-	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(data))
+	http.ServeContent(w, r, name, time.Time{}, rs)
 }
 
 // etag hashes the file's bytes, once per name, size and modification
-// time (a --dir site can be rebuilt while it is served).
-func (h *handler) etag(name string, data []byte) string {
-	key := name + "\x00" + strconv.Itoa(len(data))
-	if fi, err := fs.Stat(h.site, name); err == nil {
-		key += "\x00" + fi.ModTime().String()
-	}
+// time (a --dir site can be rebuilt while it is served), reading f
+// through and seeking it back to its start.
+func (h *handler) etag(name string, fi fs.FileInfo, f io.ReadSeeker) (string, error) {
+	key := name + "\x00" + strconv.FormatInt(fi.Size(), 10) + "\x00" + fi.ModTime().String()
 	if v, ok := h.etags.Load(key); ok {
-		return v.(string)
+		return v.(string), nil
 	}
-	sum := sha256.Sum256(data)
-	tag := `"` + hex.EncodeToString(sum[:12]) + `"`
+	sum := sha256.New()
+	if _, err := io.Copy(sum, f); err != nil {
+		return "", err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	tag := `"` + hex.EncodeToString(sum.Sum(nil)[:12]) + `"`
 	h.etags.Store(key, tag)
-	return tag
+	return tag, nil
 }
 
 // accepts reports whether an Accept-Encoding header allows token with a
@@ -150,4 +169,80 @@ func accepts(header, token string) bool {
 		}
 	}
 	return star
+}
+
+// Limits of Server: what one client, or many, can hold.
+const (
+	// MaxConns bounds the connections served at once; more wait in the
+	// listen queue. Each holds at most a request's headers and a copy
+	// buffer (the files are streamed), so the server's memory stays
+	// within a few MiB whatever the clients do.
+	MaxConns = 64
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout end a
+	// connection whose client stops sending, stops reading (the write of
+	// the wasm binary, some 10 MiB, takes well under a second on
+	// localhost; a client that never reads is dropped after
+	// WriteTimeout) or keeps it idle.
+	ReadHeaderTimeout = 10 * time.Second
+	ReadTimeout       = 30 * time.Second
+	WriteTimeout      = 2 * time.Minute
+	IdleTimeout       = time.Minute
+	MaxHeaderBytes    = 64 << 10
+)
+
+// Server returns an http.Server for site with the limits above; serve it
+// on LimitListener(ln, MaxConns).
+func Server(site fs.FS) *http.Server {
+	return &http.Server{
+		Handler:           Handler(site),
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		WriteTimeout:      WriteTimeout,
+		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
+	}
+}
+
+// LimitListener returns a listener that holds at most n connections open
+// at once: Accept waits for one to close (netutil.LimitListener's shape).
+func LimitListener(ln net.Listener, n int) net.Listener {
+	return &limitListener{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+type limitListener struct {
+	net.Listener
+	sem       chan struct{}
+	closeOnce sync.Once
+	done      chan struct{}
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	select {
+	case l.sem <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.sem
+		return nil, err
+	}
+	return &limitConn{Conn: c, release: func() { <-l.sem }}, nil
+}
+
+func (l *limitListener) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+type limitConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
 }
