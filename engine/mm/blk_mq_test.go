@@ -110,7 +110,7 @@ func TestSwapOutTakesDeviceTime(t *testing.T) {
 			spawn(m, "swapper", 1, tk.Now, func(tk *sim.Task) sim.Time {
 				start = tk.Now
 				for i := 0; i < 2000; i++ {
-					require.NotEqual(t, NilPFN, m.AllocPages(tk, GFP_KERNEL, 0, 0, 0))
+					require.NotEqual(t, NilPFN, m.allocSync(tk, GFP_KERNEL, 0, 0, 0))
 				}
 				end = tk.Now
 				return sim.Exit

@@ -344,7 +344,7 @@ func TestDirectCompactionCountersCountOnlyRunsOfCompaction(t *testing.T) {
 			l := carveZone(t, m, nil, tc.layout)
 			l.zone.compact.deferShift = tc.deferShift
 			var got PFN
-			inWorld(t, m, 1, func(t *sim.Task) { got = m.AllocPages(t, gfp, 9, 0, 0) })
+			inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, gfp, 9, 0, 0) })
 			assert.Equal(t, tc.gotPage, got != NilPFN)
 			assert.Equal(t, tc.stall, m.Event(COMPACTSTALL), "compact_stall")
 			assert.Equal(t, tc.fail, m.Event(COMPACTFAIL), "compact_fail")

@@ -147,6 +147,24 @@ type CostTable struct {
 	// at one PFN: reading its 64-byte struct page in memmap order.
 	// Estimate: 64 bytes at ClearPage4K's single-core bandwidth, 10 ns.
 	CompactScanPage sim.Time
+	// ZoneCheck is one zone of a zonelist walk outside the fast path
+	// (get_page_from_freelist's zone_watermark_fast in the slow path,
+	// should_reclaim_retry's and shrink_zones' per-zone checks): the
+	// zone's free count, watermark and lowmem_reserve, cache lines other
+	// CPUs keep writing under allocation churn, about 20 ns (estimate:
+	// one cross-core cache-line transfer on a current server part).
+	ZoneCheck sim.Time
+	// PerCPUStatRead is reading one CPU's per-CPU counter line from
+	// another CPU (zone_page_state_snapshot's sum over vm_stat_diff,
+	// drain_all_pages' has_pcps check): about 10 ns (estimate: a shared,
+	// mostly clean line from L2/L3).
+	PerCPUStatRead sim.Time
+	// CondResched is a cond_resched() call that does not schedule (the
+	// preempt count and TIF_NEED_RESCHED test): about 5 ns (estimate:
+	// a few instructions on hot per-CPU data). A context switch when it
+	// does schedule is not charged.
+	CondResched sim.Time
+
 	// MigratePage is migrating one 4 KiB page besides the copy (isolate,
 	// unmap with a TLB shootdown IPI, allocate the target, remap).
 	// Estimate: an IPI round trip to the CPUs that ran the task plus two
@@ -179,6 +197,9 @@ func DefaultCosts() CostTable {
 		FolioRefWalk:     500,
 		CompactScanPage:  10,
 		MigratePage:      3 * sim.Microsecond,
+		ZoneCheck:        20,
+		PerCPUStatRead:   10,
+		CondResched:      5,
 	}
 }
 

@@ -50,6 +50,9 @@ func (m *Machine) fail(pfn PFN, format string, args ...any) error {
 
 // CheckInvariants verifies the machine's state; nil means consistent.
 func (m *Machine) CheckInvariants() error {
+	if err := m.checkTasks(); err != nil {
+		return err
+	}
 	owner := make([]uint8, m.maxPFN) // 0 unseen, 1 reserved, 2 free, 3 pcp, 4 in use
 	type blockCount struct{ free, pcp, lru, pinned int }
 	blocks := make([]blockCount, len(m.blocks))
@@ -399,4 +402,29 @@ func (m *Machine) sectionPresent(pfn PFN) bool {
 		}
 	}
 	return false
+}
+
+// checkTasks checks the tasks' suspended allocations: none was abandoned
+// (a caller that did not repeat a call AllocPending asked it to), and one
+// stopped inside direct reclaim holds its memory stall open.
+func (m *Machine) checkTasks() error {
+	if m.Slow.Abandoned > 0 {
+		return fmt.Errorf("%d allocations stopped at a cond_resched() were abandoned: a caller ignored AllocPending", m.Slow.Abandoned)
+	}
+	for id, ts := range m.tasks {
+		if ts == nil || ts.alloc == nil {
+			continue
+		}
+		f := ts.alloc
+		if f != &ts.frame {
+			return fmt.Errorf("task %d: its suspended allocation is not its frame", id)
+		}
+		if (f.at == resumeBeforeReclaim || f.at == resumeAfterReclaim) && ts.memstall == 0 {
+			return fmt.Errorf("task %d: stopped in direct reclaim (%d) outside a memory stall", id, f.at)
+		}
+		if f.at == resumeStart {
+			return fmt.Errorf("task %d: a suspended allocation with no resume point", id)
+		}
+	}
+	return nil
 }

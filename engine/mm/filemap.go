@@ -160,7 +160,9 @@ func (m *Machine) FileWrite(t *sim.Task, f *File, index, nr uint64, gfp GFP) uin
 // __filemap_get_folio_mpol's order loop, which tries the hinted order
 // (lowered to the index's alignment and to what is not cached yet), then
 // one order less at a time down to 0, with __GFP_NORETRY|__GFP_NOWARN on
-// every attempt above order 0.
+// every attempt above order 0. An allocation that stops at a
+// cond_resched() ends the write early with AllocPending(t) set: write the
+// rest with the same call from where it stopped.
 func (m *Machine) FileWriteOrder(t *sim.Task, f *File, index, nr uint64, gfp GFP, hint Order) uint64 {
 	var done uint64
 	end := index + nr
@@ -219,13 +221,17 @@ func (m *Machine) filemapGetFolio(t *sim.Task, f *File, index uint64, gfp GFP, h
 	for order > 0 && m.fileRangeCached(f, index&^(uint64(1)<<order-1), uint64(1)<<order) {
 		order--
 	}
+	// An attempt that stopped at a cond_resched() goes on at its order.
+	if _, o, ok := m.pendingAlloc(t); ok && o < order {
+		order = o
+	}
 	for {
 		allocGFP := gfp | __GFP_COMP
 		if order > 0 {
 			allocGFP |= __GFP_NORETRY | __GFP_NOWARN
 		}
 		head := m.AllocPagesLocal(t, allocGFP, order)
-		if head != NilPFN {
+		if head != NilPFN || m.AllocPending(t) {
 			return head, order
 		}
 		if order == 0 {
@@ -319,7 +325,9 @@ func (m *Machine) FileSync(t *sim.Task, f *File) uint64 {
 // completes (folio_wait_locked). A missing page whose shadow entry is
 // still there is a refault (workingset_refault_file), and the wait for it
 // is also a memory stall (PSI), as for a thrashing workingset page. It
-// returns the number of pages that had to be read.
+// returns the pages it got through (cached or read) and how many of them
+// had to be read. It stops early when an allocation fails, or stops at a
+// cond_resched() (AllocPending(t)): read the rest from there.
 //
 // The pages come as filemap_get_pages() gets them: readahead first
 // (page_cache_sync_ra -> ractl_alloc_folio with readahead_gfp_mask(), the
@@ -327,8 +335,8 @@ func (m *Machine) FileSync(t *sim.Task, f *File) uint64 {
 // nothing, filemap_create_folio() with the mapping's mask; both through
 // filemap_alloc_folio (__GFP_COMP). pagesim reads order-0 folios, one at
 // a time.
-func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) uint64 {
-	var missing, refaults, run uint64
+func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) (done, missing uint64) {
+	var refaults, run uint64
 	var last sim.Time
 	submit := func() {
 		if run > 0 {
@@ -336,7 +344,8 @@ func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) uint
 			run = 0
 		}
 	}
-	for i := index; i < index+nr && i < f.Size; i++ {
+	i := index
+	for ; i < index+nr && i < f.Size; i++ {
 		o, slot := m.fileExtent(f, i)
 		if o.file.pages[slot] != NilPFN {
 			submit()
@@ -344,8 +353,14 @@ func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) uint
 			m.markAccessed(o.file.pages[slot])
 			continue
 		}
-		head := m.AllocPagesLocal(t, gfp|__GFP_NORETRY|__GFP_NOWARN|__GFP_COMP, 0)
-		if head == NilPFN {
+		// Readahead's attempt, then filemap_create_folio's; resuming the
+		// second attempt after a cond_resched() skips the first.
+		head := NilPFN
+		ra := gfp | __GFP_NORETRY | __GFP_NOWARN | __GFP_COMP
+		if pgfp, _, ok := m.pendingAlloc(t); !ok || pgfp == ra {
+			head = m.AllocPagesLocal(t, ra, 0)
+		}
+		if head == NilPFN && !m.AllocPending(t) {
 			head = m.AllocPagesLocal(t, gfp|__GFP_COMP, 0)
 		}
 		if head == NilPFN {
@@ -376,7 +391,7 @@ func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) uint
 		m.countVMEvents(PGMAJFAULT, 0)
 		m.countVMEvents(PGPGIN, missing*4)
 	}
-	return missing
+	return i - index, missing
 }
 
 // markAccessed is folio_mark_accessed(): a second access activates.

@@ -56,7 +56,7 @@ func TestEmptiedExtentsReturnTheirOwnersAndShadowsSurvive(t *testing.T) {
 	f := l.file
 	before := f.Resident()
 	for i := 0; i < 3000 && f.Resident() > 0; i++ {
-		m.AllocPages(tk, GFP_KERNEL, 0, 0, 0)
+		m.allocSync(tk, GFP_KERNEL, 0, 0, 0)
 	}
 	mustCheck(t, m, "pressure")
 	evicted := before - f.Resident()
@@ -93,7 +93,18 @@ func TestAReadWhoseAllocationReclaimsItsOwnExtentStillCachesThePage(t *testing.T
 	require.Equal(t, uint64(1), f.Resident())
 	f.Size = 2 // page 1 is not cached
 	var missing uint64
-	inWorld(t, m, 0, func(tk *sim.Task) { missing = m.FileRead(tk, f, 1, 1, GFP_HIGHUSER_MOVABLE) })
+	inWorld(t, m, 0, func(tk *sim.Task) {
+		// Read on in the same step when the allocation stops at a
+		// cond_resched().
+		for done := uint64(0); ; {
+			d, miss := m.FileRead(tk, f, 1+done, 1-done, GFP_HIGHUSER_MOVABLE)
+			done += d
+			missing += miss
+			if !m.AllocPending(tk) {
+				break
+			}
+		}
+	})
 	assert.Equal(t, uint64(1), missing)
 	assert.Greater(t, m.Event(PGSTEAL_DIRECT), uint64(0), "the read's allocation reclaimed")
 	assert.Equal(t, uint64(1), f.Resident(), "page 0 was evicted, page 1 is cached")

@@ -175,7 +175,7 @@ func carveNodeZone(t testing.TB, m *Machine, nid int, cg *Memcg, place func(bloc
 	z.watermark = [NrWmark]uint64{}
 	z.WatermarkBoost = 0
 	for {
-		pfn := m.AllocPages(tk, __GFP_MOVABLE|__GFP_THISNODE|__GFP_NOWARN, 0, nid, 0)
+		pfn := m.allocSync(tk, __GFP_MOVABLE|__GFP_THISNODE|__GFP_NOWARN, 0, nid, 0)
 		if pfn != NilPFN {
 			require.Equal(t, z, m.ZoneOf(pfn))
 			continue
@@ -266,4 +266,16 @@ func (m *Machine) slowSteps() []stepKind {
 		out = append(out, s.kind)
 	}
 	return out
+}
+
+// allocSync is AllocPages repeated until the allocation is over, for a test
+// that allocates inside one step and wants it run to completion there (no
+// other task runs in between: the step never ends).
+func (m *Machine) allocSync(t *sim.Task, gfp GFP, order Order, nid int, nm NodeMask) PFN {
+	for {
+		pfn := m.AllocPages(t, gfp, order, nid, nm)
+		if !m.AllocPending(t) {
+			return pfn
+		}
+	}
 }

@@ -46,7 +46,7 @@ func TestKswapdWokenBelowLowReclaimsToHighAndSleeps(t *testing.T) {
 	require.Less(t, free0-take, z.WmarkPages(WmarkLow))
 	spawn(m, "writer", 1, 0, func(t *sim.Task) sim.Time {
 		for i := uint64(0); i < take; i++ {
-			if m.AllocPages(t, GFP_HIGHUSER_MOVABLE, 0, 0, 0) == NilPFN {
+			if m.allocSync(t, GFP_HIGHUSER_MOVABLE, 0, 0, 0) == NilPFN {
 				panic("allocation above the min watermark failed")
 			}
 		}
@@ -97,7 +97,7 @@ func TestKswapdWakesKcompactdForAHighOrderRequest(t *testing.T) {
 	gfp := GFP_TRANSHUGE_LIGHT | __GFP_KSWAPD_RECLAIM
 	var got PFN
 	spawn(m, "faulter", 1, 0, func(t *sim.Task) sim.Time {
-		got = m.AllocPages(t, gfp, 9, 0, 0)
+		got = m.allocSync(t, gfp, 9, 0, 0)
 		return sim.Exit
 	})
 	runWorld(t, m, 3*sim.Second)
@@ -143,7 +143,7 @@ func TestKswapdGivesUpAfterMaxReclaimRetriesOnAnUnreclaimableNode(t *testing.T) 
 	gfp := GFP_NOWAIT | __GFP_MOVABLE
 	var got PFN
 	spawn(m, "atomic", 1, 0, func(t *sim.Task) sim.Time {
-		got = m.AllocPages(t, gfp, 0, 0, 0)
+		got = m.allocSync(t, gfp, 0, 0, 0)
 		return sim.Exit
 	})
 	runWorld(t, m, 5*sim.Second)
@@ -162,7 +162,7 @@ func TestKswapdGivesUpAfterMaxReclaimRetriesOnAnUnreclaimableNode(t *testing.T) 
 	assert.Equal(t, []string{"nid=0"}, traceFields(m, "mm_vmscan_kswapd_sleep"))
 	assert.False(t, n.KswapdRunning())
 	inWorld(t, m, 1, func(t *sim.Task) {
-		m.AllocPages(t, gfp, 0, 0, 0)
+		m.allocSync(t, gfp, 0, 0, 0)
 	})
 	runWorld(t, m, m.World.Now()+sim.Second)
 	assert.Len(t, traceFields(m, "mm_vmscan_wakeup_kswapd"), 1, "a hopeless node's kswapd is not woken")
@@ -183,7 +183,7 @@ func TestAWatermarkBoostMakesKswapdReclaimTheBoostAndWakeKcompactd(t *testing.T)
 	// request tries to claim a block (boost_watermark), fails, steals a
 	// page, and rmqueue wakes kswapd for the boost.
 	var got PFN
-	inWorld(t, m, 1, func(t *sim.Task) { got = m.AllocPages(t, GFP_KERNEL, 0, 0, 0) })
+	inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, GFP_KERNEL, 0, 0, 0) })
 	require.NotEqual(t, NilPFN, got)
 	assert.Zero(t, m.Slow.Entered, "served on the fast path")
 	boost := z.WatermarkBoost
@@ -223,7 +223,7 @@ func TestFreeingAboveHighGivesAHopelessKswapdAnotherChance(t *testing.T) {
 			})
 			n := m.Nodes[tc.nid]
 			cpu := n.CPUs[0]
-			inWorld(t, m, cpu, func(t *sim.Task) { m.AllocPages(t, GFP_NOWAIT|__GFP_MOVABLE|__GFP_THISNODE, 0, tc.nid, 0) })
+			inWorld(t, m, cpu, func(t *sim.Task) { m.allocSync(t, GFP_NOWAIT|__GFP_MOVABLE|__GFP_THISNODE, 0, tc.nid, 0) })
 			runWorld(t, m, 5*sim.Second)
 			require.Equal(t, maxReclaimRetries, n.KswapdFailures())
 			require.NotZero(t, l.zone.flags&ZONE_BELOW_HIGH)
@@ -260,7 +260,7 @@ func TestWakeupKswapdOnAHopelessNodeWakesKcompactdForCallersThatCannotReclaim(t 
 			carveZone(t, m, nil, pinnedHolesLayout(true))
 			n := m.Nodes[0]
 			n.kswapd.failures = maxReclaimRetries
-			inWorld(t, m, 1, func(t *sim.Task) { m.AllocPages(t, tc.gfp, 3, 0, 0) })
+			inWorld(t, m, 1, func(t *sim.Task) { m.allocSync(t, tc.gfp, 3, 0, 0) })
 			assert.Empty(t, traceFields(m, "mm_vmscan_wakeup_kswapd"), "a hopeless kswapd is left asleep")
 			assert.False(t, n.KswapdRunning())
 			if tc.kcompactd {

@@ -132,8 +132,8 @@ func (m *Machine) teardownFolio(head PFN) {
 
 // AllocOwned allocates a folio of order for owner o with gfp on node nid
 // (nodemask may restrict it) and sets it up (charge, counters, LRU). It
-// charges the fault costs for anon memory (clearing included). It returns
-// the head PFN or NilPFN.
+// returns the head PFN or NilPFN (with AllocPending(t) when the
+// allocation stopped at a cond_resched(): call again).
 func (m *Machine) AllocOwned(t *sim.Task, o *Owner, gfp GFP, order Order, nid int, nodemask NodeMask) PFN {
 	head := m.AllocPages(t, gfp, order, nid, nodemask)
 	if head == NilPFN {
@@ -299,6 +299,9 @@ type FaultResult struct {
 	Head  PFN
 	Order Order
 	OK    bool // false: even the order-0 fallback failed (OOM)
+	// Pending: the fault's allocation stopped at a cond_resched(); end
+	// the step (sim.Resched) and take the fault again to finish it.
+	Pending bool
 }
 
 // FaultAnonNext takes the write fault at the region's cursor
@@ -320,10 +323,22 @@ func (m *Machine) FaultAnonNext(t *sim.Task, r *AnonRegion, pin bool) FaultResul
 		return g
 	}
 	ilx := int(r.Cursor)
+	// A fault whose allocation stopped at a cond_resched() is taken again
+	// from the attempt that stopped: from that order down, whatever the
+	// THP settings say now (the kernel's fault is still in that call).
+	from, resume := Order(HPagePMDOrder), false
+	if _, o, ok := m.pendingAlloc(t); ok {
+		from, resume = o, true
+	}
+	pending := FaultResult{Head: NilPFN, Pending: true}
 	// PMD-size THP (do_huge_pmd_anonymous_page).
-	if r.Cursor%HPagePMDNr == 0 && r.Pages-r.Cursor >= HPagePMDNr && m.THP.thpOrderAllowed(HPagePMDOrder, r.Madvised, r.NoHugepage) {
+	if from == HPagePMDOrder && (resume || r.Cursor%HPagePMDNr == 0 && r.Pages-r.Cursor >= HPagePMDNr && m.THP.thpOrderAllowed(HPagePMDOrder, r.Madvised, r.NoHugepage)) {
+		resume = false
 		gfp := gfpFix(m.THP.vmaTHPGFPMask(r.Madvised))
 		head := m.allocPagesMpol(t, gfp|__GFP_COMP, HPagePMDOrder, &r.Policy, ilx>>HPagePMDOrder, nid)
+		if m.AllocPending(t) {
+			return pending
+		}
 		if head != NilPFN {
 			m.countVMEvent(THP_FAULT_ALLOC)
 			m.MTHP[HPagePMDOrder].AnonFaultAlloc++
@@ -336,17 +351,25 @@ func (m *Machine) FaultAnonNext(t *sim.Task, r *AnonRegion, pin bool) FaultResul
 	// (thp_vma_allowable_orders), those whose naturally aligned folio
 	// lies inside the VMA (thp_vma_suitable_orders), highest first. No
 	// order fits an address that is not 16 KiB aligned.
-	if r.Cursor&3 == 0 {
-		if orders := m.THP.anonOrders(r.Madvised, r.NoHugepage, 1<<HPagePMDOrder-1); orders != 0 {
+	if from > 0 && (resume || r.Cursor&3 == 0) {
+		orders := m.THP.anonOrders(r.Madvised, r.NoHugepage, 1<<HPagePMDOrder-1) & (1<<(from+1) - 1)
+		if resume {
+			orders |= 1 << from
+		}
+		if orders != 0 {
 			gfp := gfpFix(m.THP.vmaTHPGFPMask(r.Madvised))
 			for orders != 0 {
 				o := Order(bits.Len64(orders) - 1)
 				orders &^= 1 << o
 				n := uint64(1) << o
-				if r.Cursor&(n-1) != 0 || r.Pages-r.Cursor < n {
+				if !resume && (r.Cursor&(n-1) != 0 || r.Pages-r.Cursor < n) {
 					continue
 				}
+				resume = false
 				head := m.allocPagesMpol(t, gfp|__GFP_COMP, o, &r.Policy, ilx>>o, nid)
+				if m.AllocPending(t) {
+					return pending
+				}
 				if head != NilPFN {
 					m.MTHP[o].AnonFaultAlloc++
 					return m.mapAnonFolio(t, r, head, o, pin)
@@ -358,6 +381,9 @@ func (m *Machine) FaultAnonNext(t *sim.Task, r *AnonRegion, pin bool) FaultResul
 	// Order 0: vma_alloc_zeroed_movable_folio, a folio like the others
 	// (folio_alloc_mpol adds __GFP_COMP at every order).
 	head := m.allocPagesMpol(t, gfpFix(GFP_HIGHUSER_MOVABLE|__GFP_ZERO|__GFP_COMP), 0, &r.Policy, ilx, nid)
+	if m.AllocPending(t) {
+		return pending
+	}
 	if head == NilPFN {
 		return FaultResult{Head: NilPFN}
 	}

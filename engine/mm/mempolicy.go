@@ -197,7 +197,8 @@ func popcount(nm NodeMask, nodes int) int {
 
 // allocPagesMpol is alloc_pages_mpol() for a VMA fault (ilx >= 0) or a
 // plain allocation (ilx = noInterleaveIndex), with the 2018
-// alloc_pages_vma() THP placement when the kernel base asks for it.
+// alloc_pages_vma() THP placement when the kernel base asks for it. Like
+// AllocPages it may leave the allocation pending (AllocPending).
 func (m *Machine) allocPagesMpol(t *sim.Task, gfp GFP, order Order, pol *Mempolicy, ilx int, nid int) PFN {
 	if pol == nil {
 		pol = &Mempolicy{}
@@ -207,9 +208,13 @@ func (m *Machine) allocPagesMpol(t *sim.Task, gfp GFP, order Order, pol *Mempoli
 	}
 	nodemask, nid := m.policyNodemask(gfp, pol, ilx, nid)
 	if order == HPagePMDOrder && ilx >= 0 && pol.Mode != MPOL_INTERLEAVE && nodemask.Has(nid) {
-		pfn := m.AllocPages(t, gfp|__GFP_THISNODE|__GFP_NORETRY, order, nid, 0)
-		if pfn != NilPFN || gfp&__GFP_DIRECT_RECLAIM == 0 {
-			return pfn
+		local := gfp | __GFP_THISNODE | __GFP_NORETRY
+		// Resuming the second attempt skips the first.
+		if pgfp, _, ok := m.pendingAlloc(t); !ok || pgfp == local {
+			pfn := m.AllocPages(t, local, order, nid, 0)
+			if pfn != NilPFN || gfp&__GFP_DIRECT_RECLAIM == 0 || m.AllocPending(t) {
+				return pfn
+			}
 		}
 	}
 	pfn := m.AllocPages(t, gfp, order, nid, nodemask)

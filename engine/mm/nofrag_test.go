@@ -169,7 +169,7 @@ func TestA64KFaultUnderDefragModeBySeed001Patch(t *testing.T) {
 			require.NoError(t, m.SetSysctl("vm.defrag_mode", "1"))
 			m.Patches.NofragWatermark = tc.patch
 			var got PFN
-			inWorld(t, m, 1, func(t *sim.Task) { got = m.AllocPages(t, GFP_TRANSHUGE|__GFP_COMP, 4, 0, 0) })
+			inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, GFP_TRANSHUGE|__GFP_COMP, 4, 0, 0) })
 			assert.Equal(t, tc.got, got != NilPFN, "the fault got its 64K folio")
 			if got != NilPFN {
 				assert.Equal(t, MigrateMovable, m.PageblockMigratetype(got))
@@ -317,7 +317,7 @@ func TestADeferredCompactionCountsAStallOnlyBeforeTheV74Tree(t *testing.T) {
 			m.Kernel.DeferredCompactNoStall = noStall
 			fault := func() {
 				var got PFN
-				inWorld(t, m, 1, func(tk *sim.Task) { got = m.AllocPages(tk, GFP_TRANSHUGE|__GFP_COMP, 4, 0, 0) })
+				inWorld(t, m, 1, func(tk *sim.Task) { got = m.allocSync(tk, GFP_TRANSHUGE|__GFP_COMP, 4, 0, 0) })
 				assert.Equal(t, NilPFN, got)
 			}
 			fault()

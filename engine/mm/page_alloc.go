@@ -929,11 +929,25 @@ func (m *Machine) prepareAllocPages(ac *allocContext, gfp GFP, order Order, nid 
 // fast path, then the slow path. It returns the first PFN of the allocated
 // chunk, or NilPFN. The pages are marked in use by the kernel
 // (KindKernel); callers that are memory users set their kind and owner.
+//
+// An allocation that loops in the slow path ends its task's step at the
+// kernel's cond_resched() calls: AllocPages then returns NilPFN with
+// AllocPending(t) true, and the caller must end its step (return
+// sim.Resched) and make the same call again when the task runs next,
+// which resumes the allocation where it stopped.
 func (m *Machine) AllocPages(t *sim.Task, gfp GFP, order Order, nid int, nodemask NodeMask) PFN {
+	ts := m.current(t)
+	if f := ts.alloc; f != nil {
+		if f.reqGFP == gfp && f.order == order && f.reqNid == nid && f.nodemask == nodemask {
+			return m.allocPagesFinish(t, ts, f)
+		}
+		m.abandonAlloc(t, ts)
+	}
 	if order > MaxPageOrder {
 		// WARN_ON_ONCE_GFP(order > MAX_PAGE_ORDER, gfp)
 		return NilPFN
 	}
+	rnid := nid
 	if nid < 0 || nid >= len(m.Nodes) {
 		nid = m.cpuNode[t.CPU]
 	}
@@ -951,17 +965,72 @@ func (m *Machine) AllocPages(t *sim.Task, gfp GFP, order Order, nid int, nodemas
 	if pfn == NilPFN {
 		// The slow path may put dirty pages anywhere.
 		ac.spreadDirty = false
-		pfn = m.allocPagesSlowpath(t, gfp, order, &ac)
+		f := &ts.frame
+		trace := f.trace
+		*f = allocFrame{reqGFP: gfp, order: order, reqNid: rnid, nodemask: nodemask, ac: ac, gfp: gfp, trace: trace}
+		ts.alloc = f
+		return m.allocPagesFinish(t, ts, f)
 	}
+	m.traceMmPageAlloc(t, pfn, order, ac.migratetype, gfp)
+	return pfn
+}
+
+// allocPagesFinish runs or resumes the slow path of frame f, and when the
+// allocation is over, retires the frame and emits mm_page_alloc.
+func (m *Machine) allocPagesFinish(t *sim.Task, ts *taskStruct, f *allocFrame) PFN {
+	pfn, done := m.allocPagesSlowpath(t, f)
+	if !done {
+		return NilPFN
+	}
+	ts.alloc = nil
+	f.at = resumeStart
+	m.traceMmPageAlloc(t, pfn, f.order, f.ac.migratetype, f.reqGFP)
+	return pfn
+}
+
+// traceMmPageAlloc emits mm_page_alloc, which fires for failures too
+// (pfn 0).
+func (m *Machine) traceMmPageAlloc(t *sim.Task, pfn PFN, order Order, mt MigrateType, gfp GFP) {
 	if m.Trace.enabled[TraceMmPageAlloc] {
-		// trace_mm_page_alloc fires for failures too (pfn 0).
 		p := int64(pfn)
 		if pfn == NilPFN {
 			p = 0
 		}
-		m.Trace.Emit(t, TraceMmPageAlloc, p, int64(order), int64(ac.migratetype), int64(gfp))
+		m.Trace.Emit(t, TraceMmPageAlloc, p, int64(order), int64(mt), int64(gfp))
 	}
-	return pfn
+}
+
+// AllocPending reports whether t has an allocation stopped at a
+// cond_resched() in the slow path: the call that returned must be made
+// again (after the task's step ends with sim.Resched) to finish it.
+func (m *Machine) AllocPending(t *sim.Task) bool {
+	return m.current(t).alloc != nil
+}
+
+// pendingAlloc returns the mask and order of t's suspended allocation, for
+// callers that try several requests in turn (an order loop, a first
+// attempt on the local node): they resume at the one that stopped instead
+// of repeating the attempts before it.
+func (m *Machine) pendingAlloc(t *sim.Task) (GFP, Order, bool) {
+	if f := m.current(t).alloc; f != nil {
+		return f.reqGFP, f.order, true
+	}
+	return 0, 0, false
+}
+
+// abandonAlloc drops t's suspended allocation when the task makes another
+// request instead of repeating the call (a caller that ignored
+// AllocPending; the kernel has no such path). The memory stall a direct
+// reclaim holds open is closed; Slow.Abandoned counts it and the invariant
+// check reports it.
+func (m *Machine) abandonAlloc(t *sim.Task, ts *taskStruct) {
+	f := ts.alloc
+	if f.at == resumeBeforeReclaim || f.at == resumeAfterReclaim {
+		m.psiMemstallLeave(t)
+	}
+	ts.alloc = nil
+	f.at = resumeStart
+	m.Slow.Abandoned++
 }
 
 // AllocPagesLocal allocates on the node of the task's CPU (alloc_pages()

@@ -25,7 +25,7 @@ func BenchmarkAllocFreeOrder0PCP(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		pfn := m.AllocPages(tk, GFP_KERNEL, 0, 0, 0)
+		pfn := m.allocSync(tk, GFP_KERNEL, 0, 0, 0)
 		m.FreePages(tk, pfn, 0)
 	}
 }
@@ -43,7 +43,7 @@ func BenchmarkAllocFreeOrder0Buddy(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		pfn := m.AllocPages(tk, GFP_KERNEL, 0, 0, 0)
+		pfn := m.allocSync(tk, GFP_KERNEL, 0, 0, 0)
 		m.FreePages(tk, pfn, 0)
 	}
 }
@@ -55,7 +55,7 @@ func BenchmarkAllocFreeOrder9(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		pfn := m.AllocPages(tk, GFP_TRANSHUGE_LIGHT, 9, 0, 0)
+		pfn := m.allocSync(tk, GFP_TRANSHUGE_LIGHT, 9, 0, 0)
 		m.FreePages(tk, pfn, 9)
 	}
 }
@@ -67,7 +67,7 @@ func BenchmarkAllocFreeOrder4(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		pfn := m.AllocPages(tk, GFP_KERNEL|__GFP_COMP, 4, 0, 0)
+		pfn := m.allocSync(tk, GFP_KERNEL|__GFP_COMP, 4, 0, 0)
 		m.FreePages(tk, pfn, 4)
 	}
 }
@@ -93,7 +93,7 @@ func BenchmarkFallbackSteal(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		pfn := m.AllocPages(tk, GFP_HIGHUSER_MOVABLE, 0, 0, 0)
+		pfn := m.allocSync(tk, GFP_HIGHUSER_MOVABLE, 0, 0, 0)
 		if pfn == NilPFN {
 			b.Fatal("allocation failed")
 		}

@@ -40,9 +40,31 @@ package mm
 // # Simplifications
 //
 // No cpusets, no OOM killer (an order-0 request that would OOM fails instead
-// and says so in the trace; the seeds never reach OOM), no __GFP_NOFAIL
-// loop (refused like an ordinary failure), no PF_MEMALLOC reserves outside
-// kswapd.
+// and says so in the trace; the seeds never reach OOM; a __GFP_NOFAIL one
+// goes on looping), no PF_MEMALLOC reserves outside kswapd.
+//
+// # Time and preemption
+//
+// Each pass of the retry loop charges its work: every get_page_from_freelist
+// call's zonelist walk (ZoneCheck per zone), should_reclaim_retry's walk
+// with zone_page_state_snapshot's sum over the CPUs, drain_all_pages'
+// has_pcps scan, and each cond_resched() call. The loop stops at the
+// kernel's cond_resched() points (linux-mm @00cb34b0): __perform_reclaim
+// before and after try_to_free_pages, __alloc_pages_direct_compact after
+// COMPACTFAIL, should_reclaim_retry after its zonelist walk (unless
+// no_progress_loops is past MAX_RECLAIM_RETRIES), and the __GFP_NOFAIL loop
+// before goto retry. There the task ends its step (package sim decides, by
+// TIF_NEED_RESCHED's rule, whether another task takes its CPU) and the
+// allocation waits in its allocFrame, plain data on the task's mm side,
+// until the caller repeats the call. The cond_resched() calls inside
+// reclaim and compaction themselves are not preemption points in the
+// model: a try_to_free_pages or try_to_compact_pages call is one piece of
+// a step. Work done for a task outside its steps (setup, tests) runs to
+// the end without stopping.
+//
+// __GFP_NOFAIL: after nopage, __alloc_pages_cpuset_fallback() at
+// ALLOC_MIN_RESERVE, then cond_resched() and retry, for as long as it
+// takes (without __GFP_DIRECT_RECLAIM it fails, as in the kernel).
 
 import (
 	"fmt"
@@ -137,62 +159,167 @@ func nofragPromoteOrder(order Order, allocFlags AllocFlags, mt MigrateType) Orde
 	return order
 }
 
-// allocPagesSlowpath is __alloc_pages_slowpath().
-func (m *Machine) allocPagesSlowpath(t *sim.Task, gfp GFP, order Order, ac *allocContext) PFN {
-	st := m.slowTrace.begin(t, gfp, order)
-	costly := order > PageAllocCostlyOrder
+// slowResume names the cond_resched() call an allocation stopped at.
+type slowResume uint8
+
+const (
+	resumeStart slowResume = iota
+	// __perform_reclaim's cond_resched() before try_to_free_pages, and
+	// the one after it.
+	resumeBeforeReclaim
+	resumeAfterReclaim
+	// __alloc_pages_direct_compact's cond_resched() after COMPACTFAIL.
+	resumeAfterCompactFail
+	// should_reclaim_retry's cond_resched() after its zonelist walk.
+	resumeReclaimRetry
+	// the __GFP_NOFAIL loop's cond_resched() before goto retry.
+	resumeNofail
+)
+
+// allocFrame is one __alloc_pages() call that has entered the slow path:
+// the request, the alloc_context, and every local of
+// __alloc_pages_slowpath() and __alloc_pages_direct_reclaim() that lives
+// across a cond_resched(). While the task is stopped at one (at), the
+// frame is its suspended kernel stack, kept on the mm side of the task
+// (taskStruct.alloc) as plain data.
+type allocFrame struct {
+	// The request as the caller passed it: a call with the same four
+	// values resumes the frame.
+	reqGFP   GFP
+	order    Order
+	reqNid   int
+	nodemask NodeMask
+
+	ac  allocContext
+	gfp GFP // the slow path's mask (seed 000 may drop __GFP_DIRECT_RECLAIM)
+
+	costly, canDirectReclaim, canCompact, nofail bool
+
+	compactionRetries int
+	noProgressLoops   int
+	compactResult     CompactResult
+	compactPriority   CompactPriority
+	compactFirst      bool
+	canRetryReserves  bool
+	didSomeProgress   uint64
+	allocFlags        AllocFlags
+	// reclaimOrder is __alloc_pages_direct_reclaim's (promoted) order;
+	// retry is should_reclaim_retry's ret at its cond_resched().
+	reclaimOrder Order
+	retry        bool
+	// phaseStart is when the running direct reclaim last resumed (for
+	// SlowpathStats.DirectReclaimTime).
+	phaseStart sim.Time
+	// at is where the allocation stopped (resumeStart while it runs).
+	at slowResume
+	// trace is this allocation's decision trace.
+	trace slowTrace
+}
+
+// condResched is cond_resched() at point at of the slow path: the task
+// ends its step there if it is running one (package sim then decides
+// whether it gives its CPU away), and the allocation resumes at at when
+// the caller repeats the call. Work done outside a step cannot stop and
+// carries on.
+func (m *Machine) condResched(t *sim.Task, f *allocFrame, at slowResume) bool {
+	t.Charge(m.Cost.CondResched)
+	if !t.OnCPU() {
+		return false
+	}
+	f.at = at
+	if at == resumeBeforeReclaim || at == resumeAfterReclaim {
+		m.Slow.DirectReclaimTime += t.Now - f.phaseStart
+	}
+	m.Slow.Yields++
+	return true
+}
+
+// slowFreelist is a get_page_from_freelist() call from the slow path,
+// with the cost of its zonelist walk: each eligible zone's watermark
+// check. (The fast path's single check is in AllocFastPath.)
+func (m *Machine) slowFreelist(t *sim.Task, gfp GFP, order Order, allocFlags AllocFlags, ac *allocContext) PFN {
+	t.Charge(m.Cost.ZoneCheck * sim.Time(m.eligibleZones(ac)))
+	return m.getPageFromFreelist(t, gfp, order, allocFlags, ac)
+}
+
+// eligibleZones counts the zonelist's zones a walk from the preferred
+// zone visits (for_next_zone_zonelist_nodemask).
+func (m *Machine) eligibleZones(ac *allocContext) int {
+	n := 0
+	for i := max(ac.preferredIdx, 0); i < len(ac.zonelist); i++ {
+		if z := ac.zonelist[i]; z.Type <= ac.highestZoneidx && ac.nodemask.Has(z.Node.ID) {
+			n++
+		}
+	}
+	return n
+}
+
+// allocPagesSlowpath is __alloc_pages_slowpath(), run or resumed on frame
+// f. It returns the page (or NilPFN) and true when the allocation is
+// over, or false when it stopped at a cond_resched() (f.at says where).
+func (m *Machine) allocPagesSlowpath(t *sim.Task, f *allocFrame) (PFN, bool) {
+	st := &f.trace
+	ac := &f.ac
+	pfn := NilPFN
+	switch f.at {
+	case resumeBeforeReclaim:
+		f.phaseStart = t.Now
+		goto performReclaim
+	case resumeAfterReclaim:
+		f.phaseStart = t.Now
+		goto afterReclaim
+	case resumeAfterCompactFail:
+		goto afterCompact
+	case resumeReclaimRetry:
+		goto afterReclaimRetry
+	case resumeNofail:
+		goto retry
+	}
+	m.slowTrace.begin(st, t, f.gfp, f.order)
+	f.costly = f.order > PageAllocCostlyOrder
 	// Seed 000, v4: costly __GFP_NORETRY callers have a cheap fallback.
-	if m.Patches.CostlyNoretryNoDirectReclaim && costly && gfp&__GFP_NORETRY != 0 && gfp&__GFP_THISNODE == 0 {
-		gfp &^= __GFP_DIRECT_RECLAIM
+	if m.Patches.CostlyNoretryNoDirectReclaim && f.costly && f.gfp&__GFP_NORETRY != 0 && f.gfp&__GFP_THISNODE == 0 {
+		f.gfp &^= __GFP_DIRECT_RECLAIM
 		st.step(stepCostlyNoretry, 0, 0)
 	}
-	canDirectReclaim := gfp&__GFP_DIRECT_RECLAIM != 0
-	canCompact := canDirectReclaim && gfpCompactionAllowed(gfp)
+	f.canDirectReclaim = f.gfp&__GFP_DIRECT_RECLAIM != 0
+	f.canCompact = f.canDirectReclaim && gfpCompactionAllowed(f.gfp)
+	f.nofail = f.gfp&__GFP_NOFAIL != 0
+	f.canRetryReserves = true
 	m.Slow.Entered++
 
-	var (
-		compactionRetries int
-		noProgressLoops   int
-		compactResult     CompactResult
-		compactPriority   CompactPriority
-		compactFirst      bool
-		didSomeProgress   uint64
-		allocFlags        AllocFlags
-		pfn               PFN
-		canRetryReserves  = true
-	)
 	// restart: (cpusets and zonelists never change in pagesim, so the
 	// kernel's goto restart paths are not taken.)
-	compactionRetries, noProgressLoops = 0, 0
-	compactResult = CompactSkipped
-	compactPriority = defCompactPriority
-	compactFirst = false
-	if canCompact && (costly || (order > 0 && ac.migratetype != MigrateMovable)) {
-		compactFirst = true
-		compactPriority = initCompactPriority
+	f.compactionRetries, f.noProgressLoops = 0, 0
+	f.compactResult = CompactSkipped
+	f.compactPriority = defCompactPriority
+	f.compactFirst = false
+	if f.canCompact && (f.costly || (f.order > 0 && ac.migratetype != MigrateMovable)) {
+		f.compactFirst = true
+		f.compactPriority = initCompactPriority
 	}
-	allocFlags = m.gfpToAllocFlags(gfp, order)
+	f.allocFlags = m.gfpToAllocFlags(f.gfp, f.order)
 	ac.preferredIdx = firstZonesZonelist(ac.zonelist, ac.highestZoneidx, ac.nodemask)
 	if ac.preferredIdx < 0 {
 		goto nopage
 	}
 retry:
-	if allocFlags&ALLOC_KSWAPD != 0 {
-		m.wakeAllKswapds(t, order, gfp, ac)
-		st.step(stepWakeKswapd, int64(order), 0)
+	if f.allocFlags&ALLOC_KSWAPD != 0 {
+		m.wakeAllKswapds(t, f.order, f.gfp, ac)
+		st.step(stepWakeKswapd, int64(f.order), 0)
 	}
-	pfn = m.getPageFromFreelist(t, gfp, order, allocFlags, ac)
-	st.step(stepFreelistMin, int64(b2i(pfn != NilPFN)), int64(allocFlags))
+	pfn = m.slowFreelist(t, f.gfp, f.order, f.allocFlags, ac)
+	st.step(stepFreelistMin, int64(b2i(pfn != NilPFN)), int64(f.allocFlags))
 	if pfn != NilPFN {
 		goto gotPage
 	}
-	if allocFlags&ALLOC_CPUSET == 0 && canRetryReserves {
-		canRetryReserves = false
+	if f.allocFlags&ALLOC_CPUSET == 0 && f.canRetryReserves {
+		f.canRetryReserves = false
 		goto retry
 	}
-	if !canDirectReclaim {
-		if m.Sysctl.DefragMode != 0 && allocFlags&ALLOC_NOFRAGMENT != 0 && gfp&__GFP_KSWAPD_RECLAIM != 0 {
-			allocFlags &^= ALLOC_NOFRAGMENT
+	if !f.canDirectReclaim {
+		if m.Sysctl.DefragMode != 0 && f.allocFlags&ALLOC_NOFRAGMENT != 0 && f.gfp&__GFP_KSWAPD_RECLAIM != 0 {
+			f.allocFlags &^= ALLOC_NOFRAGMENT
 			m.Slow.NofragGiveUps++
 			st.step(stepNofragGiveUp, 1, 0)
 			goto retry
@@ -204,82 +331,134 @@ retry:
 		st.step(stepNopage, nopagePFMemalloc, 0)
 		goto nopage
 	}
-	if !compactFirst {
-		pfn, didSomeProgress = m.allocPagesDirectReclaim(t, gfp, order, allocFlags, ac, st)
-		if pfn != NilPFN {
-			goto gotPage
-		}
+	if f.compactFirst {
+		goto directCompact
 	}
-	pfn, compactResult = m.allocPagesDirectCompact(t, gfp, order, allocFlags, ac, compactPriority, st)
+	// __alloc_pages_direct_reclaim(): reclaim at the (promoted) order
+	// inside a memory stall; __perform_reclaim() calls cond_resched()
+	// before and after try_to_free_pages().
+	f.reclaimOrder = nofragPromoteOrder(f.order, f.allocFlags, ac.migratetype)
+	m.psiMemstallEnter(t)
+	f.phaseStart = t.Now
+	if m.condResched(t, f, resumeBeforeReclaim) {
+		return NilPFN, false
+	}
+performReclaim:
+	f.didSomeProgress = m.performReclaim(t, f)
+	if m.condResched(t, f, resumeAfterReclaim) {
+		return NilPFN, false
+	}
+afterReclaim:
+	pfn = m.directReclaimFreelist(t, f)
+	m.Slow.DirectReclaimTime += t.Now - f.phaseStart
+	m.psiMemstallLeave(t)
 	if pfn != NilPFN {
 		goto gotPage
 	}
-	if compactFirst {
+directCompact:
+	{
+		var resched bool
+		pfn, f.compactResult, resched = m.allocPagesDirectCompact(t, f.gfp, f.order, f.allocFlags, ac, f.compactPriority, st)
+		if pfn != NilPFN {
+			goto gotPage
+		}
+		if resched && m.condResched(t, f, resumeAfterCompactFail) {
+			return NilPFN, false
+		}
+	}
+afterCompact:
+	if f.compactFirst {
 		if m.Kernel.LegacyCostlyNoretry {
 			// 2018: "If compaction is deferred for high-order
 			// allocations, it is because sync compaction recently
 			// failed" - only then give up.
-			if gfp&__GFP_NORETRY != 0 && compactResult == CompactDeferred {
+			if f.gfp&__GFP_NORETRY != 0 && f.compactResult == CompactDeferred {
 				st.step(stepNopage, nopageNoretryDeferred, 0)
 				goto nopage
 			}
 		}
 		// Seed 003 fix 1: only one compaction attempt, never reclaim.
-		if gfp&___GFP_ONLY_COMPACT != 0 {
+		if f.gfp&___GFP_ONLY_COMPACT != 0 {
 			st.step(stepNopage, nopageOnlyCompact, 0)
 			goto nopage
 		}
-		if !m.Kernel.LegacyCostlyNoretry && gfp.Has(__GFP_NORETRY|__GFP_THISNODE) {
+		if !m.Kernel.LegacyCostlyNoretry && f.gfp.Has(__GFP_NORETRY|__GFP_THISNODE) {
 			st.step(stepNopage, nopageNoretryThisnode, 0)
 			goto nopage
 		}
-		if gfp&__GFP_NORETRY == 0 {
-			compactPriority = defCompactPriority
+		if f.gfp&__GFP_NORETRY == 0 {
+			f.compactPriority = defCompactPriority
 		}
-		compactFirst = false
+		f.compactFirst = false
 		goto retry
 	}
-	if gfp&__GFP_NORETRY != 0 {
+	if f.gfp&__GFP_NORETRY != 0 {
 		st.step(stepNopage, nopageNoretry, 0)
 		goto nopage
 	}
-	if costly && (!canCompact || gfp&__GFP_RETRY_MAYFAIL == 0) {
+	if f.costly && (!f.canCompact || f.gfp&__GFP_RETRY_MAYFAIL == 0) {
 		st.step(stepNopage, nopageCostly, 0)
 		goto nopage
 	}
-	if m.shouldReclaimRetry(t, gfp, order, ac, allocFlags, didSomeProgress > 0, &noProgressLoops, st) {
+	f.retry = m.shouldReclaimRetry(t, f.gfp, f.order, ac, f.allocFlags, f.didSomeProgress > 0, &f.noProgressLoops, st)
+	if f.noProgressLoops <= maxReclaimRetries && m.condResched(t, f, resumeReclaimRetry) {
+		return NilPFN, false
+	}
+afterReclaimRetry:
+	// should_reclaim_retry's out: before OOM, exhaust the highatomic
+	// reserve.
+	if !f.retry {
+		f.retry = m.unreserveHighatomicPageblock(t, ac, true)
+	}
+	st.step(stepShouldReclaimRetry, int64(b2i(f.retry)), int64(f.noProgressLoops))
+	if f.retry {
 		goto retry
 	}
-	if didSomeProgress > 0 && canCompact &&
-		m.shouldCompactRetry(t, gfp, ac, order, allocFlags, compactResult, &compactPriority, &compactionRetries, st) {
+	if f.didSomeProgress > 0 && f.canCompact &&
+		m.shouldCompactRetry(t, f.gfp, ac, f.order, f.allocFlags, f.compactResult, &f.compactPriority, &f.compactionRetries, st) {
 		goto retry
 	}
-	if m.Sysctl.DefragMode != 0 && allocFlags&ALLOC_NOFRAGMENT != 0 {
+	if m.Sysctl.DefragMode != 0 && f.allocFlags&ALLOC_NOFRAGMENT != 0 {
 		// defrag_mode: reclaim and compaction failed, fall back
 		// rather than OOM ("give-up").
-		allocFlags &^= ALLOC_NOFRAGMENT
+		f.allocFlags &^= ALLOC_NOFRAGMENT
 		m.Slow.NofragGiveUps++
 		st.step(stepNofragGiveUp, 0, 0)
 		goto retry
 	}
 	// __alloc_pages_may_oom: the model has no OOM killer. A last
 	// attempt at the high watermark catches a parallel free.
-	if !costly && gfp&(__GFP_RETRY_MAYFAIL|__GFP_THISNODE) == 0 && ac.highestZoneidx >= ZoneNormal {
+	if !f.costly && f.gfp&(__GFP_RETRY_MAYFAIL|__GFP_THISNODE) == 0 && ac.highestZoneidx >= ZoneNormal {
 		m.Slow.WouldOOM++
 		st.step(stepWouldOOM, 0, 0)
 	}
-	if pfn = m.getPageFromFreelist(t, (gfp|__GFP_HARDWALL)&^__GFP_DIRECT_RECLAIM, order, ALLOC_WMARK_HIGH|ALLOC_CPUSET, ac); pfn != NilPFN {
+	if pfn = m.slowFreelist(t, (f.gfp|__GFP_HARDWALL)&^__GFP_DIRECT_RECLAIM, f.order, ALLOC_WMARK_HIGH|ALLOC_CPUSET, ac); pfn != NilPFN {
 		goto gotPage
 	}
 	st.step(stepNopage, nopageOOM, 0)
 nopage:
+	if f.nofail && f.canDirectReclaim {
+		// __GFP_NOFAIL never fails: __alloc_pages_cpuset_fallback()
+		// with ALLOC_MIN_RESERVE (no cpusets: one attempt), then
+		// cond_resched() and retry, for as long as it takes.
+		pfn = m.slowFreelist(t, f.gfp, f.order, ALLOC_WMARK_MIN|ALLOC_MIN_RESERVE, ac)
+		st.step(stepNofailRetry, int64(b2i(pfn != NilPFN)), 0)
+		if pfn != NilPFN {
+			goto gotPage
+		}
+		m.Slow.NofailRetries++
+		if m.condResched(t, f, resumeNofail) {
+			return NilPFN, false
+		}
+		goto retry
+	}
 	m.Slow.Failed++
-	m.countFailure(gfp, order)
-	st.end(t, NilPFN, gfp)
-	return NilPFN
+	m.countFailure(f.gfp, f.order)
+	st.end(t, NilPFN, f.gfp)
+	return NilPFN, true
 gotPage:
-	st.end(t, pfn, gfp)
-	return pfn
+	st.end(t, pfn, f.gfp)
+	return pfn, true
 }
 
 // countFailure records an allocation failure (warn_alloc).
@@ -287,35 +466,35 @@ func (m *Machine) countFailure(gfp GFP, order Order) {
 	m.Slow.FailedByOrder[order]++
 }
 
-// allocPagesDirectReclaim is __alloc_pages_direct_reclaim() with
-// __perform_reclaim(): reclaim at the (promoted) reclaim order, then try
-// the freelists, draining the per-CPU lists once if that fails.
-func (m *Machine) allocPagesDirectReclaim(t *sim.Task, gfp GFP, order Order, allocFlags AllocFlags, ac *allocContext, st *slowTrace) (PFN, uint64) {
-	reclaimOrder := nofragPromoteOrder(order, allocFlags, ac.migratetype)
-	m.psiMemstallEnter(t)
-	start := t.Now
+// performReclaim is try_to_free_pages() as __perform_reclaim() calls it,
+// with PF_MEMALLOC set (memalloc_noreclaim_save).
+func (m *Machine) performReclaim(t *sim.Task, f *allocFrame) uint64 {
 	ts := m.current(t)
 	ts.flags |= PF_MEMALLOC
-	progress := m.tryToFreePages(t, ac.zonelist, reclaimOrder, gfp, ac.nodemask, allocFlags, ac.migratetype)
+	progress := m.tryToFreePages(t, f.ac.zonelist, f.reclaimOrder, f.gfp, f.ac.nodemask, f.allocFlags, f.ac.migratetype)
 	ts.flags &^= PF_MEMALLOC
-	st.step(stepDirectReclaim, int64(progress), int64(reclaimOrder))
-	pfn := NilPFN
-	if progress > 0 {
-		drained := false
-		for {
-			pfn = m.getPageFromFreelist(t, gfp, order, allocFlags, ac)
-			if pfn != NilPFN || drained {
-				break
-			}
-			m.unreserveHighatomicPageblock(t, ac, false)
-			m.drainAllPages(t, nil)
-			st.step(stepDrainAllPages, 0, 0)
-			drained = true
-		}
+	f.trace.step(stepDirectReclaim, int64(progress), int64(f.reclaimOrder))
+	return progress
+}
+
+// directReclaimFreelist is the rest of __alloc_pages_direct_reclaim()
+// after __perform_reclaim(): if reclaim made progress, try the freelists,
+// draining the per-CPU lists once if that fails.
+func (m *Machine) directReclaimFreelist(t *sim.Task, f *allocFrame) PFN {
+	if f.didSomeProgress == 0 {
+		return NilPFN
 	}
-	m.Slow.DirectReclaimTime += t.Now - start
-	m.psiMemstallLeave(t)
-	return pfn, progress
+	drained := false
+	for {
+		pfn := m.slowFreelist(t, f.gfp, f.order, f.allocFlags, &f.ac)
+		if pfn != NilPFN || drained {
+			return pfn
+		}
+		m.unreserveHighatomicPageblock(t, &f.ac, false)
+		m.drainAllPages(t, nil)
+		f.trace.step(stepDrainAllPages, 0, 0)
+		drained = true
+	}
 }
 
 // compactInactive is COMPACT_INACTIVE of the kernels before 19a4cd3c3a68
@@ -324,11 +503,12 @@ func (m *Machine) allocPagesDirectReclaim(t *sim.Task, gfp GFP, order Order, all
 // __alloc_pages_direct_compact compared against.
 const compactInactive = CompactDeferred
 
-// allocPagesDirectCompact is __alloc_pages_direct_compact().
-func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order Order, allocFlags AllocFlags, ac *allocContext, prio CompactPriority, st *slowTrace) (PFN, CompactResult) {
+// allocPagesDirectCompact is __alloc_pages_direct_compact(). resched
+// reports that it reached its cond_resched() (compaction ran and failed).
+func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order Order, allocFlags AllocFlags, ac *allocContext, prio CompactPriority, st *slowTrace) (page PFN, result CompactResult, resched bool) {
 	compactOrder := nofragPromoteOrder(order, allocFlags, ac.migratetype)
 	if compactOrder == 0 {
-		return NilPFN, CompactSkipped
+		return NilPFN, CompactSkipped, false
 	}
 	m.psiMemstallEnter(t)
 	start := t.Now
@@ -337,11 +517,11 @@ func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order Order, all
 	capc := &captureControl{migratetype: ac.migratetype, order: order, page: NilPFN}
 	m.capc = capc
 	m.capcTask = t
-	result := m.tryToCompactPages(t, gfp, compactOrder, allocFlags, ac, prio, capc)
+	result = m.tryToCompactPages(t, gfp, compactOrder, allocFlags, ac, prio, capc)
 	m.capc = nil
 	m.capcTask = nil
 	ts.flags &^= PF_MEMALLOC
-	page := capc.page
+	page = capc.page
 	if page != NilPFN {
 		result = CompactSuccess
 	}
@@ -357,27 +537,31 @@ func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order Order, all
 	// returns for COMPACT_DEFERRED too (Kernel.DeferredCompactNoStall).
 	if result == CompactSkipped || (m.Kernel.LegacyCompactStall && result <= compactInactive) ||
 		(m.Kernel.DeferredCompactNoStall && result == CompactDeferred) {
-		return NilPFN, result
+		return NilPFN, result, false
 	}
 	m.countVMEvent(COMPACTSTALL)
 	if page != NilPFN {
 		m.prepNewPage(page, order, gfp)
 		m.countVMEvents(pgallocEvent(m.ZoneOf(page).Type), order.Pages())
 	} else {
-		page = m.getPageFromFreelist(t, gfp, order, allocFlags, ac)
+		page = m.slowFreelist(t, gfp, order, allocFlags, ac)
 	}
 	if page != NilPFN {
 		z := m.ZoneOf(page)
 		z.compact.blockskipFlush = false
 		m.compactionDeferReset(t, z, compactOrder, true)
 		m.countVMEvent(COMPACTSUCCESS)
-		return page, result
+		return page, result, false
 	}
 	m.countVMEvent(COMPACTFAIL)
-	return NilPFN, result
+	return NilPFN, result, true
 }
 
-// shouldReclaimRetry is should_reclaim_retry().
+// shouldReclaimRetry is should_reclaim_retry() up to its cond_resched():
+// the caller does that and the final unreserve_highatomic_pageblock().
+// Each zone's check reads the zone's reclaimable LRU sizes and
+// zone_page_state_snapshot(NR_FREE_PAGES), which sums every CPU's
+// vm_stat_diff.
 func (m *Machine) shouldReclaimRetry(t *sim.Task, gfp GFP, order Order, ac *allocContext, allocFlags AllocFlags, didProgress bool, loops *int, st *slowTrace) bool {
 	// Seed 002: judge the promoted order.
 	if m.Patches.PromotedOrderRetries {
@@ -388,32 +572,28 @@ func (m *Machine) shouldReclaimRetry(t *sim.Task, gfp GFP, order Order, ac *allo
 	} else {
 		*loops++
 	}
-	ret := false
-	if *loops <= maxReclaimRetries {
-		for _, z := range ac.zonelist {
-			if z.Type > ac.highestZoneidx || !ac.nodemask.Has(z.Node.ID) {
-				continue
-			}
-			reclaimable := int64(m.zoneReclaimablePages(z))
-			available := reclaimable + z.Stat[NR_FREE_PAGES]
-			minWmark := z.WmarkPages(WmarkMin)
-			// Plain __zone_watermark_ok(): seed 001 leaves this
-			// check counting every migratetype (reclaim and
-			// compaction work across types to free a whole block).
-			wmark := m.zoneWatermarkOK(z, order, minWmark, ac.highestZoneidx, allocFlags&^ALLOC_NOFRAGMENT, available, ac.migratetype)
-			m.Trace.Emit(t, TraceReclaimRetryZone, int64(z.Node.ID), int64(z.Type), int64(order), reclaimable, available,
-				int64(minWmark), int64(*loops), int64(b2i(wmark)))
-			if wmark {
-				ret = true
-				break
-			}
+	if *loops > maxReclaimRetries {
+		return false
+	}
+	for _, z := range ac.zonelist {
+		if z.Type > ac.highestZoneidx || !ac.nodemask.Has(z.Node.ID) {
+			continue
+		}
+		t.Charge(m.Cost.ZoneCheck + m.Cost.PerCPUStatRead*sim.Time(len(m.cpuNode)))
+		reclaimable := int64(m.zoneReclaimablePages(z))
+		available := reclaimable + z.Stat[NR_FREE_PAGES]
+		minWmark := z.WmarkPages(WmarkMin)
+		// Plain __zone_watermark_ok(): seed 001 leaves this
+		// check counting every migratetype (reclaim and
+		// compaction work across types to free a whole block).
+		wmark := m.zoneWatermarkOK(z, order, minWmark, ac.highestZoneidx, allocFlags&^ALLOC_NOFRAGMENT, available, ac.migratetype)
+		m.Trace.Emit(t, TraceReclaimRetryZone, int64(z.Node.ID), int64(z.Type), int64(order), reclaimable, available,
+			int64(minWmark), int64(*loops), int64(b2i(wmark)))
+		if wmark {
+			return true
 		}
 	}
-	if !ret {
-		ret = m.unreserveHighatomicPageblock(t, ac, true)
-	}
-	st.step(stepShouldReclaimRetry, int64(b2i(ret)), int64(*loops))
-	return ret
+	return false
 }
 
 // zoneReclaimablePages is zone_reclaimable_pages().
@@ -530,11 +710,15 @@ func (m *Machine) drainAllPages(t *sim.Task, zone *Zone) {
 	m.pcpuDrainMutex.Lock(t)
 	m.Slow.Drains++
 	for cpu := range m.cpuNode {
+		// has_pcps: read each zone's pcp count of this CPU.
 		has := false
 		for _, z := range m.zones {
-			if (zone == nil || z == zone) && z.Populated() && z.pcp[cpu].count > 0 {
-				has = true
-				break
+			if (zone == nil || z == zone) && z.Populated() {
+				t.Charge(m.Cost.PerCPUStatRead)
+				if z.pcp[cpu].count > 0 {
+					has = true
+					break
+				}
 			}
 		}
 		if !has {
@@ -562,6 +746,12 @@ type SlowpathStats struct {
 	// WouldOOM counts requests that reached __alloc_pages_may_oom where
 	// the kernel could have invoked the OOM killer.
 	WouldOOM uint64
+	// Yields counts cond_resched() calls at which an allocation ended
+	// its task's step; NofailRetries the __GFP_NOFAIL loop's retries;
+	// Abandoned the suspended allocations whose task did not repeat
+	// the call (a caller that ignored AllocPending: a bug the invariant
+	// check reports).
+	Yields, NofailRetries, Abandoned uint64
 	// Drains counts drain_all_pages runs, DrainCPUs the CPUs drained,
 	// DrainsSkipped the callers that found a drain in progress.
 	Drains, DrainCPUs, DrainsSkipped uint64

@@ -46,7 +46,7 @@ func TestRandomAllocFreeKeepsEveryInvariant(t *testing.T) {
 			if order > 0 {
 				gfp |= __GFP_COMP
 			}
-			if pfn := m.AllocPages(tk, gfp, order, rng.Intn(2), 0); pfn != NilPFN {
+			if pfn := m.allocSync(tk, gfp, order, rng.Intn(2), 0); pfn != NilPFN {
 				live = append(live, chunk{pfn, order})
 			}
 		}
@@ -76,7 +76,7 @@ func TestFreeingEverythingMergesBackToMaxOrder(t *testing.T) {
 	tk := m.testTask(0)
 	var got []PFN
 	for {
-		pfn := m.AllocPages(tk, GFP_KERNEL|__GFP_NORETRY, 0, 0, 0)
+		pfn := m.allocSync(tk, GFP_KERNEL|__GFP_NORETRY, 0, 0, 0)
 		if pfn == NilPFN {
 			break
 		}
@@ -100,7 +100,7 @@ func TestUnmovableRequestsClaimAWholeMovableBlockAndTraceIt(t *testing.T) {
 	z := m.Nodes[0].Zones[ZoneNormal]
 	require.Equal(t, uint64(0), z.NrBlocks(MigrateUnmovable))
 	tk := m.testTask(0)
-	pfn := m.AllocPages(tk, GFP_KERNEL, 0, 0, 0)
+	pfn := m.allocSync(tk, GFP_KERNEL, 0, 0, 0)
 	require.NotEqual(t, NilPFN, pfn)
 	assert.Equal(t, MigrateUnmovable, m.PageblockMigratetype(pfn))
 	// The only free chunks are of order 10: claiming one retypes both of
@@ -120,7 +120,7 @@ func TestThisnodeNeverLeavesItsNode(t *testing.T) {
 	tk := m.testTask(0)
 	n := 0
 	for {
-		pfn := m.AllocPages(tk, GFP_KERNEL|__GFP_THISNODE, 0, 0, 0)
+		pfn := m.allocSync(tk, GFP_KERNEL|__GFP_THISNODE, 0, 0, 0)
 		if pfn == NilPFN {
 			break
 		}
@@ -129,7 +129,7 @@ func TestThisnodeNeverLeavesItsNode(t *testing.T) {
 	}
 	assert.Greater(t, n, 1000)
 	// Without __GFP_THISNODE the same request moves on to node 1.
-	pfn := m.AllocPages(tk, GFP_KERNEL, 0, 0, 0)
+	pfn := m.allocSync(tk, GFP_KERNEL, 0, 0, 0)
 	require.NotEqual(t, NilPFN, pfn)
 	assert.Equal(t, 1, m.ZoneOf(pfn).Node.ID)
 	assert.Greater(t, m.Nodes[1].Zones[ZoneNormal].NumaEvents[NUMA_MISS], uint64(0))
@@ -139,7 +139,7 @@ func TestThisnodeNeverLeavesItsNode(t *testing.T) {
 func TestCompoundPagesHaveHeadAndTails(t *testing.T) {
 	m := smallMachine(t, 4096, 1, 1)
 	tk := m.testTask(0)
-	pfn := m.AllocPages(tk, GFP_TRANSHUGE_LIGHT, 9, 0, 0)
+	pfn := m.allocSync(tk, GFP_TRANSHUGE_LIGHT, 9, 0, 0)
 	require.NotEqual(t, NilPFN, pfn)
 	assert.Equal(t, PFN(0), pfn%512)
 	assert.NotZero(t, m.pages[pfn].flags&pgHead)

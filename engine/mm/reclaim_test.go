@@ -64,7 +64,7 @@ func TestMasksWithoutDirectReclaimNeverStall(t *testing.T) {
 			}
 			failed := 0
 			for i := 0; i < 300 && failed == 0; i++ {
-				if m.AllocPages(tk, gfp, tc.order, 0, 0) == NilPFN {
+				if m.allocSync(tk, gfp, tc.order, 0, 0) == NilPFN {
 					failed++
 				}
 				mustCheck(t, m, "allocation %d", i)
@@ -142,7 +142,7 @@ func TestPinnedPagesAreNeverReclaimed(t *testing.T) {
 				for i := 0; i < 40; i++ {
 					spawn(m, "atomic", 1, sim.Time(i)*10*sim.Millisecond, func(t *sim.Task) sim.Time {
 						for j := 0; j < 32; j++ {
-							m.AllocPages(t, GFP_ATOMIC, 0, 0, 0)
+							m.allocSync(t, GFP_ATOMIC, 0, 0, 0)
 						}
 						return sim.Exit
 					})
@@ -153,7 +153,7 @@ func TestPinnedPagesAreNeverReclaimed(t *testing.T) {
 			} else {
 				tk := m.testTask(0)
 				for i := 0; i < 2000; i++ {
-					require.NotEqual(t, NilPFN, m.AllocPages(tk, GFP_KERNEL, 0, 0, 0), "allocation %d", i)
+					require.NotEqual(t, NilPFN, m.allocSync(tk, GFP_KERNEL, 0, 0, 0), "allocation %d", i)
 					mustCheck(t, m, "allocation %d", i)
 				}
 				assert.Greater(t, allocstalls(m), uint64(0))
@@ -221,7 +221,7 @@ func TestAnonIsScannedOnlyWithSwap(t *testing.T) {
 			tk := m.testTask(0)
 			got := 0
 			for i := 0; i < tc.allocs; i++ {
-				if m.AllocPages(tk, GFP_KERNEL, 0, 0, 0) != NilPFN {
+				if m.allocSync(tk, GFP_KERNEL, 0, 0, 0) != NilPFN {
 					got++
 				}
 				mustCheck(t, m, "allocation %d", i)
@@ -307,7 +307,7 @@ func TestMemoryLowProtectsLikeTheKernel(t *testing.T) {
 				for i := 0; i < want/32; i++ {
 					spawn(m, "atomic", 1, m.World.Now()+sim.Time(i)*sim.Millisecond, func(t *sim.Task) sim.Time {
 						for j := 0; j < 32; j++ {
-							m.AllocPages(t, GFP_ATOMIC, 0, 0, 0)
+							m.allocSync(t, GFP_ATOMIC, 0, 0, 0)
 						}
 						return sim.Exit
 					})
@@ -317,7 +317,7 @@ func TestMemoryLowProtectsLikeTheKernel(t *testing.T) {
 				assert.Greater(t, m.Event(PAGEOUTRUN), uint64(0), "kswapd ran")
 			} else {
 				for i := 0; i < want; i++ {
-					m.AllocPages(tk, GFP_KERNEL, 0, 0, 0)
+					m.allocSync(tk, GFP_KERNEL, 0, 0, 0)
 					mustCheck(t, m, "allocation %d", i)
 				}
 				assert.Greater(t, allocstalls(m), uint64(0))
@@ -348,7 +348,7 @@ func TestMemoryMinIsNeverReclaimedEvenWhenNothingElseIs(t *testing.T) {
 	free := int(m.Nodes[0].Zones[ZoneNormal].Stat[NR_FREE_PAGES])
 	failed := 0
 	for i := 0; i < free+500 && failed < 5; i++ {
-		if m.AllocPages(tk, GFP_KERNEL, 0, 0, 0) == NilPFN {
+		if m.allocSync(tk, GFP_KERNEL, 0, 0, 0) == NilPFN {
 			failed++
 		}
 		mustCheck(t, m, "allocation %d", i)
@@ -372,7 +372,7 @@ func TestReclaimActivatesPinnedPageCache(t *testing.T) {
 	}
 	resetCounters(m)
 	for i := 0; i < 1500; i++ {
-		require.NotEqual(t, NilPFN, m.AllocPages(tk, GFP_KERNEL, 0, 0, 0))
+		require.NotEqual(t, NilPFN, m.allocSync(tk, GFP_KERNEL, 0, 0, 0))
 	}
 	mustCheck(t, m, "pressure")
 	assert.Greater(t, m.Event(PGACTIVATE), uint64(0), "pinned page cache found by reclaim is activated")
@@ -391,7 +391,7 @@ func TestDirectReclaimersTakeTurnsAcrossCgroups(t *testing.T) {
 	m.FileSync(tk, fb)
 	mustCheck(t, m, "fill")
 	for i := 0; i < 20000; i++ {
-		m.AllocPages(tk, GFP_KERNEL, 0, 0, 0)
+		m.allocSync(tk, GFP_KERNEL, 0, 0, 0)
 	}
 	mustCheck(t, m, "pressure")
 	assert.Less(t, fb.Resident(), uint64(250000), "B takes its turn")
@@ -420,7 +420,7 @@ func TestAnonIsAgedWhenSwapIsFullButNotWithoutSwap(t *testing.T) {
 		require.Equal(t, int64(len(l.pages[roleAnon])), active)
 		tk := m.testTask(0)
 		for i := 0; i < 1500; i++ {
-			require.NotEqual(t, NilPFN, m.AllocPages(tk, GFP_KERNEL, 0, 0, 0))
+			require.NotEqual(t, NilPFN, m.allocSync(tk, GFP_KERNEL, 0, 0, 0))
 		}
 		runWorld(t, m, sim.Second)
 		assert.Zero(t, m.Event(PSWPOUT), "nothing is swapped out")
@@ -448,7 +448,7 @@ func TestShrinkInactiveCountsReferenceKeepsAsTheKernelDoes(t *testing.T) {
 	for _, pfn := range activate {
 		m.pages[pfn].flags |= pgYoung | pgReferenced
 	}
-	require.NotEqual(t, NilPFN, m.AllocPages(m.testTask(0), GFP_KERNEL, 0, 0, 0))
+	require.NotEqual(t, NilPFN, m.allocSync(m.testTask(0), GFP_KERNEL, 0, 0, 0))
 	mustCheck(t, m, "reclaim")
 	var refKeep, activated int
 	for _, f := range traceFields(m, "mm_vmscan_lru_shrink_inactive") {
@@ -483,7 +483,7 @@ func TestLRUIsolateAndShrinkActiveTracepoints(t *testing.T) {
 	}
 	tk := m.testTask(0)
 	for i := 0; i < 1500; i++ {
-		require.NotEqual(t, NilPFN, m.AllocPages(tk, GFP_KERNEL, 0, 0, 0))
+		require.NotEqual(t, NilPFN, m.allocSync(tk, GFP_KERNEL, 0, 0, 0))
 	}
 	runWorld(t, m, sim.Second)
 
@@ -555,7 +555,7 @@ func TestReclaimForALowZoneSkipsHigherZonesFolios(t *testing.T) {
 	m.FileSync(tk, f)
 	mustCheck(t, m, "fill")
 	for i := 0; i < 3000; i++ {
-		require.NotEqual(t, NilPFN, m.AllocPages(tk, GFP_KERNEL|__GFP_DMA32, 0, 0, 0))
+		require.NotEqual(t, NilPFN, m.allocSync(tk, GFP_KERNEL|__GFP_DMA32, 0, 0, 0))
 	}
 	mustCheck(t, m, "DMA32 pressure")
 	skipped := m.Event(PGSCAN_SKIP_NORMAL)
@@ -592,7 +592,7 @@ func TestReclaimCountsDirtyPageCache(t *testing.T) {
 	// Until the first direct reclaim (pagesim has no flusher: page cache
 	// stays dirty until synced, so more pressure only repeats this).
 	for i := 0; i < 5000 && m.Event(PGSCAN_DIRECT) == 0; i++ {
-		m.AllocPages(tk, GFP_KERNEL, 0, 0, 0)
+		m.allocSync(tk, GFP_KERNEL, 0, 0, 0)
 	}
 	require.Positive(t, m.Event(PGSCAN_DIRECT))
 	mustCheck(t, m, "pressure")

@@ -2,7 +2,9 @@ package mm
 
 // sched.go holds the parts of struct task_struct (include/linux/sched.h)
 // that the memory code reads and writes: the PF_* flags that steer
-// allocation and reclaim, and the PSI memory-stall state (in_memstall).
+// allocation and reclaim, and the PSI memory-stall state (in_memstall);
+// and what the model keeps in place of the task's kernel stack: the
+// allocation it stopped at a cond_resched().
 //
 // Package sim knows tasks only as things that run steps on CPUs; every
 // kernel flag lives here, on the mm side, found through the task's ID.
@@ -30,6 +32,14 @@ type taskStruct struct {
 	memstall                        int
 	memstallStart, memstallRecorded sim.Time
 	memstallCPU                     int
+	// alloc is the allocation the task has stopped at a cond_resched()
+	// in the slow path (page_alloc_slowpath.go), nil when it has none.
+	// It is plain data (no goroutine, no closure), so a machine can be
+	// copied at any event boundary.
+	alloc *allocFrame
+	// frame is alloc's storage, reused from one allocation to the next
+	// (alloc is nil or &frame).
+	frame allocFrame
 }
 
 // current returns t's task_struct part (the kernel's `current` when t is

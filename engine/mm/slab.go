@@ -74,7 +74,8 @@ func (c *SlabCache) allocflags() GFP {
 
 // AllocateSlab is allocate_slab(s, gfp, node): one new slab for the cache,
 // preferring node nid (-1: the task's node). It returns the slab's head PFN
-// or NilPFN.
+// or NilPFN (with AllocPending(t) when an attempt stopped at a
+// cond_resched(): call again).
 func (m *Machine) AllocateSlab(t *sim.Task, c *SlabCache, gfp GFP, nid int) PFN {
 	flags := gfp | c.allocflags()
 	oo := c.Order
@@ -82,7 +83,14 @@ func (m *Machine) AllocateSlab(t *sim.Task, c *SlabCache, gfp GFP, nid int) PFN 
 	if allocGFP&__GFP_DIRECT_RECLAIM != 0 && oo > c.MinOrder {
 		allocGFP = (allocGFP | __GFP_NOMEMALLOC) &^ __GFP_RECLAIM
 	}
-	head := m.AllocOwned(t, c.Owner, allocGFP, oo, nid, 0)
+	// Resuming the fallback attempt skips the first.
+	head := NilPFN
+	if pgfp, po, ok := m.pendingAlloc(t); !ok || pgfp != flags || po != c.MinOrder || (allocGFP == flags && oo == c.MinOrder) {
+		head = m.AllocOwned(t, c.Owner, allocGFP, oo, nid, 0)
+		if m.AllocPending(t) {
+			return NilPFN
+		}
+	}
 	if head == NilPFN {
 		// "Allocation may have failed due to fragmentation. Try a
 		// lower order alloc if possible": unconditionally, so a cache
@@ -90,6 +98,9 @@ func (m *Machine) AllocateSlab(t *sim.Task, c *SlabCache, gfp GFP, nid int) PFN 
 		// mask and no __GFP_NORETRY.
 		oo = c.MinOrder
 		head = m.AllocOwned(t, c.Owner, flags, oo, nid, 0)
+		if m.AllocPending(t) {
+			return NilPFN
+		}
 		if head != NilPFN {
 			c.OrderFallbacks++
 		}

@@ -58,7 +58,7 @@ func TestSlabFallsBackToOrderZeroWhenNoHighOrderChunkIsFree(t *testing.T) {
 		m.DrainLocalPages(tk)
 		for _, o := range []Order{0, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1} {
 			for {
-				pfn := m.AllocPages(tk, GFP_ATOMIC, o, 0, 0)
+				pfn := m.allocSync(tk, GFP_ATOMIC, o, 0, 0)
 				if pfn == NilPFN {
 					break
 				}
@@ -105,7 +105,13 @@ func TestAnOrderZeroCacheRetriesWithTheCallersFullMask(t *testing.T) {
 		"one reclaim batch does not lift the zone over its min watermark")
 	c := m.NewSlabCache("dentry", nil, 0, true)
 	var head PFN
-	inWorld(t, m, 0, func(tk *sim.Task) { head = m.AllocateSlab(tk, c, GFP_KERNEL, -1) })
+	inWorld(t, m, 0, func(tk *sim.Task) {
+		// Resume in the same step when an attempt stops at a
+		// cond_resched().
+		for head = m.AllocateSlab(tk, c, GFP_KERNEL, -1); m.AllocPending(tk); {
+			head = m.AllocateSlab(tk, c, GFP_KERNEL, -1)
+		}
+	})
 	require.NotEqual(t, NilPFN, head, "the retry with the caller's mask gets a slab")
 	assert.Equal(t, uint64(1), c.OrderFallbacks, "stat(s, ORDER_FALLBACK), even though s->min is s->oo")
 	assert.Equal(t, uint64(2), m.Slow.Entered, "two trips through the slow path")

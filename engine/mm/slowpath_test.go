@@ -94,7 +94,7 @@ func TestCostlyNoretryStopsWhereTheKernelStops(t *testing.T) {
 			m.Patches.CostlyNoretryNoDirectReclaim = tc.patched
 			carveZone(t, m, nil, pinnedHolesFileLayout)
 			var got PFN
-			inWorld(t, m, 1, func(t *sim.Task) { got = m.AllocPages(t, tc.gfp, 9, 0, 0) })
+			inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, tc.gfp, 9, 0, 0) })
 			assert.Equal(t, NilPFN, got)
 			assert.Equal(t, tc.steps, m.stepsString())
 			assert.Equal(t, tc.stalls, allocstalls(m), "allocstall_*")
@@ -144,12 +144,12 @@ func TestThisnodeNeverLeavesItsNodeThroughTheSlowPath(t *testing.T) {
 			var pfns []PFN
 			inWorld(t, m, 0, func(t *sim.Task) {
 				for i := 0; i < 600; i++ {
-					if pfn := m.AllocPages(t, GFP_KERNEL|extra, 0, 0, 0); pfn != NilPFN {
+					if pfn := m.allocSync(t, GFP_KERNEL|extra, 0, 0, 0); pfn != NilPFN {
 						pfns = append(pfns, pfn)
 					}
 				}
 				for i := 0; i < 3; i++ {
-					if pfn := m.AllocPages(t, GFP_TRANSHUGE|extra, 9, 0, 0); pfn != NilPFN {
+					if pfn := m.allocSync(t, GFP_TRANSHUGE|extra, 9, 0, 0); pfn != NilPFN {
 						pfns = append(pfns, pfn)
 					}
 				}
@@ -238,7 +238,7 @@ func TestDefragModeFlagsGiveUpAndPromotion(t *testing.T) {
 				require.NoError(t, m.SetSysctl("vm.defrag_mode", "1"))
 			}
 			var got PFN
-			inWorld(t, m, 1, func(t *sim.Task) { got = m.AllocPages(t, tc.gfp, 0, 0, 0) })
+			inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, tc.gfp, 0, 0, 0) })
 			require.NotEqual(t, NilPFN, got, "the request is served in the end")
 			assert.Equal(t, tc.slow, m.Slow.Entered > 0, "slow path entered")
 			assert.Equal(t, tc.giveUps, m.Slow.NofragGiveUps, "defrag_mode give-ups")
@@ -311,7 +311,7 @@ func TestShouldCompactRetryEscalatesPriorityLikeTheKernel(t *testing.T) {
 			m := newQuietMachine(t, 8192, 1, 2)
 			carveZone(t, m, nil, pinnedGroupsFileLayout)
 			var got PFN
-			inWorld(t, m, 1, func(t *sim.Task) { got = m.AllocPages(t, tc.gfp, tc.order, 0, 0) })
+			inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, tc.gfp, tc.order, 0, 0) })
 			assert.Equal(t, NilPFN, got)
 			assert.Equal(t, tc.steps, m.stepsString())
 		})
@@ -342,7 +342,7 @@ func TestTheFreelistScanSkipsANodeWhoseKswapdIsAwake(t *testing.T) {
 			if tc.thisnode {
 				gfp |= __GFP_THISNODE
 			}
-			pfn := m.AllocPages(tk, gfp, 0, 0, 0)
+			pfn := m.allocSync(tk, gfp, 0, 0, 0)
 			require.NotEqual(t, NilPFN, pfn)
 			mustCheck(t, m, "allocation")
 			assert.Equal(t, tc.wantNode, m.ZoneOf(pfn).Node.ID)
@@ -368,7 +368,7 @@ func TestHighOrderAtomicRequestsReserveAHighatomicBlock(t *testing.T) {
 			// at least a pageblock: 256 MiB.
 			m := newQuietMachine(t, 65536, 1, 1)
 			z := m.Nodes[0].Zones[ZoneNormal]
-			pfn := m.AllocPages(m.testTask(0), tc.gfp, tc.order, 0, 0)
+			pfn := m.allocSync(m.testTask(0), tc.gfp, tc.order, 0, 0)
 			require.NotEqual(t, NilPFN, pfn)
 			mustCheck(t, m, "allocation")
 			assert.Zero(t, m.Slow.Entered, "served on the fast path")
@@ -411,7 +411,7 @@ func TestCostlyNoretryThisnodeByKernel(t *testing.T) {
 			m.Kernel.LegacyCostlyNoretry = tc.legacy
 			carveZone(t, m, nil, pinnedHolesFileLayout)
 			var got PFN
-			inWorld(t, m, 1, func(t *sim.Task) { got = m.AllocPages(t, tc.gfp, 9, 0, 0) })
+			inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, tc.gfp, 9, 0, 0) })
 			assert.Equal(t, NilPFN, got)
 			assert.Equal(t, tc.steps, m.stepsString())
 			assert.Equal(t, tc.reclaims, m.Reclaim.DirectRuns[9], "try_to_free_pages(order 9)")
@@ -425,9 +425,87 @@ func TestCostlyNoretryThisnodeByKernel(t *testing.T) {
 		// defer_compaction() at order 9: the next attempts are deferred.
 		z.compact.considered, z.compact.deferShift, z.compact.orderFailed = 0, compactMaxDeferShift, 9
 		var got PFN
-		inWorld(t, m, 1, func(t *sim.Task) { got = m.AllocPages(t, thp, 9, 0, 0) })
+		inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, thp, 9, 0, 0) })
 		assert.Equal(t, NilPFN, got)
 		assert.Equal(t, "min compact(ASYNC) nopage(__GFP_NORETRY after COMPACT_DEFERRED)", m.stepsString())
 		assert.Zero(t, m.Reclaim.DirectRuns[9])
 	})
+}
+
+// __GFP_NOFAIL does not fail: with nothing to reclaim it loops in the slow
+// path (__alloc_pages_cpuset_fallback, cond_resched, retry), ending its
+// step at each cond_resched(), so the clock moves on every step and other
+// tasks run; once one of them frees memory the allocation succeeds.
+func TestANofailAllocationLoopsWithTheClockMovingUntilMemoryIsFreed(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	setup := m.testTask(0)
+	var held []PFN
+	for {
+		pfn := m.AllocPages(setup, GFP_ATOMIC, 0, 0, 0)
+		if pfn == NilPFN {
+			break
+		}
+		held = append(held, pfn)
+	}
+	require.NotEmpty(t, held)
+	got, steps := NilPFN, 0
+	failed := false
+	spawn(m, "nofail", 1, setup.Now, func(tk *sim.Task) sim.Time {
+		steps++
+		start := tk.Now
+		pfn := m.AllocPages(tk, GFP_KERNEL|__GFP_NOFAIL, 0, 0, 0)
+		require.Greater(t, tk.Now, start, "a step of the loop moves the task's clock")
+		if m.AllocPending(tk) {
+			return sim.Resched
+		}
+		if pfn == NilPFN {
+			failed = true
+		}
+		got = pfn
+		return sim.Exit
+	})
+	freeAt := setup.Now + 5*sim.Millisecond
+	spawn(m, "freer", 0, freeAt, func(tk *sim.Task) sim.Time {
+		for _, pfn := range held[:len(held)/4] {
+			m.FreePages(tk, pfn, 0)
+		}
+		return sim.Exit
+	})
+	for target := setup.Now + sim.Millisecond; target < freeAt; target += sim.Millisecond {
+		m.World.RunUntil(target, nil)
+		require.Equal(t, target, m.World.Now(), "RunUntil returns at its target while the task loops")
+		require.Equal(t, NilPFN, got)
+		require.True(t, m.AllocPending(m.World.Tasks[len(m.World.Tasks)-2]), "still in the slow path")
+	}
+	runWorld(t, m, freeAt+sim.Millisecond)
+	assert.False(t, failed, "__GFP_NOFAIL never returns NULL")
+	assert.NotEqual(t, NilPFN, got, "the allocation succeeded after the free")
+	assert.Greater(t, m.Slow.NofailRetries, uint64(10), "it looped")
+	assert.Greater(t, steps, 10, "one step per cond_resched")
+	assert.Zero(t, m.Slow.Abandoned)
+}
+
+// A caller that makes another request instead of repeating a pending one
+// abandons the suspended allocation; the invariant check says so.
+func TestAnAbandonedAllocationIsReported(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	setup := m.testTask(0)
+	for m.AllocPages(setup, GFP_ATOMIC, 0, 0, 0) != NilPFN {
+	}
+	n := 0
+	spawn(m, "careless", 1, setup.Now, func(tk *sim.Task) sim.Time {
+		n++
+		gfp := GFP_KERNEL | __GFP_NOFAIL
+		if n == 2 {
+			gfp = GFP_NOWAIT // not the call that is pending
+		}
+		m.AllocPages(tk, gfp, 0, 0, 0)
+		if n < 2 {
+			return sim.Resched
+		}
+		return sim.Exit
+	})
+	m.World.RunUntil(setup.Now+sim.Millisecond, nil)
+	assert.Equal(t, uint64(1), m.Slow.Abandoned)
+	assert.ErrorContains(t, m.CheckInvariants(), "abandoned")
 }

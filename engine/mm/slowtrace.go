@@ -35,6 +35,7 @@ const (
 	stepNofragGiveUp
 	stepWouldOOM
 	stepNopage
+	stepNofailRetry
 )
 
 const (
@@ -84,16 +85,19 @@ type slowTrace struct {
 	owner    *slowTraces
 }
 
-// slowTraces holds the current recorder and the latest stalled one.
+// slowTraces points at the recorder of the latest slow path to begin and
+// holds a copy of the latest stalled one. (Each allocation records into
+// its own frame's recorder: several may be suspended at once.)
 type slowTraces struct {
-	cur, last slowTrace
-	haveLast  bool
+	cur      *slowTrace
+	last     slowTrace
+	haveLast bool
 	// Stalls counts allocations that stalled in direct reclaim/compaction.
 	Stalls uint64
 }
 
-func (s *slowTraces) begin(t *sim.Task, gfp GFP, order Order) *slowTrace {
-	c := &s.cur
+func (s *slowTraces) begin(c *slowTrace, t *sim.Task, gfp GFP, order Order) {
+	s.cur = c
 	c.gfp, c.order, c.start, c.task = gfp, order, t.Now, t.Name
 	c.steps = c.steps[:0]
 	c.dropped = 0
@@ -101,7 +105,6 @@ func (s *slowTraces) begin(t *sim.Task, gfp GFP, order Order) *slowTrace {
 	c.result = NilPFN
 	c.finalGFP = gfp
 	c.owner = s
-	return c
 }
 
 func (c *slowTrace) step(k stepKind, a, b int64) {
@@ -177,6 +180,11 @@ func (s slowStep) String() string {
 		return "__alloc_pages_may_oom (pagesim has no OOM killer)"
 	case stepNopage:
 		return "nopage: " + nopageReasons[s.a]
+	case stepNofailRetry:
+		if s.a != 0 {
+			return "__GFP_NOFAIL: __alloc_pages_cpuset_fallback(ALLOC_MIN_RESERVE): page"
+		}
+		return "__GFP_NOFAIL: __alloc_pages_cpuset_fallback(ALLOC_MIN_RESERVE): NULL, cond_resched, retry"
 	}
 	return "?"
 }

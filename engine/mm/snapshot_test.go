@@ -39,7 +39,7 @@ func TestNodeViewFollowsKswapd(t *testing.T) {
 	// An allocation below the low watermark wakes kswapd, which then
 	// balances the node on its CPU.
 	tk := m.testTask(0)
-	require.NotEqual(t, NilPFN, m.AllocPages(tk, GFP_KERNEL, 0, 0, 0))
+	require.NotEqual(t, NilPFN, m.allocSync(tk, GFP_KERNEL, 0, 0, 0))
 	seen := map[string]bool{}
 	for i := 0; i < 10000 && m.World.Step(); i++ {
 		mustCheck(t, m, "event %d", i)

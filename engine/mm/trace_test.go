@@ -69,14 +69,14 @@ func TestTracepointsPrintTheKernelsFormats(t *testing.T) {
 	// A failing madvised THP fault: ASYNC compaction, reclaim, SYNC_LIGHT
 	// compaction that defers; a second one is deferred.
 	for i := 0; i < 2; i++ {
-		inWorld(t, m, 1, func(t *sim.Task) { m.AllocPages(t, GFP_TRANSHUGE, 9, 0, 0) })
+		inWorld(t, m, 1, func(t *sim.Task) { m.allocSync(t, GFP_TRANSHUGE, 9, 0, 0) })
 	}
 	// A costly __GFP_RETRY_MAYFAIL request goes through should_reclaim_retry
 	// and should_compact_retry before it fails.
-	inWorld(t, m, 1, func(t *sim.Task) { m.AllocPages(t, GFP_KERNEL|__GFP_RETRY_MAYFAIL|__GFP_COMP, 4, 0, 0) })
+	inWorld(t, m, 1, func(t *sim.Task) { m.allocSync(t, GFP_KERNEL|__GFP_RETRY_MAYFAIL|__GFP_COMP, 4, 0, 0) })
 	// A defer-mode THP fault wakes kswapd at order 9; kswapd reclaims
 	// page cache and hands over to kcompactd.
-	inWorld(t, m, 1, func(t *sim.Task) { m.AllocPages(t, GFP_TRANSHUGE_LIGHT|__GFP_KSWAPD_RECLAIM, 9, 0, 0) })
+	inWorld(t, m, 1, func(t *sim.Task) { m.allocSync(t, GFP_TRANSHUGE_LIGHT|__GFP_KSWAPD_RECLAIM, 9, 0, 0) })
 	runWorld(t, m, m.World.Now()+2*sim.Second)
 	// Unpinned, the zone compacts at SYNC_FULL (deferral or not): free
 	// pages isolated, pages migrated, the deferral reset.
@@ -87,7 +87,7 @@ func TestTracepointsPrintTheKernelsFormats(t *testing.T) {
 	inWorld(t, m, 1, func(tk *sim.Task) { rc = m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, CompactPrioSyncFull) })
 	require.Equal(t, CompactSuccess, rc)
 	// An unmovable request falls back into a movable block.
-	inWorld(t, m, 1, func(t *sim.Task) { m.AllocPages(t, GFP_KERNEL, 0, 0, 0) })
+	inWorld(t, m, 1, func(t *sim.Task) { m.allocSync(t, GFP_KERNEL, 0, 0, 0) })
 
 	events := m.Trace.Events()
 	require.Less(t, len(events), 1<<16, "the ring kept every event")
@@ -136,8 +136,8 @@ func TestMmPageAllocTracesFailuresWithANullPage(t *testing.T) {
 	require.NoError(t, m.Trace.Enable("kmem:mm_page_alloc", true))
 	carveZone(t, m, nil, pinnedHolesLayout(true))
 	tk := m.testTask(1)
-	require.Equal(t, NilPFN, m.AllocPages(tk, GFP_TRANSHUGE_LIGHT, 9, 0, 0))
-	pfn := m.AllocPages(tk, GFP_KERNEL, 0, 0, 0)
+	require.Equal(t, NilPFN, m.allocSync(tk, GFP_TRANSHUGE_LIGHT, 9, 0, 0))
+	pfn := m.allocSync(tk, GFP_KERNEL, 0, 0, 0)
 	require.NotEqual(t, NilPFN, pfn)
 	lines := traceFields(m, "mm_page_alloc")
 	require.Len(t, lines, 2)
@@ -155,7 +155,7 @@ func TestRetryTracepointsExplainAGiveUp(t *testing.T) {
 	require.NoError(t, m.Trace.Enable("oom", true))
 	carveZone(t, m, nil, pinnedHolesLayout(true))
 	got := PFN(0)
-	inWorld(t, m, 1, func(tk *sim.Task) { got = m.AllocPages(tk, GFP_KERNEL|__GFP_RETRY_MAYFAIL|__GFP_COMP, 9, 0, 0) })
+	inWorld(t, m, 1, func(tk *sim.Task) { got = m.allocSync(tk, GFP_KERNEL|__GFP_RETRY_MAYFAIL|__GFP_COMP, 9, 0, 0) })
 	require.Equal(t, NilPFN, got)
 	z := m.Nodes[0].Zones[ZoneNormal]
 	assert.Equal(t, []string{fmt.Sprintf("node=0 zone=Normal   order=9 reclaimable=0 available=%d min_wmark=%d no_progress_loops=1 wmark_check=0",
@@ -186,7 +186,8 @@ func TestFolioAllocationsPrintTheKernelsMasks(t *testing.T) {
 		{"a page-cache read", func(m *Machine, tk *sim.Task) {
 			f := m.NewFile("f", nil)
 			f.Size = 1
-			require.Equal(t, uint64(1), m.FileRead(tk, f, 0, 1, GFP_HIGHUSER_MOVABLE))
+			_, missing := m.FileRead(tk, f, 0, 1, GFP_HIGHUSER_MOVABLE)
+			require.Equal(t, uint64(1), missing)
 		}, "GFP_HIGHUSER_MOVABLE|__GFP_NOWARN|__GFP_NORETRY|__GFP_COMP"},
 	}
 	for _, tc := range tests {

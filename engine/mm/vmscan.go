@@ -219,6 +219,7 @@ func (m *Machine) shrinkZones(t *sim.Task, zonelist []*Zone, sc *scanControl) {
 		if z.Type > sc.reclaimIdx || !sc.nodemask.Has(z.Node.ID) || !z.Managed() {
 			continue
 		}
+		t.Charge(m.Cost.ZoneCheck)
 		// If we already have plenty of memory free for compaction in
 		// this zone, don't free any more.
 		if sc.order > PageAllocCostlyOrder && m.compactionReady(z, sc) {

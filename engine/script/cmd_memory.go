@@ -268,7 +268,11 @@ func runFill(in *Interp, c *call) error {
 	oom := false
 	err = in.work(c, func(t *sim.Task) error {
 		for r.Cursor < target {
-			if !in.m.FaultAnonNext(t, r, pin).OK {
+			res := in.m.FaultAnonNext(t, r, pin)
+			if res.Pending {
+				return nil
+			}
+			if !res.OK {
 				oom = true
 				break
 			}
@@ -348,7 +352,10 @@ func runFileWrite(in *Interp, c *call) error {
 	gfp := c.gfp("gfp", mm.GFP_HIGHUSER_MOVABLE)
 	var done uint64
 	err = in.work(c, func(t *sim.Task) error {
-		done = in.m.FileWrite(t, f, off, pages, gfp)
+		done += in.m.FileWrite(t, f, off+done, pages-done, gfp)
+		if in.m.AllocPending(t) {
+			return nil
+		}
 		if c.flag("sync") {
 			in.m.FileSync(t, f)
 		}
@@ -371,7 +378,12 @@ func runFileRead(in *Interp, c *call) error {
 		pages = min(pages, sizePages(c.size("size")))
 	}
 	gfp := c.gfp("gfp", mm.GFP_HIGHUSER_MOVABLE)
-	return in.work(c, func(t *sim.Task) error { in.m.FileRead(t, f, off, pages, gfp); return nil })
+	var done uint64
+	return in.work(c, func(t *sim.Task) error {
+		d, _ := in.m.FileRead(t, f, off+done, pages-done, gfp)
+		done += d
+		return nil
+	})
 }
 
 func runFileSync(in *Interp, c *call) error {
@@ -445,7 +457,11 @@ func runSlabAlloc(in *Interp, c *call) error {
 	var got uint64
 	err := in.work(c, func(t *sim.Task) error {
 		for ; got < n; got++ {
-			if in.m.AllocateSlab(t, cache, gfp, -1) == mm.NilPFN {
+			pfn := in.m.AllocateSlab(t, cache, gfp, -1)
+			if in.m.AllocPending(t) {
+				return nil
+			}
+			if pfn == mm.NilPFN {
 				break
 			}
 		}
@@ -507,6 +523,9 @@ func runAlloc(in *Interp, c *call) error {
 	err := in.work(c, func(t *sim.Task) error {
 		for all || got < count {
 			pfn := in.m.AllocPages(t, gfp, order, nid, 0)
+			if in.m.AllocPending(t) {
+				return nil
+			}
 			if pfn == mm.NilPFN {
 				failed = true
 				break

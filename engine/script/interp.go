@@ -226,13 +226,19 @@ func (in *Interp) scriptTask(cpu int) *sim.Task {
 
 // onCPU runs fn as one step of the script task on cpu, issued now: events
 // due before the CPU is free run first, and the step's cost keeps the CPU
-// busy. The clock stays at the step's start.
+// busy. The clock stays at the step's start. When an allocation in fn
+// stops at a cond_resched() (mm's AllocPending), fn returns, the step ends
+// there and fn is called again in the task's next step: fn must go on from
+// where it stopped (keep its progress outside the call).
 func (in *Interp) onCPU(cpu int, fn func(t *sim.Task) error) error {
 	t := in.scriptTask(cpu)
 	var ferr error
 	ran := false
 	t.Program = sim.ProgramFunc(func(w *sim.World, t *sim.Task) sim.Time {
 		ferr = fn(t)
+		if ferr == nil && in.m.AllocPending(t) {
+			return sim.Resched
+		}
 		ran = true
 		return sim.Never
 	})

@@ -27,11 +27,29 @@
 // and applies all its changes at once, so two steps that overlap in simulated
 // time are serialised in the order they started. Locks are first come, first
 // served in that order.
+//
+// # Preemption points
+//
+// Long kernel work that loops (an allocation retrying in the slow path)
+// ends its step at the kernel's cond_resched() calls and returns Resched:
+// the task stays runnable at its clock, the events that fell due meanwhile
+// (other CPUs' steps, wakeups, timers) run first, and the task carries on
+// where it stopped. Whether it also gives its CPU away follows the
+// scheduler: cond_resched() schedules only when TIF_NEED_RESCHED is set,
+// which the tick sets once the running task has used its slice while
+// another task is runnable on the CPU (EEVDF's update_curr/update_deadline
+// in kernel/sched/fair.c). So a task that returns Resched after running
+// SchedSlice or more since it got its CPU, while tasks wait in that CPU's
+// queue, goes behind them; otherwise it runs on. The rule is
+// deterministic: it depends only on event times and order. (With
+// PREEMPT_FULL or PREEMPT_LAZY the kernel would also preempt between
+// cond_resched() calls; the model preempts only at step ends.)
 package sim
 
 import (
 	"container/heap"
 	"fmt"
+	"math/bits"
 )
 
 // Time is simulated time in nanoseconds.
@@ -73,6 +91,10 @@ const (
 	Never Time = -1
 	// Exit, returned by Step, ends the task.
 	Exit Time = -2
+	// Resched, returned by Step, ends the step at a preemption point
+	// (cond_resched()): the task is runnable at t.Now and gives its CPU
+	// to the tasks waiting for it if its slice is used up.
+	Resched Time = -3
 )
 
 // Task is a simulated thread: what the scheduler knows of a task_struct.
@@ -96,6 +118,13 @@ type Task struct {
 	pending bool // an event for this task is queued
 	wakeAt  Time
 	slept   Time
+	// onCPU is set while the task's Step runs.
+	onCPU bool
+	// resched is set while the task's next event is the one a Resched
+	// return queued; sliceStart is when the task last got its CPU (the
+	// start of its slice).
+	resched    bool
+	sliceStart Time
 	// deferred is set while the task waits for a busy CPU (deferredOn).
 	deferred   bool
 	deferredOn *CPU
@@ -114,6 +143,11 @@ func (t *Task) Sleeping() bool { return t.state == taskSleeping }
 
 // Exited reports whether the task's program has finished.
 func (t *Task) Exited() bool { return t.state == taskExited }
+
+// OnCPU reports whether the task is running a step now, so that it can end
+// the step at a preemption point (return Resched) and be called again.
+// Work done for a task outside its steps (setup code, tests) cannot.
+func (t *Task) OnCPU() bool { return t.onCPU }
 
 // Sleep advances the task's clock by d without using the CPU (waiting for
 // I/O): the CPU is free for others after the step's CPU work.
@@ -141,6 +175,8 @@ type CPU struct {
 	Busy Time
 	// Waiters counts tasks currently deferred because the CPU was busy.
 	Waiters int
+	// curr is the task that ran the CPU's latest step.
+	curr *Task
 }
 
 // Lock is a lock timeline: it is free from FreeAt on.
@@ -234,6 +270,14 @@ type World struct {
 	// AfterEvent, if set, runs after every event RunUntil or Step
 	// processes (tests check the machine's invariants there).
 	AfterEvent func()
+	// SchedSlice is the scheduler's slice (see Resched): EEVDF's
+	// sysctl_sched_base_slice, 0.70 ms since "sched: Reduce the default
+	// slice to avoid tasks getting an extra tick" (2025, lore
+	// 20250208075322.13139-1-15645113830zzh@gmail.com), scaled by
+	// 1 + ilog2(CPUs, at most 8) as update_sysctl() does under the
+	// default SCHED_TUNABLESCALING_LOG (kernel/sched/fair.c): 2.8 ms on
+	// 8 CPUs.
+	SchedSlice Time
 }
 
 // NewWorld creates a world with the given CPUs (cpuNode[i] is CPU i's NUMA
@@ -243,6 +287,7 @@ func NewWorld(cpuNode []int, seed uint64) *World {
 	for i, n := range cpuNode {
 		w.CPUs = append(w.CPUs, &CPU{ID: i, Node: n})
 	}
+	w.SchedSlice = 700 * Microsecond * Time(bits.Len(uint(min(max(len(cpuNode), 1), 8)))) // 1 + ilog2(n) = bits.Len(n)
 	return w
 }
 
@@ -354,6 +399,18 @@ func (w *World) step() {
 	if !t.pending || e.at != t.wakeAt || t.state != taskRunnable {
 		return // stale event
 	}
+	if t.resched {
+		// cond_resched(): schedule() if TIF_NEED_RESCHED is set.
+		t.resched = false
+		if cpu := w.CPUs[t.CPU]; cpu.Waiters > 0 && cpu.curr == t && w.now-t.sliceStart >= w.SchedSlice {
+			// Behind the tasks deferred on this CPU, whose events
+			// are due now.
+			w.seq++
+			heap.Push(&w.queue, event{at: w.now, seq: w.seq, task: t})
+			cpu.curr = nil
+			return
+		}
+	}
 	cpu := w.pickCPU(t)
 	if cpu.BusyUntil > w.now {
 		// The CPU is running someone else: wait in its run queue.
@@ -372,13 +429,20 @@ func (w *World) step() {
 		t.deferredOn.Waiters--
 		t.deferredOn = nil
 	}
+	if cpu.curr != t || cpu.BusyUntil < w.now {
+		// A new slice: the CPU ran another task or idled.
+		t.sliceStart = w.now
+	}
+	cpu.curr = t
 	t.pending = false
 	t.CPU = cpu.ID
 	t.Now = w.now
 	start := t.Now
 	w.Steps++
 	t.slept = 0
+	t.onCPU = true
 	next := t.Program.Step(w, t)
+	t.onCPU = false
 	ran := t.Now - t.slept
 	if ran > cpu.BusyUntil {
 		cpu.BusyUntil = ran
@@ -394,6 +458,9 @@ func (w *World) step() {
 		if !t.pending {
 			t.state = taskSleeping
 		}
+	case next == Resched:
+		t.resched = true
+		w.schedule(t, t.Now)
 	default:
 		if next < t.Now {
 			next = t.Now

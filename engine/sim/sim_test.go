@@ -269,3 +269,60 @@ func TestTimeString(t *testing.T) {
 	assert.Equal(t, "0.001234", Time(1234567).String(), "ftrace's timestamp form")
 	assert.Equal(t, "12.345678", (12*Second + 345678*Microsecond + 999).String())
 }
+
+// cond_resched() gives the CPU away only when TIF_NEED_RESCHED is set: a
+// task that returns Resched after using its slice while another waits for
+// its CPU goes behind it; a task that just returns its clock keeps the CPU.
+func TestReschedGivesTheCPUToAWaiterOnceTheSliceIsUsed(t *testing.T) {
+	for _, resched := range []bool{true, false} {
+		w := NewWorld([]int{0}, 1)
+		require.Equal(t, 700*Microsecond, w.SchedSlice, "one CPU: the base slice")
+		steps := 0
+		a := w.NewTask("a", 0, ProgramFunc(func(w *World, t *Task) Time {
+			steps++
+			t.Charge(Millisecond)
+			if steps == 5 {
+				return Exit
+			}
+			if resched {
+				return Resched
+			}
+			return t.Now
+		}), 0)
+		a.AllowedCPUs = []int{0}
+		var bStart Time = -1
+		b := w.NewTask("b", 0, ProgramFunc(func(w *World, t *Task) Time {
+			bStart = t.Now
+			t.Charge(Millisecond)
+			return Exit
+		}), Millisecond/2)
+		b.AllowedCPUs = []int{0}
+		w.RunUntil(Second, nil)
+		if resched {
+			assert.Equal(t, Millisecond, bStart, "b runs at a's first cond_resched")
+		} else {
+			assert.Equal(t, 5*Millisecond, bStart, "b waits until a stops")
+		}
+	}
+}
+
+// A task that returns Resched within its slice keeps its CPU.
+func TestReschedWithinTheSliceRunsOn(t *testing.T) {
+	w := NewWorld([]int{0, 0, 0, 0, 0, 0, 0, 0}, 1)
+	require.Equal(t, 2800*Microsecond, w.SchedSlice, "eight CPUs: 0.7 ms x (1 + ilog2(8))")
+	steps := 0
+	a := w.NewTask("a", 0, ProgramFunc(func(w *World, t *Task) Time {
+		steps++
+		t.Charge(Millisecond)
+		if steps == 2 {
+			return Exit
+		}
+		return Resched
+	}), 0)
+	a.AllowedCPUs = []int{0}
+	var bStart Time = -1
+	b := w.NewTask("b", 0, ProgramFunc(func(w *World, t *Task) Time { bStart = t.Now; return Exit }), Microsecond)
+	b.AllowedCPUs = []int{0}
+	w.RunUntil(Second, nil)
+	assert.Equal(t, 2*Millisecond, bStart, "a had used 1 ms of its 2.8 ms slice")
+}

@@ -39,8 +39,11 @@ func (a *Allocator) Step(w *sim.World, t *sim.Task) sim.Time {
 	a.begin(t)
 	a.release(t)
 	if a.Count == 0 || a.n < a.Count {
-		a.n++
 		pfn := a.M.AllocPages(t, a.GFP, a.Order, a.Nid, 0)
+		if a.M.AllocPending(t) {
+			return sim.Resched
+		}
+		a.n++
 		if pfn == mm.NilPFN {
 			a.Failed++
 		} else {

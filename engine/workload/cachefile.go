@@ -28,6 +28,8 @@ type CacheWriter struct {
 	Passes uint64
 
 	pos uint64
+	// resuming is set when a write stopped at a cond_resched().
+	resuming bool
 }
 
 // Step writes one chunk.
@@ -39,10 +41,15 @@ func (c *CacheWriter) Step(w *sim.World, t *sim.Task) sim.Time {
 	}
 	n := min(chunk, c.Pages-c.pos)
 	c.File.Unlinked = false
-	t.Charge(SyscallCost)
+	if !c.resuming {
+		t.Charge(SyscallCost)
+	}
 	got := c.M.FileWrite(t, c.File, c.pos, n, c.GFP)
 	c.Ops += got
 	c.pos += got
+	if c.resuming = c.M.AllocPending(t); c.resuming {
+		return sim.Resched
+	}
 	if got < n {
 		c.Failed++
 		return c.finish(t)
@@ -82,6 +89,8 @@ type CacheReader struct {
 	Misses   uint64
 
 	pos uint64
+	// resuming is set when a read stopped at a cond_resched().
+	resuming bool
 }
 
 // Step reads one chunk.
@@ -96,8 +105,16 @@ func (c *CacheReader) Step(w *sim.World, t *sim.Task) sim.Time {
 		return c.finish(t)
 	}
 	n := min(chunk, size-min(size, c.pos))
-	t.Charge(SyscallCost)
-	c.Misses += c.M.FileRead(t, c.File, c.pos, n, c.GFP)
+	if !c.resuming {
+		t.Charge(SyscallCost)
+	}
+	done, missing := c.M.FileRead(t, c.File, c.pos, n, c.GFP)
+	c.Misses += missing
+	if c.resuming = c.M.AllocPending(t); c.resuming {
+		c.Ops += done
+		c.pos += done
+		return sim.Resched
+	}
 	c.Ops += n
 	c.pos += n
 	if c.pos < size {

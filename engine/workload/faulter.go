@@ -41,7 +41,11 @@ func (f *Faulter) Step(w *sim.World, t *sim.Task) sim.Time {
 	}
 	for r.Cursor < end {
 		before := r.Cursor
-		if res := f.M.FaultAnonNext(t, r, f.Pin); !res.OK {
+		res := f.M.FaultAnonNext(t, r, f.Pin)
+		if res.Pending {
+			return sim.Resched
+		}
+		if !res.OK {
 			f.Failed++
 			return f.finish(t)
 		}

@@ -23,6 +23,8 @@ type PageCacheWriter struct {
 	cur             *mm.File
 	off             uint64
 	n               int
+	// resuming is set when a write stopped at a cond_resched().
+	resuming bool
 }
 
 // SyscallCost is the CPU time of one write(2) call besides the copy
@@ -45,11 +47,20 @@ func (p *PageCacheWriter) Step(w *sim.World, t *sim.Task) sim.Time {
 		p.cur = p.M.NewFile("writer", p.Cg)
 		p.off = 0
 	}
-	t.Charge(SyscallCost)
-	got := p.M.FileWriteOrder(t, p.cur, p.off, p.ChunkPages, p.GFP, p.Order)
+	if !p.resuming {
+		t.Charge(SyscallCost)
+	}
+	want := min(p.ChunkPages, p.FilePages-min(p.FilePages, p.off))
+	if want == 0 {
+		want = p.ChunkPages
+	}
+	got := p.M.FileWriteOrder(t, p.cur, p.off, want, p.GFP, p.Order)
 	p.Written += got
 	p.off += got
-	if got < p.ChunkPages {
+	if p.resuming = p.M.AllocPending(t); p.resuming {
+		return sim.Resched
+	}
+	if got < want {
 		p.Failed++
 		return t.Now + 10*sim.Millisecond
 	}
@@ -63,7 +74,8 @@ func (p *PageCacheWriter) Step(w *sim.World, t *sim.Task) sim.Time {
 // BuildWorker is seed 002's build-like worker on btrfs: create a file of
 // 1-64 KiB and write it, read back an earlier file, unlink one file in five,
 // and fdatasync every 50 creates. Each file costs its inode and dentry in
-// reclaimable slab.
+// reclaimable slab. An operation whose allocation stops at a cond_resched()
+// goes on from that point in the next step.
 type BuildWorker struct {
 	M   *mm.Machine
 	Cg  *mm.Memcg
@@ -75,7 +87,24 @@ type BuildWorker struct {
 	creates     int
 	slab        *mm.SlabCache
 	slabObjs    int
+	op          buildOp
 }
+
+// buildOp is the operation under way: its stage and what it has done.
+type buildOp struct {
+	stage          buildStage
+	f, old         *mm.File
+	pages, written uint64
+	read           uint64
+}
+
+type buildStage uint8
+
+const (
+	buildCreate buildStage = iota // open(O_CREAT): the inode's slab
+	buildWrite                    // write the new file
+	buildRead                     // read back an earlier one
+)
 
 // btrfsDataGFP is the mask of btrfs data page cache: mapping_gfp_mask with
 // __GFP_FS cleared (btrfs_alloc_write_mask); a write adds __GFP_WRITE
@@ -87,35 +116,64 @@ var btrfsDataGFP = mm.GFP_NOFS | mm.G__GFP_HIGHMEM | mm.G__GFP_MOVABLE | mm.G__G
 // through allocate_slab (mm.AllocateSlab), with its masks.
 const slabObjsPerPage = 3
 
-// Step runs one operation.
+// Step runs one operation, or the rest of one that stopped.
 func (b *BuildWorker) Step(w *sim.World, t *sim.Task) sim.Time {
 	m := b.M
 	if b.slab == nil {
 		b.slab = m.NewSlabCache("btrfs_inode", b.Cg, 0, true)
 	}
-	// Create and write a new file.
-	pages := uint64(1 + b.Rng.Intn(16))
-	f := m.NewFile("obj", b.Cg)
-	t.Charge(3 * SyscallCost) // open(O_CREAT), write, close
-	if b.slabObjs%slabObjsPerPage == 0 {
-		if m.AllocateSlab(t, b.slab, mm.GFP_NOFS, -1) == mm.NilPFN {
+	op := &b.op
+	switch op.stage {
+	case buildCreate:
+		if op.f == nil {
+			// Create and write a new file.
+			op.pages = uint64(1 + b.Rng.Intn(16))
+			op.f = m.NewFile("obj", b.Cg)
+			op.written, op.read, op.old = 0, 0, nil
+			t.Charge(3 * SyscallCost) // open(O_CREAT), write, close
+		}
+		if b.slabObjs%slabObjsPerPage == 0 {
+			pfn := m.AllocateSlab(t, b.slab, mm.GFP_NOFS, -1)
+			if m.AllocPending(t) {
+				return sim.Resched
+			}
+			if pfn == mm.NilPFN {
+				b.Failed++
+				op.f = nil
+				return t.Now + sim.Millisecond
+			}
+		}
+		b.slabObjs++
+		op.stage = buildWrite
+		fallthrough
+	case buildWrite:
+		op.written += m.FileWrite(t, op.f, op.written, op.pages-op.written, btrfsDataGFP)
+		if m.AllocPending(t) {
+			return sim.Resched
+		}
+		if op.written < op.pages {
 			b.Failed++
-			return t.Now + sim.Millisecond
+		}
+		b.files = append(b.files, op.f)
+		b.unsynced = append(b.unsynced, op.f)
+		b.creates++
+		op.stage = buildRead
+		// Read back an earlier file.
+		if len(b.files) > 1 {
+			op.old = b.files[b.Rng.Intn(len(b.files)-1)]
+			t.Charge(SyscallCost)
+		}
+		fallthrough
+	case buildRead:
+		if old := op.old; old != nil && !old.Unlinked {
+			done, _ := m.FileRead(t, old, op.read, old.Size-min(old.Size, op.read), btrfsDataGFP)
+			op.read += done
+			if m.AllocPending(t) {
+				return sim.Resched
+			}
 		}
 	}
-	b.slabObjs++
-	if got := m.FileWrite(t, f, 0, pages, btrfsDataGFP); got < pages {
-		b.Failed++
-	}
-	b.files = append(b.files, f)
-	b.unsynced = append(b.unsynced, f)
-	b.creates++
-	// Read back an earlier file.
-	if len(b.files) > 1 {
-		old := b.files[b.Rng.Intn(len(b.files)-1)]
-		t.Charge(SyscallCost)
-		m.FileRead(t, old, 0, old.Size, btrfsDataGFP)
-	}
+	*op = buildOp{}
 	// Unlink one file in five.
 	if b.Rng.Intn(5) == 0 && len(b.files) > 0 {
 		i := b.Rng.Intn(len(b.files))

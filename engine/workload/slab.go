@@ -24,22 +24,35 @@ type SlabChurner struct {
 	Interval sim.Time
 
 	steps uint64
+	// done counts the slabs allocated in the batch under way; inBatch
+	// is set while a batch is under way (its allocation stopped at a
+	// cond_resched()).
+	done    int
+	inBatch bool
 }
 
 // Step frees and allocates one batch.
 func (s *SlabChurner) Step(w *sim.World, t *sim.Task) sim.Time {
 	s.begin(t)
 	batch := max(s.Batch, 1)
-	if s.Cache.NrSlabs()+batch > s.Slabs {
-		s.M.FreeOldestSlabs(t, s.Cache, s.Cache.NrSlabs()+batch-s.Slabs)
+	if !s.inBatch {
+		if s.Cache.NrSlabs()+batch > s.Slabs {
+			s.M.FreeOldestSlabs(t, s.Cache, s.Cache.NrSlabs()+batch-s.Slabs)
+		}
+		s.inBatch, s.done = true, 0
 	}
-	for i := 0; i < batch; i++ {
-		if s.M.AllocateSlab(t, s.Cache, s.GFP, -1) == mm.NilPFN {
+	for ; s.done < batch; s.done++ {
+		pfn := s.M.AllocateSlab(t, s.Cache, s.GFP, -1)
+		if s.M.AllocPending(t) {
+			return sim.Resched
+		}
+		if pfn == mm.NilPFN {
 			s.Failed++
 			continue
 		}
 		s.Ops++
 	}
+	s.inBatch = false
 	s.steps++
 	if s.Steps > 0 && s.steps >= s.Steps {
 		return s.finish(t)

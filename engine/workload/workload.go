@@ -24,31 +24,43 @@ type QemuVfio struct {
 	// each step); Failed becomes 1 when a fault cannot be served (OOM),
 	// which ends the mapping.
 	Progress
+	// The batch under way: its contiguous runs so far, where the last
+	// ended, and whether a fault stopped at a cond_resched().
+	runs     int
+	runEnd   mm.PFN
+	resuming bool
 }
 
-// Step maps the next 2 MiB of guest RAM.
+// Step maps the next 2 MiB of guest RAM (a fault whose allocation stops at
+// a cond_resched() ends the step early; the next one goes on from there).
 func (q *QemuVfio) Step(w *sim.World, t *sim.Task) sim.Time {
 	q.begin(t)
 	r := q.Region
 	end := min(r.Pages, (r.Cursor/mm.HPagePMDNr+1)*mm.HPagePMDNr)
-	runs, runEnd := 0, mm.NilPFN
+	if !q.resuming {
+		q.runs, q.runEnd = 0, mm.NilPFN
+	}
 	for r.Cursor < end {
 		res := q.M.FaultAnonNext(t, r, q.Pin)
+		if q.resuming = res.Pending; q.resuming {
+			q.Ops = r.Cursor
+			return sim.Resched
+		}
 		if !res.OK {
 			q.Failed = 1
 			break
 		}
-		if res.Head != runEnd {
-			runs++
+		if res.Head != q.runEnd {
+			q.runs++
 		}
-		runEnd = res.Head + mm.PFN(res.Order.Pages())
+		q.runEnd = res.Head + mm.PFN(res.Order.Pages())
 	}
 	q.Ops = r.Cursor
 	if q.Pin {
 		// vfio_pin_map_dma maps each physically contiguous run of
 		// pinned pages with one iommu_map() call (vfio_iommu_map): one
 		// for a THP, one per run of the base pages a fallback got.
-		t.Charge(q.M.Cost.IOMMUMap * sim.Time(runs))
+		t.Charge(q.M.Cost.IOMMUMap * sim.Time(q.runs))
 	}
 	if r.Cursor >= r.Pages || q.Failed > 0 {
 		return q.finish(t)

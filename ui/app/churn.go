@@ -150,6 +150,11 @@ type churnWorker struct {
 	target uint64 // pages this worker keeps allocated
 	held   []churnChunk
 	pages  uint64
+	// resuming is set while an allocation (gfp, order) is stopped at a
+	// cond_resched().
+	resuming bool
+	gfp      mm.GFP
+	order    mm.Order
 }
 
 // churnOrders is the order mix, in parts per 100.
@@ -160,6 +165,10 @@ var churnOrders = [...]struct {
 
 func (w *churnWorker) step(wd *sim.World, t *sim.Task) sim.Time {
 	r := w.run
+	if w.resuming {
+		// An allocation that stopped at a cond_resched() goes on.
+		return w.alloc(wd, t, w.gfp, w.order)
+	}
 	if t.Now >= r.dur {
 		return sim.Exit
 	}
@@ -189,20 +198,7 @@ func (w *churnWorker) step(wd *sim.World, t *sim.Task) sim.Time {
 		default:
 			gfp = mm.GFP_HIGHUSER_MOVABLE
 		}
-		pfn := r.m.AllocPagesLocal(t, gfp, order)
-		if pfn == mm.NilPFN {
-			r.failures++
-			if order == mm.HPagePMDOrder {
-				r.thpFailures++
-			}
-		} else {
-			r.allocs++
-			if order == mm.HPagePMDOrder {
-				r.thpAllocs++
-			}
-			w.held = append(w.held, churnChunk{pfn, order})
-			w.pages += order.Pages()
-		}
+		return w.alloc(wd, t, gfp, order)
 	} else {
 		i := rnd.Intn(len(w.held))
 		c := w.held[i]
@@ -212,7 +208,36 @@ func (w *churnWorker) step(wd *sim.World, t *sim.Task) sim.Time {
 		r.m.FreePages(t, c.pfn, c.order)
 		r.frees++
 	}
-	return t.Now + 50*sim.Microsecond + sim.Time(rnd.Uint64n(100))*sim.Microsecond
+	return w.pause(wd, t)
+}
+
+// alloc makes one allocation of the churn.
+func (w *churnWorker) alloc(wd *sim.World, t *sim.Task, gfp mm.GFP, order mm.Order) sim.Time {
+	r := w.run
+	pfn := r.m.AllocPagesLocal(t, gfp, order)
+	if w.resuming = r.m.AllocPending(t); w.resuming {
+		w.gfp, w.order = gfp, order
+		return sim.Resched
+	}
+	if pfn == mm.NilPFN {
+		r.failures++
+		if order == mm.HPagePMDOrder {
+			r.thpFailures++
+		}
+	} else {
+		r.allocs++
+		if order == mm.HPagePMDOrder {
+			r.thpAllocs++
+		}
+		w.held = append(w.held, churnChunk{pfn, order})
+		w.pages += order.Pages()
+	}
+	return w.pause(wd, t)
+}
+
+// pause returns when the worker runs next: 50-150 us later.
+func (w *churnWorker) pause(wd *sim.World, t *sim.Task) sim.Time {
+	return t.Now + 50*sim.Microsecond + sim.Time(wd.Rand.Uint64n(100))*sim.Microsecond
 }
 
 func (r *churnRun) Machine() *mm.Machine { return r.m }
