@@ -154,3 +154,20 @@ func (m *Machine) FreeOldestSlabs(t *sim.Task, c *SlabCache, n int) uint64 {
 
 // NrSlabs returns the number of slabs the cache holds.
 func (c *SlabCache) NrSlabs() int { return len(c.slabs) }
+
+// FreeSlab frees the cache's i-th slab (0 is the oldest), as discard_slab
+// does for a slab whose last object was freed, and returns the base pages
+// freed. The newest slab takes the freed one's place in the order.
+func (m *Machine) FreeSlab(t *sim.Task, c *SlabCache, i int) uint64 {
+	if i < 0 || i >= len(c.slabs) {
+		return 0
+	}
+	head := c.slabs[i]
+	freed := m.folioNr(head)
+	m.FreeOwned(t, head)
+	last := len(c.slabs) - 1
+	c.slabs[i] = c.slabs[last]
+	c.slabs = c.slabs[:last]
+	c.Pages -= freed
+	return freed
+}

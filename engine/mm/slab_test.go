@@ -118,3 +118,21 @@ func TestAnOrderZeroCacheRetriesWithTheCallersFullMask(t *testing.T) {
 	assert.Equal(t, uint64(1), m.Slow.Failed, "the __GFP_NORETRY one failed")
 	assert.Greater(t, allocstalls(m), uint64(1), "the retry reclaimed more than once")
 }
+
+func TestFreeSlabFreesTheSlabAskedForAndKeepsTheOthers(t *testing.T) {
+	m := smallMachine(t, 8192, 1, 1)
+	tk := m.testTask(0)
+	c := m.NewSlabCache("dentry", nil, 0, true)
+	var heads []PFN
+	for i := 0; i < 4; i++ {
+		heads = append(heads, m.AllocateSlab(tk, c, GFP_KERNEL, -1))
+	}
+	assert.Equal(t, uint64(1), m.FreeSlab(tk, c, 1))
+	m.MustCheckInvariants()
+	assert.Equal(t, 3, c.NrSlabs())
+	assert.Equal(t, uint64(3), c.Pages)
+	assert.Equal(t, []PFN{heads[0], heads[3], heads[2]}, c.slabs, "the newest slab takes the freed one's place")
+	assert.Zero(t, m.FreeSlab(tk, c, 3), "no slab 3")
+	assert.Zero(t, m.FreeSlab(tk, c, -1))
+	assert.Equal(t, 3, c.NrSlabs())
+}

@@ -224,3 +224,54 @@ func TestFillPageCacheLeavesCleanFiles(t *testing.T) {
 	assert.Less(t, got, uint64(128<<20/mm.PageSize))
 	require.NoError(t, m.CheckInvariants())
 }
+
+func TestARandomReaderReadsTheChunksItsStreamDraws(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		m := small(t)
+		f := m.NewFile("data", nil)
+		f.Size = 64 // 16 chunks of 4 pages
+		r := &RandomReader{M: m, File: f, Chunk: 4, GFP: mm.GFP_HIGHUSER_MOVABLE, Rand: sim.NewRand(seed)}
+		m.World.NewTask("reader", 1, r, 0)
+		for r.Ops < 12 {
+			m.World.Step()
+			require.NoError(t, m.CheckInvariants())
+		}
+		// The same draws, made here: the chunks read, each once from disk.
+		want := map[uint64]bool{}
+		d := sim.NewRand(seed)
+		for i := 0; i < 12; i++ {
+			want[d.Uint64n(16)] = true
+		}
+		assert.Equal(t, uint64(4*len(want)), r.Misses, "seed %d", seed)
+		assert.Equal(t, uint64(4*len(want)), f.Resident(), "seed %d", seed)
+		assert.Less(t, len(want), 12, "seed %d: 12 draws from 16 chunks repeat some", seed)
+	}
+}
+
+func TestASlabCyclerGrowsToHiShrinksToLoAndAgain(t *testing.T) {
+	m := small(t)
+	c := m.NewSlabCache("inode", nil, 3, true)
+	s := &SlabCycler{M: m, Cache: c, GFP: mm.GFP_KERNEL, Lo: 20, Hi: 100, Batch: 10, Rand: sim.NewRand(1), Interval: sim.Millisecond}
+	m.World.NewTask("cycler", 1, s, 0)
+	var sizes []int
+	for s.Cycles < 2 {
+		m.World.Step()
+		require.NoError(t, m.CheckInvariants())
+		sizes = append(sizes, c.NrSlabs())
+	}
+	// From the first time it holds Hi slabs, it stays between Lo and Hi.
+	first := 0
+	for sizes[first] < 100 {
+		first++
+	}
+	lo, hi := 100, 0
+	for _, n := range sizes[first:] {
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	assert.Equal(t, 20, lo)
+	assert.Equal(t, 100, hi)
+	// 100 to fill, 80 to refill after the first shrink, and the batch of
+	// the step that found the second shrink done.
+	assert.Equal(t, uint64(190), s.Ops)
+	assert.Equal(t, uint64(c.NrSlabs()*8), c.Pages)
+}

@@ -59,3 +59,64 @@ func (s *SlabChurner) Step(w *sim.World, t *sim.Task) sim.Time {
 	}
 	return next(t, s.Interval)
 }
+
+// SlabCycler is a slab cache that grows and shrinks, the way the dentry and
+// inode caches do under a workload that walks, creates and deletes many
+// files while memory pressure shrinks them: it allocates Batch slabs per
+// step until the cache holds Hi slabs, then frees Batch slabs per step
+// until it holds Lo, and so on. Which slabs empty first is random (objects
+// die in whatever order the files do, and a slab is freed when its last
+// object goes), so the slabs it frees, drawn from Rand, leave free chunks
+// of every size inside the unmovable and reclaimable pageblocks the cache
+// took. Ops counts slabs allocated, Failed the allocate_slab calls that got
+// nothing; Cycles counts completed grow-and-shrink cycles.
+type SlabCycler struct {
+	Progress
+	M        *mm.Machine
+	Cache    *mm.SlabCache
+	GFP      mm.GFP
+	Lo, Hi   int
+	Batch    int
+	Rand     *sim.Rand
+	Interval sim.Time
+	Cycles   uint64
+
+	shrinking, inBatch bool
+	done               int
+}
+
+// Step allocates or frees one batch (or resumes an allocation that stopped
+// at a cond_resched()).
+func (s *SlabCycler) Step(w *sim.World, t *sim.Task) sim.Time {
+	s.begin(t)
+	if !s.inBatch {
+		n := s.Cache.NrSlabs()
+		switch {
+		case !s.shrinking && n >= s.Hi:
+			s.shrinking = true
+		case s.shrinking && n <= s.Lo:
+			s.shrinking = false
+			s.Cycles++
+		}
+		s.inBatch, s.done = true, 0
+	}
+	for ; s.done < max(s.Batch, 1); s.done++ {
+		if s.shrinking {
+			if k := s.Cache.NrSlabs(); k > s.Lo {
+				s.M.FreeSlab(t, s.Cache, s.Rand.Intn(k))
+			}
+			continue
+		}
+		pfn := s.M.AllocateSlab(t, s.Cache, s.GFP, -1)
+		if s.M.AllocPending(t) {
+			return sim.Resched
+		}
+		if pfn == mm.NilPFN {
+			s.Failed++
+			continue
+		}
+		s.Ops++
+	}
+	s.inBatch = false
+	return next(t, s.Interval)
+}
