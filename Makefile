@@ -2,7 +2,7 @@
 GO ?= go
 export PATH := $(PATH):$(shell $(GO) env GOROOT)/lib/wasm
 
-.PHONY: run test bench pgo site pagesim vet unit jstest
+.PHONY: run test bench pgo site pagesim vet unit jstest fuzz
 
 run: pagesim
 	./bin/pagesim serve
@@ -43,3 +43,18 @@ pgo:
 	$(GO) tool pprof -proto -output bin/default.pgo bin/pgo-engine.pprof
 	cp bin/default.pgo wasm/default.pgo
 	cp bin/default.pgo cmd/pagesim/default.pgo
+
+# fuzz runs every fuzz target for FUZZTIME each with one worker (the machine
+# is shared); docs/RELIABILITY.md records how long each was run. The default
+# test run only replays their seeds.
+FUZZTIME ?= 1m
+FUZZ_TARGETS = engine/procfs:FuzzImport engine/script:FuzzScript \
+	engine/procfs:FuzzParseBuddyinfo engine/procfs:FuzzParsePagetypeinfo \
+	engine/procfs:FuzzParseZoneinfo engine/procfs:FuzzParseVmstat \
+	engine/procfs:FuzzParseSysctl engine/scenario:FuzzParse \
+	engine/script:FuzzParse engine/mm:FuzzParseGFP engine/mm:FuzzSysctlValues \
+	ui/app:FuzzDecodeFragment
+fuzz:
+	set -e; for t in $(FUZZ_TARGETS); do \
+		$(GO) test -run '^$$' -fuzz "^$${t##*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -parallel 1 ./$${t%%:*}; \
+	done
