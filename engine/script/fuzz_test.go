@@ -77,8 +77,7 @@ func (c *chooser) pick(xs ...string) string { return xs[c.n(len(xs))] }
 
 // Values for each argument type, small enough that a script runs in
 // milliseconds: sizes up to 64M on machines of up to 256M, durations up to
-// 20ms, task intervals of at least 10us. __GFP_NOFAIL is left out: its
-// retry loop is another change's (see docs/RELIABILITY.md).
+// 20ms, task intervals of at least 100us.
 func (c *chooser) value(p param) string {
 	switch p.typ {
 	case tName:
@@ -100,7 +99,7 @@ func (c *chooser) value(p param) string {
 	case tHold:
 		return c.pick("1ms", "20ms", "forever")
 	case tGFP:
-		return c.pick("GFP_KERNEL", "GFP_NOFS", "GFP_HIGHUSER_MOVABLE", "GFP_ATOMIC", "GFP_TRANSHUGE", "GFP_KERNEL|__GFP_NORETRY", "GFP_NOWAIT")
+		return c.pick("GFP_KERNEL", "GFP_NOFS", "GFP_HIGHUSER_MOVABLE", "GFP_ATOMIC", "GFP_TRANSHUGE", "GFP_KERNEL|__GFP_NORETRY", "GFP_NOWAIT", "GFP_KERNEL|__GFP_NOFAIL")
 	case tOrder:
 		return fmt.Sprint(c.n(11))
 	case tList:
