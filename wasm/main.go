@@ -18,7 +18,6 @@ import (
 
 	"github.com/pagesim/pagesim/internal/bench"
 	"github.com/pagesim/pagesim/ui/app"
-	"github.com/pagesim/pagesim/ui/catalog"
 	"github.com/pagesim/pagesim/ui/ebview"
 	"github.com/pagesim/pagesim/ui/jsbridge"
 	"github.com/pagesim/pagesim/ui/panel"
@@ -30,7 +29,7 @@ func main() {
 	br.ExposeBench(bench.RunJSON)
 	var game *ebview.Game
 	game = ebview.New(br, func() (*app.Loop, error) {
-		cat, err := catalog.New()
+		cat, err := app.DefaultCatalog()
 		if err != nil {
 			br.Fail("the scenario list is broken: " + err.Error())
 			return nil, err

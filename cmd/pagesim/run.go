@@ -116,7 +116,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	prog := newProgress(stderr)
 	res, err := s.RunAll(scenario.Options{Variants: variants, Seed: seedN, Runs: *runs, Settings: sets, MaxBytes: limit,
 		Slice: 100 * sim.Millisecond, // how often progress is looked at; the result is the same
-		Progress: func(variant string, run int, r scenario.Run) {
+		Progress: func(variant string, run int, r *scenario.Run) {
 			prog.show(fmt.Sprintf("%s: %s, run %d of %d: %s", id, variant, run+1, *runs, r.Status()))
 		}})
 	prog.done()
@@ -189,6 +189,9 @@ func cmdScenarios(args []string, stdout, stderr io.Writer) int {
 	for _, d := range docs {
 		fmt.Fprintf(stdout, "%s (seed %s): %s\n", d.ID, d.Seed, d.Title)
 		fmt.Fprintf(stdout, "  patch: %s\n", d.Patch)
+		for _, l := range d.Lore {
+			fmt.Fprintf(stdout, "  lore: %s\n", l)
+		}
 		fmt.Fprintln(stdout, "  variants:")
 		for _, v := range d.Variants {
 			opt := ""
@@ -199,14 +202,7 @@ func cmdScenarios(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stdout, "  parameters:")
 		for _, p := range d.Params {
-			rng := ""
-			switch {
-			case p.Min != nil && p.Max != nil:
-				rng = fmt.Sprintf(" [%g, %g]", *p.Min, *p.Max)
-			case len(p.Choices) > 0:
-				rng = " {" + strings.Join(p.Choices, ", ") + "}"
-			}
-			fmt.Fprintf(stdout, "    %-12s %-8s default %s%s: %s\n", p.Name, p.Kind, p.Default, rng, p.Help)
+			fmt.Fprintf(stdout, "    %-12s %-8s default %s%s: %s\n", p.Name, p.Kind, p.Default, p.Range(), p.Help)
 		}
 		if len(d.Knobs) > 0 {
 			fmt.Fprintln(stdout, "  knobs set by the scenario (override with --set):")

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"math"
 	"runtime"
 	"testing"
 	"weak"
@@ -54,7 +55,7 @@ func TestRunAllKeepsNoMachineOfAFinishedRun(t *testing.T) {
 	last := -1
 	o := Options{Seed: 1, Runs: 4, Variants: []string{"drop-thisnode"}, Settings: []string{"scale=0.02", "guest_gb=30"},
 		Slice: 100_000_000, // 0.1 s: several Progress calls per run
-		Progress: func(variant string, run int, r Run) {
+		Progress: func(variant string, run int, r *Run) {
 			if run == last {
 				return
 			}
@@ -69,7 +70,7 @@ func TestRunAllKeepsNoMachineOfAFinishedRun(t *testing.T) {
 				}
 			}
 			alive = append(alive, n)
-			machines = append(machines, weak.Make(r.Machine()))
+			machines = append(machines, weak.Make(r.cur.M))
 		}}
 	res, err := s.RunAll(o)
 	require.NoError(t, err)
@@ -82,11 +83,11 @@ func TestRunAllChecksInvariantsEveryNEvents(t *testing.T) {
 	require.NoError(t, err)
 	checks := 0
 	o := Options{Seed: 1, Runs: 1, Variants: []string{"upstream"}, Settings: []string{"scale=0.02", "guest_gb=30"}, CheckEvery: 50,
-		Progress: func(string, int, Run) { checks++ }}
+		Progress: func(string, int, *Run) { checks++ }}
 	_, err = s.RunAll(o)
 	require.NoError(t, err)
 	// A machine whose invariants are broken stops the run.
-	o.Progress = func(_ string, _ int, r Run) { r.Machine().Nodes[0].Zones[mm.ZoneNormal].Stat[mm.NR_FREE_PAGES]++ }
+	o.Progress = func(_ string, _ int, r *Run) { r.cur.M.Nodes[0].Zones[mm.ZoneNormal].Stat[mm.NR_FREE_PAGES]++ }
 	o.Slice = 10_000_000
 	_, err = s.RunAll(o)
 	require.Error(t, err)
@@ -111,27 +112,30 @@ func TestTHPThisnodeReportsAGuestThatRanOutOfMemoryAsFailed(t *testing.T) {
 	require.NoError(t, err)
 	st, err := s.Parse([]string{"scale=0.02", "guest_gb=30"})
 	require.NoError(t, err)
-	run, err := s.Start(Config{Variant: "drop-thisnode", Params: st.Values, Knobs: s.Knobs, Seed: 1})
+	run, err := s.NewRun("drop-thisnode", st, 1, 0)
 	require.NoError(t, err)
 	// Start refuses a guest larger than the host; here another process
 	// pins 80% of the host's memory before qemu starts.
-	r := run.(*thpThisnodeRun)
-	hog := r.m.NewAnonRegion("hog", nil, r.m.TotalManagedPages()*8/10)
-	tk := r.m.World.NewTask("hog", 0, nil, sim.Never)
+	m := run.cur.M
+	hog := m.NewAnonRegion("hog", nil, m.TotalManagedPages()*8/10)
+	tk := m.World.NewTask("hog", 0, nil, sim.Never)
 	for hog.Cursor < hog.Pages {
-		require.True(t, r.m.FaultAnonNext(tk, hog, true).OK)
+		require.True(t, m.FaultAnonNext(tk, hog, true).OK)
 	}
-	for !run.Advance(100_000_000) {
+	guest := run.phases.(*thpThisnodeRun).qemu.Region
+	for !run.Done() {
+		run.Advance(run.Now()+100_000_000, math.MaxInt)
 	}
 	require.Len(t, run.Lines(), 1)
 	line := run.Lines()[0]
 	assert.Regexp(t, `^Failed: out of memory after [0-9.]+ of 0\.6 GB mapped, [0-9.]+s elapsed$`, line)
 	assert.NotContains(t, line, "Finished")
-	m := run.Metrics()
-	assert.Equal(t, 1.0, m["oom_30"])
-	mapped := float64(r.qemu.Region.Cursor) * mm.PageSize / float64(1<<30)
-	assert.InDelta(t, mapped/m["elapsed_s_30"], m["gb_per_s_30"], 1e-9, "the rate is of what was mapped")
+	assert.Equal(t, "30 GB: out of memory", run.Results()[0].Headline)
+	metrics := run.Metrics()
+	assert.Equal(t, 1.0, metrics["oom_30"])
+	mapped := float64(guest.Cursor) * mm.PageSize / float64(1<<30)
+	assert.InDelta(t, mapped/metrics["elapsed_s_30"], metrics["gb_per_s_30"], 1e-9, "the rate is of what was mapped")
 	res := s.NewResult(1, 1, st)
-	res.AddVariant("drop-thisnode", []Run{run})
+	res.AddVariant("drop-thisnode", []*Run{run})
 	assert.Contains(t, res.Text(), "  30 GB        OOM 1/1\n")
 }

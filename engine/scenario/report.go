@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pagesim/pagesim/engine/mm"
@@ -55,7 +56,7 @@ type Options struct {
 	// Progress is called).
 	Slice sim.Time
 	// Progress, if set, is called after every slice.
-	Progress func(variant string, run int, r Run)
+	Progress func(variant string, run int, r *Run)
 	// MaxBytes is the memory budget (mm.MachineBytes) of the machines
 	// in flight: RunAll runs one at a time and keeps only each run's
 	// metrics and lines. 0 means no limit.
@@ -77,7 +78,7 @@ func (s *Spec) Prepare(o Options) (Settings, []string, error) {
 		variants = s.DefaultVariants()
 	}
 	for _, v := range variants {
-		if !s.hasVariant(v) {
+		if !s.HasVariant(v) {
 			var names []string
 			for _, sv := range s.Variants {
 				names = append(names, sv.Name)
@@ -107,46 +108,16 @@ func (s *Spec) RunAll(o Options) (*Result, error) {
 	res := s.NewResult(o.Seed, o.Runs, st)
 	for _, v := range variants {
 		// Only what the report needs outlives a run: its metrics, and
-		// the first run's lines. The machine goes with the run.
+		// the first run's lines. The machines go with the run.
 		var metrics []map[string]float64
 		var lines []string
 		for r := 0; r < o.Runs; r++ {
-			run, err := s.Start(Config{Variant: v, Params: st.Values, Knobs: append(append([]Knob(nil), s.Knobs...), st.Knobs...), Seed: o.Seed + uint64(r), MaxBytes: o.MaxBytes})
+			run, err := s.NewRun(v, st, o.Seed+uint64(r), o.MaxBytes)
 			if err != nil {
 				return nil, err
 			}
-			var broken error
-			check := func(m *mm.Machine, when string) {
-				if broken == nil {
-					if err := m.CheckInvariants(); err != nil {
-						broken = fmt.Errorf("%s run %d, %s at %s s: %w", v, r+1, when, m.World.Now(), err)
-					}
-				}
-			}
-			for {
-				if m := run.Machine(); o.CheckEvery > 0 && m.World.AfterEvent == nil {
-					events := 0
-					m.World.AfterEvent = func() {
-						if events++; events%o.CheckEvery == 0 {
-							check(m, fmt.Sprintf("event %d", events))
-						}
-					}
-				}
-				done := run.Advance(o.Slice)
-				if broken != nil {
-					return nil, broken
-				}
-				if done {
-					break
-				}
-				if o.Progress != nil {
-					o.Progress(v, r, run)
-				}
-			}
-			if o.CheckEvery > 0 {
-				if check(run.Machine(), "the end"); broken != nil {
-					return nil, broken
-				}
+			if err := run.advanceAll(o, func() { o.Progress(v, r, run) }); err != nil {
+				return nil, fmt.Errorf("%s run %d, %w", v, r+1, err)
 			}
 			metrics = append(metrics, run.Metrics())
 			if r == 0 {
@@ -158,6 +129,44 @@ func (s *Spec) RunAll(o Options) (*Result, error) {
 	return res, nil
 }
 
+// advanceAll runs r to its end in slices of o.Slice, calling progress
+// after each slice (if o.Progress is set) and, with o.CheckEvery, checking
+// the invariants of every machine it boots every CheckEvery events and at
+// the end.
+func (r *Run) advanceAll(o Options, progress func()) error {
+	var broken error
+	check := func(m *mm.Machine, when string) {
+		if broken == nil {
+			if err := m.CheckInvariants(); err != nil {
+				broken = fmt.Errorf("%s at %s s: %w", when, m.World.Now(), err)
+			}
+		}
+	}
+	for !r.Done() {
+		if m := r.cur.M; o.CheckEvery > 0 && m.World.AfterEvent == nil {
+			events := 0
+			m.World.AfterEvent = func() {
+				if events++; events%o.CheckEvery == 0 {
+					check(m, fmt.Sprintf("event %d", events))
+				}
+			}
+		}
+		r.Advance(r.Now()+o.Slice, math.MaxInt)
+		if broken != nil {
+			return broken
+		}
+		if o.Progress != nil && !r.Done() {
+			progress()
+		}
+	}
+	if o.CheckEvery > 0 {
+		if check(r.cur.M, "the end"); broken != nil {
+			return broken
+		}
+	}
+	return r.Err()
+}
+
 // NewResult starts a result for runs made outside RunAll (the browser app
 // advances its variants in lockstep): add each variant's finished runs,
 // run r from seed+r, with AddVariant in the order they should print.
@@ -165,8 +174,9 @@ func (s *Spec) NewResult(seed uint64, runs int, st Settings) *Result {
 	return &Result{Scenario: s.ID, Seed: seed, Runs: runs, Params: EffectiveParams(s, st), spec: s, values: st.Values}
 }
 
-// AddVariant adds a variant's finished runs and their statistics.
-func (r *Result) AddVariant(name string, runs []Run) {
+// AddVariant adds a variant's runs and their statistics: the metrics
+// measured so far (all of them once the runs are done).
+func (r *Result) AddVariant(name string, runs []*Run) {
 	var metrics []map[string]float64
 	var lines []string
 	for i, run := range runs {
@@ -239,12 +249,20 @@ func (r *Result) Header() []string {
 	if r.Runs > 1 {
 		runs = fmt.Sprintf("%d runs", r.Runs)
 	}
-	lines := []string{
-		fmt.Sprintf("pagesim %s: %s (seed %s), seed %d, %s", Version, s.ID, s.Seed, r.Seed, runs),
+	id := s.ID
+	if s.Seed != "" {
+		id += " (seed " + s.Seed + ")"
 	}
-	lines = append(lines, wrap("patch: "+s.Patch, 72)...)
+	lines := []string{
+		fmt.Sprintf("pagesim %s: %s, seed %d, %s", Version, id, r.Seed, runs),
+	}
+	if s.Patch != "" {
+		lines = append(lines, wrap("patch: "+s.Patch, 72)...)
+	}
 	lines = append(lines, wrap("machine: "+s.Machine(r.values), 72)...)
-	lines = append(lines, wrap("seed's machine: "+s.SeedMachine, 72)...)
+	if s.SeedMachine != "" {
+		lines = append(lines, wrap("seed's machine: "+s.SeedMachine, 72)...)
+	}
 	return lines
 }
 
@@ -256,8 +274,66 @@ func (r *Result) Text() string {
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')
-	b.WriteString(r.spec.Report(r))
+	if r.spec.Report != nil {
+		b.WriteString(r.spec.Report(r))
+	} else {
+		b.WriteString(MetricReport(r))
+	}
 	return b.String()
+}
+
+// MetricReport is the report of a scenario without its own: each
+// variant's result lines, then one row per metric (in MetricsOf's order)
+// and one column per variant.
+func MetricReport(r *Result) string {
+	var b strings.Builder
+	head := []string{"metric"}
+	for _, vr := range r.Variants {
+		head = append(head, vr.Name)
+		if len(vr.Lines) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "%s:\n", vr.Name)
+		for _, l := range vr.Lines {
+			b.WriteString("  " + l + "\n")
+		}
+		b.WriteByte('\n')
+	}
+	rows := [][]string{head}
+	for _, m := range r.spec.MetricsOf(r.values) {
+		row := []string{m.Name}
+		for i := range r.Variants {
+			vr := &r.Variants[i]
+			if _, ok := vr.Mean[m.Name]; !ok {
+				row = append(row, "-")
+				continue
+			}
+			row = append(row, r.metricCell(vr, m.Name))
+		}
+		rows = append(rows, row)
+	}
+	b.WriteString(table(rows))
+	return b.String()
+}
+
+// metricCell is cell for MetricReport, with formatMetric's numbers.
+func (r *Result) metricCell(v *VariantResult, metric string) string {
+	if r.Runs > 1 {
+		if r.spec.UseMedian {
+			return formatMetric(v.Median[metric])
+		}
+		return formatMetric(v.Mean[metric]) + " ± " + formatMetric(v.Stddev[metric])
+	}
+	return formatMetric(v.Mean[metric])
+}
+
+// formatMetric prints a metric's value as short as it reads: whole
+// numbers without decimals, others with up to three.
+func formatMetric(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
 func wrap(s string, width int) []string {

@@ -4,9 +4,11 @@ package scenario
 // fix transparent_hugepage/defrag = madvise || always", 2018): qemu maps
 // and vfio-pins a guest larger than one NUMA node with THP defrag=always.
 //
-// The machine is a two-node x86-64 host (card 003's choice: 2 x 32 GiB, so
-// that ~31 GiB of guest fits on node 0, which is what the seed's upstream
-// times imply) with 8 GiB of swap and 1 GiB of clean page cache per node.
+// The machine is a two-node x86-64 host (2 x 32 GiB, so that ~31 GiB of
+// guest fits on node 0, which is what the seed's upstream times imply; the
+// seed gives no size, docs/FIDELITY.md says why this one) with 8 GiB of
+// swap and 1 GiB of clean page cache per node. Each guest size is a phase
+// on a freshly booted host.
 // qemu runs on a CPU of node 0 and faults the guest RAM in address order,
 // each fault taken by vfio's long-term pin.
 //
@@ -46,6 +48,7 @@ func init() {
 		Title: "THP faults with __GFP_THISNODE and direct reclaim on a NUMA host",
 		Seed:  "003",
 		Patch: "mm: thp: fix transparent_hugepage/defrag = madvise || always (Andrea Arcangeli, 2018)",
+		Lore:  []string{"https://lore.kernel.org/linux-mm/20180820032204.9591-3-aarcange@redhat.com/"},
 		Summary: "With transparent_hugepage/defrag=always, or madvise for a MADV_HUGEPAGE region such as qemu's guest RAM, " +
 			"THP faults may direct-reclaim, and mempolicy adds __GFP_THISNODE: the huge page must come from the local node. " +
 			"When a VM is bigger than one node and vfio pins all of its memory, every 2 MiB fault beyond the local node's free " +
@@ -55,14 +58,14 @@ func init() {
 			"provides huge pages.",
 		SeedMachine: "x86-64 NUMA host running qemu with a vfio-assigned device; node size not stated (~31 GiB of guest fits on one node)",
 		Params: []Param{
-			{Name: "guest_gb", Help: "guest RAM sizes to map, GiB at the seed's scale (a comma list)", Kind: KindFloatList.String(), Default: "30,34,38,42", Min: fptr(1), Max: fptr(4096), kind: KindFloatList},
+			{Name: "guest_gb", Help: "guest RAM sizes to map, GiB at the seed's scale (a comma list)", Kind: KindFloatList, Default: "30,34,38,42", Min: fptr(1), Max: fptr(4096)},
 			rangeParam("nodes", "NUMA nodes", KindInt, "2", 2, 8),
 			rangeParam("node_gb", "memory per node, GiB at the seed's scale", KindFloat, "32", 2, 1024),
 			rangeParam("cpus", "CPUs per node", KindInt, "8", 1, 128),
 			boolParam("vfio", "pin guest RAM with vfio (FOLL_LONGTERM) as it is faulted; false = plain touching", "true"),
 			boolParam("madvise", "qemu madvises guest RAM (MADV_HUGEPAGE)", "true"),
 			{Name: "mempolicy", Help: "qemu's memory policy for guest RAM, MODE[:NODES] as tmpfs's mpol= takes it: default, local, " +
-				"preferred[:N], bind:NODES (bind:0, bind:0-1), interleave[:NODES]", Kind: KindMempolicy.String(), Default: "default", kind: KindMempolicy},
+				"preferred[:N], bind:NODES (bind:0, bind:0-1), interleave[:NODES]", Kind: KindMempolicy, Default: "default"},
 			rangeParam("swap_gb", "swap space, GiB at the seed's scale", KindFloat, "8", 0, 4096),
 			rangeParam("host_gb", "clean page cache per node before the VM starts, GiB at the seed's scale", KindFloat, "1", 0, 1024),
 			rangeParam("scale", "memory scale against the seed's machine (1 = the seed's sizes)", KindFloat, "0.25", 0.01, 1),
@@ -73,7 +76,24 @@ func init() {
 			{Name: "drop-thisnode", Help: "fix 2: no __GFP_THISNODE when __GFP_DIRECT_RECLAIM is set; THP from any node"},
 			{Name: "modern", Help: "today's kernel (labelled as such): local __GFP_THISNODE|__GFP_NORETRY attempt, then any node", Optional: true},
 		},
-		MetricsOf: thpThisnodeMetrics,
+		// At 0.03 three variants' machines boot in a moment in a browser
+		// tab (docs/PERFORMANCE.md).
+		PageParams: map[string]string{"scale": "0.03"},
+		MetricsOf:  thpThisnodeMetrics,
+		Counters: []string{"nr_free_pages", "thp_fault_alloc", "thp_fault_fallback", "allocstall_movable", "allocstall_normal",
+			"pgscan_direct", "pgsteal_direct", "compact_stall", "pswpout"},
+		// The cover letter's "Finished:" lines, in GB/s: fix 1 and fix 2
+		// ran twice, upstream once.
+		SeedResults: []SeedTable{{
+			Title:    "GB/s mapped (seed: upstream one run; each fix two runs)",
+			Variants: []string{"upstream", "only-compact", "drop-thisnode"},
+			Rows: []SeedRow{
+				{Label: "30 GB", Metric: "gb_per_s_30", Values: []string{"3.40", "2.94 / 3.37", "2.95 / 3.64"}},
+				{Label: "34 GB", Metric: "gb_per_s_34", Values: []string{"0.10", "2.77 / 3.17", "2.88 / 2.81"}},
+				{Label: "38 GB", Metric: "gb_per_s_38", Values: []string{"0.05", "2.74 / 2.66", "3.66 / 3.21"}},
+				{Label: "42 GB", Metric: "gb_per_s_42", Values: []string{"0.04", "2.94 / 3.02", "3.40 / 2.63"}},
+			},
+		}},
 		Machine: func(v Values) string {
 			sc := v.Float("scale")
 			return fmt.Sprintf("%d nodes x %s GiB, %d CPUs per node, swap %s GiB; scale %g of the seed's %g GiB nodes",
@@ -101,37 +121,36 @@ func thpThisnodeMetrics(v Values) []Metric {
 	for _, g := range v.FloatList("guest_gb") {
 		l := sizeLabel(g)
 		out = append(out,
-			Metric{"elapsed_s_" + l, "seconds to map and pin the " + l + " GB guest"},
-			Metric{"gb_per_s_" + l, "GiB mapped per second (scaled size / elapsed)"},
-			Metric{"thp_pct_" + l, "percent of guest RAM on PMD THPs"},
-			Metric{"node0_pct_" + l, "percent of guest RAM on node 0"},
-			Metric{"oom_" + l, "1 if mapping the " + l + " GB guest failed (out of memory), else 0"},
+			Metric{Name: "elapsed_s_" + l, Help: "seconds to map and pin the " + l + " GB guest"},
+			Metric{Name: "gb_per_s_" + l, Help: "GiB mapped per second (scaled size / elapsed)", Headline: true},
+			Metric{Name: "thp_pct_" + l, Help: "percent of guest RAM on PMD THPs", Headline: true},
+			Metric{Name: "node0_pct_" + l, Help: "percent of guest RAM on node 0", Headline: true},
+			Metric{Name: "oom_" + l, Help: "1 if mapping the " + l + " GB guest failed (out of memory), else 0"},
 		)
 	}
 	out = append(out,
-		Metric{"compact_stall", "/proc/vmstat compact_stall, summed over the guest sizes"},
-		Metric{"allocstall_normal", "/proc/vmstat allocstall_normal, summed"},
-		Metric{"allocstall_movable", "/proc/vmstat allocstall_movable, summed (GFP_TRANSHUGE reclaims for ZONE_MOVABLE)"},
-		Metric{"pgscan_direct", "/proc/vmstat pgscan_direct, summed"},
-		Metric{"pswpout", "/proc/vmstat pswpout, summed"},
-		Metric{"thp_fault_fallback", "/proc/vmstat thp_fault_fallback, summed"},
+		Metric{Name: "compact_stall", Help: "/proc/vmstat compact_stall, summed over the guest sizes"},
+		Metric{Name: "allocstall_normal", Help: "/proc/vmstat allocstall_normal, summed"},
+		Metric{Name: "allocstall_movable", Help: "/proc/vmstat allocstall_movable, summed (GFP_TRANSHUGE reclaims for ZONE_MOVABLE)"},
+		Metric{Name: "pgscan_direct", Help: "/proc/vmstat pgscan_direct, summed"},
+		Metric{Name: "pswpout", Help: "/proc/vmstat pswpout, summed"},
+		Metric{Name: "thp_fault_fallback", Help: "/proc/vmstat thp_fault_fallback, summed"},
 	)
 	return out
 }
 
-// thpThisnodeRun maps each guest size on a freshly booted host.
+// thpThisnodeRun maps each guest size on a freshly booted host: one phase
+// per size.
 type thpThisnodeRun struct {
 	cfg     Config
 	sizes   []float64
-	idx     int
-	m       *mm.Machine
-	qemu    *workload.QemuVfio
 	metrics map[string]float64
-	lines   []string
 	totals  [6]uint64
+	// qemu maps the current phase's guest.
+	qemu *workload.QemuVfio
 }
 
-func startTHPThisnode(cfg Config) (Run, error) {
+func startTHPThisnode(cfg Config) (Phases, error) {
 	v := cfg.Params
 	sc := v.Float("scale")
 	nodeBytes := uint64(v.Float("node_gb") * sc * float64(1<<30))
@@ -164,11 +183,7 @@ func startTHPThisnode(cfg Config) (Run, error) {
 				g, v.Int("nodes"), v.Float("node_gb"), mm.FormatBytes(managed))
 		}
 	}
-	r := &thpThisnodeRun{cfg: cfg, sizes: v.FloatList("guest_gb"), metrics: map[string]float64{}}
-	if err := r.boot(); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return &thpThisnodeRun{cfg: cfg, sizes: v.FloatList("guest_gb"), metrics: map[string]float64{}}, nil
 }
 
 // configureTHPThisnode applies a variant's switches.
@@ -191,24 +206,27 @@ func layoutTHPThisnode(v Values) (mm.Config, error) {
 	return mm.X86Layout(nodeBytes*uint64(nodes), nodes, v.Int("cpus"))
 }
 
-func (r *thpThisnodeRun) boot() error {
+func (r *thpThisnodeRun) Len() int { return len(r.sizes) }
+
+// Boot boots the host for guest size i and starts qemu mapping it.
+func (r *thpThisnodeRun) Boot(i int) (*Phase, error) {
 	v := r.cfg.Params
 	sc := v.Float("scale")
 	lay, err := layoutTHPThisnode(v)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	lay.Seed, lay.MaxBytes = r.cfg.Seed, r.cfg.MaxBytes
 	m, err := mm.NewMachine(lay)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	configureTHPThisnode(m, r.cfg.Variant)
-	if err := applyKnobs(m, r.cfg.Knobs); err != nil {
-		return err
+	if err := ApplyKnobs(m, r.cfg.Knobs); err != nil {
+		return nil, err
 	}
 	if err := m.SetSwap(uint64(v.Float("swap_gb") * sc * float64(1<<30))); err != nil {
-		return err
+		return nil, err
 	}
 	// The host: clean page cache on every node, written by a task there.
 	var setupEnd sim.Time
@@ -219,20 +237,32 @@ func (r *thpThisnodeRun) boot() error {
 			setupEnd = tk.Now
 		}
 	}
-	guest := uint64(r.sizes[r.idx] * sc * float64(1<<30) / mm.PageSize)
+	guest := uint64(r.sizes[i] * sc * float64(1<<30) / mm.PageSize)
 	region := m.NewAnonRegion("qemu-guest", nil, guest)
 	region.Madvised = v.Bool("madvise")
 	region.Policy, _ = mm.ParseMempolicy(v.String("mempolicy"), v.Int("nodes")) // validated at start
-	r.qemu = &workload.QemuVfio{M: m, Region: region, Pin: v.Bool("vfio")}
-	tk := m.World.NewTask("qemu-kvm", 0, r.qemu, setupEnd)
+	qemu := &workload.QemuVfio{M: m, Region: region, Pin: v.Bool("vfio")}
+	r.qemu = qemu
+	tk := m.World.NewTask("qemu-kvm", 0, qemu, setupEnd)
 	tk.AllowedCPUs = m.Nodes[0].CPUs
-	r.m = m
-	return nil
+	l := sizeLabel(r.sizes[i])
+	return &Phase{
+		Name: l + " GB",
+		M:    m,
+		Done: func() bool { return qemu.Done },
+		Status: func() string {
+			return fmt.Sprintf("guest %s GB: %.2f of %.2f GiB mapped, %.1f s", l,
+				float64(region.Cursor)*mm.PageSize/float64(1<<30), float64(region.Pages)*mm.PageSize/float64(1<<30), qemu.Elapsed(m.World.Now()).Seconds())
+		},
+		End: func(stuck bool) PhaseResult {
+			if stuck {
+				// Nothing left to run and the guest is not mapped.
+				qemu.Failed, qemu.Done, qemu.Finish = 1, true, m.World.Now()
+			}
+			return r.finishSize(i, m, qemu)
+		},
+	}, nil
 }
-
-func (r *thpThisnodeRun) Machine() *mm.Machine { return r.m }
-func (r *thpThisnodeRun) Now() sim.Time        { return r.m.World.Now() }
-func (r *thpThisnodeRun) Lines() []string      { return r.lines }
 
 func (r *thpThisnodeRun) Metrics() map[string]float64 {
 	out := map[string]float64{}
@@ -242,49 +272,13 @@ func (r *thpThisnodeRun) Metrics() map[string]float64 {
 	return out
 }
 
-func (r *thpThisnodeRun) Status() string {
-	if r.idx >= len(r.sizes) {
-		return "done"
-	}
-	reg := r.qemu.Region
-	return fmt.Sprintf("guest %s GB: %.2f of %.2f GiB mapped, %.1f s", sizeLabel(r.sizes[r.idx]),
-		float64(reg.Cursor)*mm.PageSize/float64(1<<30), float64(reg.Pages)*mm.PageSize/float64(1<<30), r.qemu.Elapsed(r.m.World.Now()).Seconds())
-}
-
-// Advance runs the current guest's mapping forward.
-func (r *thpThisnodeRun) Advance(budget sim.Time) bool {
-	if r.idx >= len(r.sizes) {
-		return true
-	}
-	w := r.m.World
-	until := w.Now() + budget
-	w.RunUntil(until, func() bool { return r.qemu.Done })
-	if !r.qemu.Done {
-		if !w.Pending() {
-			// Nothing left to run and the guest is not mapped.
-			r.qemu.Failed, r.qemu.Done, r.qemu.Finish = 1, true, w.Now()
-		} else {
-			return false
-		}
-	}
-	r.finishSize()
-	r.idx++
-	if r.idx >= len(r.sizes) {
-		return true
-	}
-	if err := r.boot(); err != nil {
-		panic(err) // validated at start; a failure here is a bug
-	}
-	return false
-}
-
-func (r *thpThisnodeRun) finishSize() {
-	m := r.m
-	reg := r.qemu.Region
+// finishSize reads guest size i's results once qemu has mapped it.
+func (r *thpThisnodeRun) finishSize(i int, m *mm.Machine, qemu *workload.QemuVfio) PhaseResult {
+	reg := qemu.Region
 	sc := r.cfg.Params.Float("scale")
-	l := sizeLabel(r.sizes[r.idx])
-	el := r.qemu.Elapsed(m.World.Now()).Seconds()
-	gb := r.sizes[r.idx] * sc
+	l := sizeLabel(r.sizes[i])
+	el := qemu.Elapsed(m.World.Now()).Seconds()
+	gb := r.sizes[i] * sc
 	mapped := float64(reg.Cursor)
 	mappedGB := mapped * mm.PageSize / float64(1<<30)
 	// A guest that ran out of memory reports the rate at which it
@@ -295,7 +289,7 @@ func (r *thpThisnodeRun) finishSize() {
 	}
 	r.metrics["elapsed_s_"+l] = el
 	r.metrics["gb_per_s_"+l] = rate
-	r.metrics["oom_"+l] = float64(min(r.qemu.Failed, 1))
+	r.metrics["oom_"+l] = float64(min(qemu.Failed, 1))
 	r.metrics["thp_pct_"+l] = pct(float64(reg.PMDPages), mapped)
 	r.metrics["node0_pct_"+l] = pct(float64(reg.NodePages[0]), mapped)
 	for i, e := range []mm.VMEventItem{mm.COMPACTSTALL, mm.ALLOCSTALL_NORMAL, mm.ALLOCSTALL_MOVABLE, mm.PGSCAN_DIRECT, mm.PSWPOUT, mm.THP_FAULT_FALLBACK} {
@@ -304,11 +298,16 @@ func (r *thpThisnodeRun) finishSize() {
 	for i, name := range []string{"compact_stall", "allocstall_normal", "allocstall_movable", "pgscan_direct", "pswpout", "thp_fault_fallback"} {
 		r.metrics[name] = float64(r.totals[i])
 	}
-	if r.qemu.Failed > 0 {
-		r.lines = append(r.lines, fmt.Sprintf("Failed: out of memory after %s of %s GB mapped, %.6fs elapsed", fmtGB(mappedGB), fmtGB(gb), el))
-		return
+	if qemu.Failed > 0 {
+		return PhaseResult{
+			Line:     fmt.Sprintf("Failed: out of memory after %s of %s GB mapped, %.6fs elapsed", fmtGB(mappedGB), fmtGB(gb), el),
+			Headline: l + " GB: out of memory",
+		}
 	}
-	r.lines = append(r.lines, fmt.Sprintf("Finished: %s GB mapped, %.6fs elapsed, %.2fGB/s", fmtGB(gb), el, rate))
+	return PhaseResult{
+		Line:     fmt.Sprintf("Finished: %s GB mapped, %.6fs elapsed, %.2fGB/s", fmtGB(gb), el, rate),
+		Headline: fmt.Sprintf("%s GB: %.2f GB/s", l, rate),
+	}
 }
 
 func pct(a, b float64) float64 {

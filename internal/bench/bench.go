@@ -16,6 +16,7 @@ package bench
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/pagesim/pagesim/engine/mm"
@@ -87,7 +88,7 @@ func allocFree(order mm.Order) func(int) (uint64, time.Duration, error) {
 
 var benchSettings = []string{"scale=0.03", "guest_gb=42"}
 
-func startScenario() (scenario.Run, error) {
+func startScenario() (*scenario.Run, error) {
 	s, err := scenario.Get("thp-thisnode")
 	if err != nil {
 		return nil, err
@@ -96,7 +97,7 @@ func startScenario() (scenario.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Start(scenario.Config{Variant: "upstream", Params: st.Values, Knobs: append(append([]scenario.Knob(nil), s.Knobs...), st.Knobs...), Seed: 1})
+	return s.NewRun("upstream", st, 1, 0)
 }
 
 // scenarioBoot boots the scenario's machine (a 2-node ~2 GiB host with its
@@ -126,7 +127,8 @@ func scenarioRun(ops int) (uint64, time.Duration, error) {
 			return 0, 0, err
 		}
 		start := time.Now()
-		for !r.Advance(200 * sim.Microsecond) {
+		for !r.Done() {
+			r.Advance(r.Now()+200*sim.Microsecond, math.MaxInt)
 		}
 		wall += time.Since(start)
 		check += uint64(r.Now()) + r.Machine().Event(mm.PGSCAN_DIRECT)

@@ -33,6 +33,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -57,9 +58,11 @@ type Controller struct {
 	cat  *Catalog
 	opt  Options
 	st   State
-	scen Scenario
-	info Info
-	runs []NamedRun
+	spec *scenario.Spec
+	// runs holds one run per selected variant, in the scenario's order;
+	// views their views.
+	runs  []*scenario.Run
+	views []scenario.View
 
 	playing bool
 	// clock is the unrounded simulated time the clock asks for; target
@@ -120,7 +123,7 @@ func NewController(cat *Catalog, opt Options) *Controller {
 // st.Time becomes the goal the runs catch up to.
 func (c *Controller) apply(st State) {
 	c.st = st
-	c.scen, c.info, _ = c.cat.Lookup(st.Scenario)
+	c.spec, _ = c.cat.Lookup(st.Scenario)
 	c.paramErr = map[string]string{}
 	c.restart()
 	if st.Time > 0 {
@@ -137,7 +140,7 @@ func (c *Controller) apply(st State) {
 func (c *Controller) restart() {
 	c.gen++
 	c.version++
-	c.runs = nil
+	c.runs, c.views = nil, nil
 	c.runErr = ""
 	c.goal = -1
 	c.clock, c.target = 0, 0
@@ -145,15 +148,22 @@ func (c *Controller) restart() {
 	c.traceCache = nil
 	c.samplers = nil
 	c.winWall, c.winSim, c.actual = c.opt.Wall(), 0, 0
+	st, err := c.spec.ParseMap(c.st.Params, c.st.Knobs)
+	if err != nil {
+		c.runErr = "the runs could not start: " + err.Error()
+		c.playing = false
+		return
+	}
 	for _, v := range c.st.Variants {
-		r, err := c.scen.NewRun(RunConfig{Variant: v, Seed: c.st.Seed, Params: copyParams(c.st.Params), Knobs: append([]Knob(nil), c.st.Knobs...)})
+		r, err := c.spec.NewRun(v, st, c.st.Seed, 0)
 		if err != nil {
 			c.runErr = fmt.Sprintf("variant %s could not start: %v", v, err)
-			c.runs = nil
+			c.runs, c.views = nil, nil
 			c.playing = false
 			return
 		}
-		c.runs = append(c.runs, NamedRun{Variant: v, Run: r})
+		c.runs = append(c.runs, r)
+		c.views = append(c.views, r.View())
 	}
 	c.traceCache = make([]traceCache, len(c.runs))
 	c.samplers = make([]sampler, len(c.runs))
@@ -175,19 +185,13 @@ func copyParams(p map[string]string) map[string]string {
 func (c *Controller) duration() sim.Time {
 	var d sim.Time
 	for _, r := range c.runs {
-		rd := r.Run.Duration()
+		rd := r.Duration()
 		if rd == 0 {
 			return 0
 		}
 		d = max(d, rd)
 	}
 	return d
-}
-
-// finished reports whether a run has reached its end.
-func finished(r Run) bool {
-	d := r.Duration()
-	return d > 0 && r.Now() >= d
 }
 
 func (c *Controller) setTarget(t sim.Time) {
@@ -227,7 +231,7 @@ func (c *Controller) State() State {
 	st := c.st
 	st.Params = copyParams(st.Params)
 	st.Variants = append([]string(nil), st.Variants...)
-	st.Knobs = append([]Knob(nil), st.Knobs...)
+	st.Knobs = slices.Clone(st.Knobs)
 	st.Time = c.target
 	return st
 }
@@ -235,12 +239,16 @@ func (c *Controller) State() State {
 // Catalog returns the catalog.
 func (c *Controller) Catalog() *Catalog { return c.cat }
 
-// Info returns the current scenario's Info.
-func (c *Controller) Info() Info { return c.info }
+// Spec returns the current scenario.
+func (c *Controller) Spec() *scenario.Spec { return c.spec }
 
 // Runs returns the runs, one per selected variant, in the scenario's order.
 // Only the owner goroutine may use them.
-func (c *Controller) Runs() []NamedRun { return c.runs }
+func (c *Controller) Runs() []*scenario.Run { return c.runs }
+
+// Views returns the runs' read-only views, in the order of Runs: what
+// drawing reads. Only the owner goroutine may read them, between ticks.
+func (c *Controller) Views() []scenario.View { return c.views }
 
 // Samples returns run i's time series so far (see series.go). The slice
 // is the controller's: only the owner goroutine may read it, and only
@@ -274,9 +282,9 @@ func (c *Controller) Now() sim.Time {
 	now := sim.Time(math.MaxInt64)
 	var last sim.Time
 	for _, r := range c.runs {
-		last = max(last, r.Run.Now())
-		if !finished(r.Run) {
-			now = min(now, r.Run.Now())
+		last = max(last, r.Now())
+		if !r.Done() {
+			now = min(now, r.Now())
 		}
 	}
 	if now == math.MaxInt64 {
@@ -310,7 +318,7 @@ func (c *Controller) Progress() float64 {
 // Ended reports whether every run is finished.
 func (c *Controller) Ended() bool {
 	for _, r := range c.runs {
-		if !finished(r.Run) {
+		if !r.Done() {
 			return false
 		}
 	}
@@ -337,7 +345,7 @@ func (c *Controller) Pause() {
 	c.playing = false
 	var ahead sim.Time
 	for _, r := range c.runs {
-		ahead = max(ahead, r.Run.Now())
+		ahead = max(ahead, r.Now())
 	}
 	t := ahead - ahead%sim.Millisecond
 	if t < ahead {
@@ -397,7 +405,7 @@ func (c *Controller) Reset() {
 
 // SelectScenario switches scenario, with its defaults.
 func (c *Controller) SelectScenario(name string) error {
-	if _, _, ok := c.cat.Lookup(name); !ok {
+	if _, ok := c.cat.Lookup(name); !ok {
 		return fmt.Errorf("unknown scenario %q", name)
 	}
 	if name == c.st.Scenario {
@@ -413,12 +421,8 @@ func (c *Controller) SelectScenario(name string) error {
 // SetVariant selects or deselects a variant and restarts the runs. The
 // last selected variant cannot be deselected.
 func (c *Controller) SetVariant(name string, on bool) error {
-	known := false
-	for _, v := range c.info.Variants {
-		known = known || v.Name == name
-	}
-	if !known {
-		return fmt.Errorf("scenario %s has no variant %q", c.info.Name, name)
+	if !c.spec.HasVariant(name) {
+		return fmt.Errorf("scenario %s has no variant %q", c.spec.ID, name)
 	}
 	sel := map[string]bool{}
 	for _, v := range c.st.Variants {
@@ -429,7 +433,7 @@ func (c *Controller) SetVariant(name string, on bool) error {
 	}
 	sel[name] = on
 	var out []string
-	for _, v := range c.info.Variants {
+	for _, v := range c.spec.Variants {
 		if sel[v.Name] {
 			out = append(out, v.Name)
 		}
@@ -445,15 +449,13 @@ func (c *Controller) SetVariant(name string, on bool) error {
 // SetParam sets a parameter and restarts the runs; a value that fails the
 // parameter's check is refused and recorded in ParamErrors.
 func (c *Controller) SetParam(name, value string) error {
-	p, ok := findParam(c.info, name)
+	p, ok := c.spec.Param(name)
 	if !ok {
-		return fmt.Errorf("scenario %s has no parameter %q", c.info.Name, name)
+		return fmt.Errorf("scenario %s has no parameter %q", c.spec.ID, name)
 	}
-	if p.Check != nil {
-		if err := p.Check(value); err != nil {
-			c.paramErr[name] = err.Error()
-			return err
-		}
+	if _, err := p.Check(value); err != nil {
+		c.paramErr[name] = err.Error()
+		return err
 	}
 	delete(c.paramErr, name)
 	if c.st.Params[name] == value {
@@ -465,13 +467,13 @@ func (c *Controller) SetParam(name, value string) error {
 }
 
 // SetKnobs replaces the kernel knobs and restarts the runs. Each knob
-// is checked with the scenario's CheckKnob; on the first refusal nothing
-// changes.
-func (c *Controller) SetKnobs(knobs []Knob) error {
-	var out []Knob
+// is checked as `pagesim run --set` checks it; on the first refusal
+// nothing changes.
+func (c *Controller) SetKnobs(knobs []scenario.Knob) error {
+	var out []scenario.Knob
 	seen := map[string]bool{}
 	for _, k := range knobs {
-		ck, err := checkKnob(c.info, k.Name, k.Value)
+		ck, err := checkKnob(c.spec, k.Name, k.Value)
 		if err != nil {
 			return err
 		}
@@ -548,18 +550,18 @@ func (c *Controller) advance(budget time.Duration) int {
 		n := 0
 		for i, r := range c.runs {
 			sp := &c.samplers[i]
-			sp.observe(r.Run)
+			sp.observe(r)
 			until := c.target
-			if d := r.Run.Duration(); d > 0 && until > d {
+			if d := r.Duration(); d > 0 && until > d {
 				until = d
 			}
 			until = sp.stopAt(until)
-			if before := r.Run.Now(); before < until && !finished(r.Run) {
+			if before := r.Now(); before < until && !r.Done() {
 				behind = true
-				n += r.Run.Advance(until, c.chunk)
-				moved = moved || r.Run.Now() != before || finished(r.Run)
+				n += r.Advance(until, c.chunk)
+				moved = moved || r.Now() != before || r.Done()
 			}
-			sp.observe(r.Run)
+			sp.observe(r)
 		}
 		if !behind || (n == 0 && !moved) {
 			break // there, or a run that cannot move (a bug in it)

@@ -10,31 +10,38 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
-// fakeScenario is a second scenario with a free-text parameter, run by
-// the churn workload on a small machine.
-type fakeScenario struct{}
-
-func (fakeScenario) Info() Info {
-	return Info{Name: "fake", Title: "Fake", Variants: []VariantInfo{{Name: "a", Default: true}, {Name: "b"}},
-		Params: []Param{{Name: "label", Default: "x"}}}
+// playground is the playground scenario.
+func playground(t testing.TB) *scenario.Spec {
+	t.Helper()
+	s, err := scenario.Get("playground")
+	require.NoError(t, err)
+	return s
 }
 
-func (fakeScenario) NewRun(cfg RunConfig) (Run, error) {
-	p := smallChurn()
-	return Churn{}.NewRun(RunConfig{Variant: "baseline", Seed: cfg.Seed, Params: p})
-}
-
-func smallChurn() map[string]string {
-	p := map[string]string{}
-	for _, q := range churnInfo.Params {
-		p[q.Name] = q.Default
+// fakeSpec is a second scenario, with one optional variant and a choice
+// parameter whose values need escaping in a link; its runs are the
+// playground's on a small machine.
+func fakeSpec(t testing.TB) *scenario.Spec {
+	t.Helper()
+	pg := playground(t)
+	f := *pg
+	f.ID, f.Title, f.Unlisted = "fake", "Fake", false
+	f.Variants = []scenario.Variant{{Name: "a"}, {Name: "b", Optional: true}}
+	f.Params = []scenario.Param{{Name: "label", Kind: scenario.KindChoice, Default: "x", Choices: []string{"x", "a b&c=d/é"}}}
+	f.PageParams = nil
+	f.Machine = func(scenario.Values) string { return "the playground's, small" }
+	f.Start = func(cfg scenario.Config) (scenario.Phases, error) {
+		st, err := pg.Parse([]string{"mem=32", "duration=2"})
+		if err != nil {
+			return nil, err
+		}
+		return pg.Start(scenario.Config{Variant: "baseline", Params: st.Values, Seed: cfg.Seed})
 	}
-	p["mem"] = "32"
-	p["duration"] = "2"
-	return p
+	return &f
 }
 
 // fakeWall is a wall clock that moves step on every reading, so budgets
@@ -47,7 +54,7 @@ func (w *fakeWall) read() time.Duration { w.now += w.step; return w.now }
 
 func newTestController(t *testing.T, frag string) (*Controller, *fakeWall) {
 	t.Helper()
-	cat, err := NewCatalog(Churn{}, fakeScenario{})
+	cat, err := NewCatalog(playground(t), fakeSpec(t))
 	require.NoError(t, err)
 	w := &fakeWall{step: 10 * time.Microsecond}
 	c := NewController(cat, Options{Wall: w.read, MaxChunk: 64, Link: frag})
@@ -56,29 +63,30 @@ func newTestController(t *testing.T, frag string) (*Controller, *fakeWall) {
 	return c, w
 }
 
-// machineDigest prints everything a view can read from a machine.
-func machineDigest(m *mm.Machine) string {
+// viewDigest prints everything a view can read of a run.
+func viewDigest(v scenario.View) string {
 	var b strings.Builder
-	for _, v := range m.BlockViews(nil) {
-		fmt.Fprintf(&b, "%v ", v)
+	for _, bv := range v.BlockViews(nil) {
+		fmt.Fprintf(&b, "%v ", bv)
 	}
-	for _, z := range m.ZoneViews() {
+	for _, z := range v.ZoneViews() {
 		fmt.Fprintf(&b, "%+v\n", z)
 	}
-	ps := m.PageStates(0, make([]mm.PageState, m.MaxPFN()))
+	fmt.Fprintf(&b, "%+v\n", v.NodeViews())
+	ps := v.PageStates(0, make([]mm.PageState, v.MaxPFN()))
 	fmt.Fprintf(&b, "%x\n", ps)
 	for _, n := range DefaultVmstat {
-		v, _ := m.VMStatValue(n)
-		fmt.Fprintf(&b, "%s %d\n", n, v)
+		val, _ := v.VMStat(n)
+		fmt.Fprintf(&b, "%s %d\n", n, val)
 	}
-	fmt.Fprintf(&b, "now %d\n", m.World.Now())
+	fmt.Fprintf(&b, "now %d %v %d %q\n", v.Now(), v.PSIAvg(false), v.TraceWritten(), v.TraceLines(5))
 	return b.String()
 }
 
 func runDigests(c *Controller) []string {
 	var out []string
-	for _, r := range c.Runs() {
-		out = append(out, r.Variant+"\n"+machineDigest(r.Run.Machine())+fmt.Sprint(r.Run.Results()))
+	for i, v := range c.Views() {
+		out = append(out, c.Runs()[i].Variant()+"\n"+viewDigest(v)+fmt.Sprint(c.Runs()[i].Metrics()))
 	}
 	return out
 }
@@ -101,19 +109,19 @@ func TestTheControllerOpensOnTheDefaultsPaused(t *testing.T) {
 	assert.False(t, c.Playing())
 	assert.EqualValues(t, 0, c.Now())
 	require.Len(t, c.Runs(), 2)
-	assert.Equal(t, "baseline", c.Runs()[0].Variant)
-	assert.Equal(t, "small_pcp", c.Runs()[1].Variant)
+	assert.Equal(t, "baseline", c.Runs()[0].Variant())
+	assert.Equal(t, "small_pcp", c.Runs()[1].Variant())
 	c.Tick(time.Second, time.Second)
 	assert.EqualValues(t, 0, c.Now(), "paused: the clock does not move")
 }
 
 func TestPlayingMovesTheClockBySpeedTimesWallTimeInLockstep(t *testing.T) {
-	c, _ := newTestController(t, "v1/churn?mem=32&x=0.5")
+	c, _ := newTestController(t, "v1/playground?mem=32&x=0.5")
 	c.Play()
 	c.Tick(100*time.Millisecond, time.Hour)
 	assert.Equal(t, 50*sim.Millisecond, c.Target())
 	for _, r := range c.Runs() {
-		assert.Equal(t, 50*sim.Millisecond, r.Run.Now(), r.Variant)
+		assert.Equal(t, 50*sim.Millisecond, r.Now(), r.Variant())
 	}
 	c.Pause()
 	c.Tick(100*time.Millisecond, time.Hour)
@@ -121,7 +129,7 @@ func TestPlayingMovesTheClockBySpeedTimesWallTimeInLockstep(t *testing.T) {
 }
 
 func TestTheClockNeverRunsFarAheadOfTheRuns(t *testing.T) {
-	c, _ := newTestController(t, "v1/churn?mem=32&x=1000")
+	c, _ := newTestController(t, "v1/playground?mem=32&x=1000")
 	c.Play()
 	for i := 0; i < 20; i++ {
 		c.Tick(16*time.Millisecond, 30*time.Microsecond) // budget: a few readings
@@ -132,7 +140,7 @@ func TestTheClockNeverRunsFarAheadOfTheRuns(t *testing.T) {
 }
 
 func TestATickStopsWhenItsBudgetIsSpent(t *testing.T) {
-	c, w := newTestController(t, "v1/churn?mem=32")
+	c, w := newTestController(t, "v1/playground?mem=32")
 	c.Step()
 	c.Step()
 	c.Step()
@@ -143,7 +151,7 @@ func TestATickStopsWhenItsBudgetIsSpent(t *testing.T) {
 }
 
 func TestSlicingDoesNotChangeTheOutcome(t *testing.T) {
-	const frag = "v1/churn?mem=32&v=baseline,small_pcp,high_wmark&seed=5"
+	const frag = "v1/playground?mem=32&v=baseline,small_pcp,high_wmark&seed=5"
 	a, _ := newTestController(t, frag)
 	b, _ := newTestController(t, frag)
 	a.setTarget(300 * sim.Millisecond)
@@ -155,20 +163,20 @@ func TestSlicingDoesNotChangeTheOutcome(t *testing.T) {
 }
 
 func TestVariantsDivergeButEachIsReproducible(t *testing.T) {
-	a, _ := newTestController(t, "v1/churn?mem=32&v=baseline,high_wmark")
+	a, _ := newTestController(t, "v1/playground?mem=32&v=baseline,high_wmark")
 	a.setTarget(500 * sim.Millisecond)
 	tickUntilCaughtUp(t, a, time.Hour)
 	d := runDigests(a)
-	assert.True(t, d[0][len("baseline"):] != d[1][len("high_wmark"):], "high_wmark behaves like baseline")
-	a.LoadFragment("v1/churn?mem=32&v=baseline,small_pcp")
+	assert.NotEqual(t, d[0][len("baseline"):], d[1][len("high_wmark"):], "high_wmark behaves like baseline")
+	a.LoadFragment("v1/playground?mem=32&v=baseline,small_pcp")
 	a.setTarget(500 * sim.Millisecond)
 	tickUntilCaughtUp(t, a, time.Hour)
 	d = runDigests(a)
-	assert.True(t, d[0][len("baseline"):] != d[1][len("small_pcp"):], "small_pcp behaves like baseline")
+	assert.NotEqual(t, d[0][len("baseline"):], d[1][len("small_pcp"):], "small_pcp behaves like baseline")
 }
 
 func TestPauseStopsOnAWholeMillisecondAndTheLinkRestoresTheSameMachines(t *testing.T) {
-	c, _ := newTestController(t, "v1/churn?mem=32&seed=9&x=2")
+	c, _ := newTestController(t, "v1/playground?mem=32&seed=9&x=2")
 	c.Play()
 	for i := 0; i < 7; i++ {
 		c.Tick(17*time.Millisecond+123*time.Microsecond, 40*time.Microsecond)
@@ -194,20 +202,20 @@ func TestPauseStopsOnAWholeMillisecondAndTheLinkRestoresTheSameMachines(t *testi
 // A variant that got further than the others within its budget must not
 // end up beyond the time Pause settles on.
 func TestPauseWaitsForTheRunFurthestAhead(t *testing.T) {
-	c, _ := newTestController(t, "v1/churn?mem=32&x=20&v=baseline,high_wmark")
+	c, _ := newTestController(t, "v1/playground?mem=32&x=20&v=baseline,high_wmark")
 	c.Play()
 	c.Tick(100*time.Millisecond, time.Hour)
 	c.Tick(100*time.Millisecond, time.Hour)
 	// Let only the first run reach the target, as a spent budget would.
-	r0 := c.Runs()[0].Run
+	r0 := c.Runs()[0]
 	for r0.Now() < c.Target() {
 		r0.Advance(c.Target(), 1)
 	}
-	c.Runs()[1].Run.Advance(c.Target()-500*sim.Millisecond, 1<<30)
+	c.Runs()[1].Advance(c.Target()-500*sim.Millisecond, 1<<30)
 	c.Pause()
 	tickUntilCaughtUp(t, c, time.Hour)
 	for _, r := range c.Runs() {
-		assert.Equal(t, c.Target(), r.Run.Now(), r.Variant)
+		assert.Equal(t, c.Target(), r.Now(), r.Variant())
 	}
 	d, _ := newTestController(t, c.Fragment())
 	tickUntilCaughtUp(t, d, time.Hour)
@@ -215,7 +223,7 @@ func TestPauseWaitsForTheRunFurthestAhead(t *testing.T) {
 }
 
 func TestStepMovesOneFrameAtTheCurrentSpeed(t *testing.T) {
-	c, _ := newTestController(t, "v1/churn?mem=32&x=10")
+	c, _ := newTestController(t, "v1/playground?mem=32&x=10")
 	c.Play()
 	c.Step()
 	assert.False(t, c.Playing())
@@ -228,7 +236,7 @@ func TestStepMovesOneFrameAtTheCurrentSpeed(t *testing.T) {
 }
 
 func TestTheRunsStopAtTheirDuration(t *testing.T) {
-	c, _ := newTestController(t, "v1/churn?mem=32&duration=1&x=1000")
+	c, _ := newTestController(t, "v1/playground?mem=32&duration=1&x=1000")
 	c.Play()
 	for i := 0; i < 100 && !c.Ended(); i++ {
 		c.Tick(50*time.Millisecond, time.Hour)
@@ -241,7 +249,7 @@ func TestTheRunsStopAtTheirDuration(t *testing.T) {
 }
 
 func TestChangingSettingsRestartsTheRuns(t *testing.T) {
-	c, _ := newTestController(t, "v1/churn?mem=32")
+	c, _ := newTestController(t, "v1/playground?mem=32")
 	step := func() {
 		c.Step()
 		tickUntilCaughtUp(t, c, time.Hour)
@@ -266,9 +274,9 @@ func TestChangingSettingsRestartsTheRuns(t *testing.T) {
 	step()
 	require.NoError(t, c.SetParam("nodes", "2"))
 	assert.Zero(t, c.Now())
-	assert.Len(t, c.Runs()[0].Run.Machine().Nodes, 2)
+	assert.Len(t, c.Views()[0].NodeViews(), 2)
 	assert.Error(t, c.SetParam("nodes", "5"))
-	assert.Equal(t, "must be between 1 and 4", c.ParamErrors()["nodes"])
+	assert.Equal(t, "5 is above the maximum 4", c.ParamErrors()["nodes"])
 	assert.Equal(t, "2", c.State().Params["nodes"], "a refused value is not applied")
 	require.NoError(t, c.SetParam("nodes", "1"))
 	assert.Empty(t, c.ParamErrors())
@@ -278,36 +286,37 @@ func TestChangingSettingsRestartsTheRuns(t *testing.T) {
 	assert.Zero(t, c.Now())
 
 	require.NoError(t, c.SelectScenario("fake"))
-	assert.Equal(t, "fake", c.Info().Name)
+	assert.Equal(t, "fake", c.Spec().ID)
 	assert.Equal(t, []string{"a"}, c.State().Variants)
 	assert.Error(t, c.SelectScenario("nosuch"))
 }
 
 func TestKnobsReachEveryVariantsMachine(t *testing.T) {
-	c, _ := newTestController(t, "v1/churn?mem=32&v=baseline,high_wmark&vm.watermark_scale_factor=250")
+	c, _ := newTestController(t, "v1/playground?mem=32&v=baseline,high_wmark&vm.watermark_scale_factor=250")
 	for _, r := range c.Runs() {
-		v, err := r.Run.Machine().GetSysctl("vm.watermark_scale_factor")
+		v, err := r.Machine().GetSysctl("vm.watermark_scale_factor")
 		require.NoError(t, err)
-		assert.Equal(t, "250", v, "%s: the user's knob comes after the variant's settings", r.Variant)
+		assert.Equal(t, "250", v, "%s: the user's knob comes after the variant's settings", r.Variant())
 	}
 	g := c.Generation()
-	require.NoError(t, c.SetKnobs([]Knob{{"transparent_hugepage.enabled", "never"}}))
+	never := []scenario.Knob{{Name: "transparent_hugepage.enabled", Value: "never"}}
+	require.NoError(t, c.SetKnobs(never))
 	assert.Greater(t, c.Generation(), g)
-	assert.Equal(t, []Knob{{"transparent_hugepage.enabled", "never"}}, c.State().Knobs)
+	assert.Equal(t, never, c.State().Knobs)
 	assert.Contains(t, c.Fragment(), "&transparent_hugepage.enabled=never")
-	v, err := c.Runs()[0].Run.Machine().THP.GetKnob("transparent_hugepage.enabled")
+	v, err := c.Runs()[0].Machine().THP.GetKnob("transparent_hugepage.enabled")
 	require.NoError(t, err)
 	assert.Equal(t, "always madvise [never]", v)
-	assert.Error(t, c.SetKnobs([]Knob{{"vm.nosuch", "1"}}))
-	assert.Error(t, c.SetKnobs([]Knob{{"vm.defrag_mode", "1"}, {"vm.defrag_mode", "0"}}))
-	assert.Equal(t, []Knob{{"transparent_hugepage.enabled", "never"}}, c.State().Knobs, "a refused list changes nothing")
+	assert.Error(t, c.SetKnobs([]scenario.Knob{{Name: "vm.nosuch", Value: "1"}}))
+	assert.Error(t, c.SetKnobs([]scenario.Knob{{Name: "vm.defrag_mode", Value: "1"}, {Name: "vm.defrag_mode", Value: "0"}}))
+	assert.Equal(t, never, c.State().Knobs, "a refused list changes nothing")
 }
 
 func TestABrokenLinkShowsAMessageAndTheDefaults(t *testing.T) {
-	cat, err := NewCatalog(Churn{})
+	cat, err := NewCatalog(playground(t))
 	require.NoError(t, err)
 	c := NewController(cat, Options{})
-	c.LoadFragment("#v1/churn?nodes=<img src=x onerror=alert(1)>")
+	c.LoadFragment("#v1/playground?nodes=<img src=x onerror=alert(1)>")
 	assert.Contains(t, c.Message(), "This link could not be read")
 	assert.Contains(t, c.Message(), "Showing the defaults")
 	assert.True(t, c.State().Equal(cat.Defaults("")))
@@ -321,19 +330,19 @@ func TestABrokenLinkShowsAMessageAndTheDefaults(t *testing.T) {
 }
 
 func TestALinkBeyondTheEndRestoresTheEnd(t *testing.T) {
-	c, _ := newTestController(t, "v1/churn?mem=32&duration=1&t=5")
+	c, _ := newTestController(t, "v1/playground?mem=32&duration=1&t=5")
 	assert.Equal(t, sim.Second, c.Target())
 	tickUntilCaughtUp(t, c, time.Hour)
 	assert.True(t, c.Ended())
 }
 
 func TestASnapshotCarriesWhatThePanelShows(t *testing.T) {
-	c, _ := newTestController(t, "v1/churn?mem=32")
+	c, _ := newTestController(t, "v1/playground?mem=32")
 	c.setTarget(600 * sim.Millisecond)
 	tickUntilCaughtUp(t, c, time.Hour)
 	s := c.Snapshot(7)
 	assert.EqualValues(t, 7, s.Seq)
-	assert.Equal(t, []ScenarioItem{{"churn", "Playground: allocation churn (no patch)"}, {"fake", "Fake"}}, s.Scenarios)
+	assert.Equal(t, []ScenarioItem{{"playground", "Playground: allocation churn (no patch)"}, {"fake", "Fake"}}, s.Scenarios)
 	assert.Equal(t, c.Fragment(), s.Link)
 	require.Len(t, s.Live, 2)
 	assert.Equal(t, "nr_free_pages", s.Live[0].Vmstat[0].Name)
@@ -342,14 +351,15 @@ func TestASnapshotCarriesWhatThePanelShows(t *testing.T) {
 	assert.True(t, s.Toggles[0].Selected)
 	assert.False(t, s.Toggles[2].Selected)
 	lines := strings.Split(s.Result.Text, "\n")
-	require.Greater(t, len(lines), 3)
-	assert.Equal(t, "Playground: allocation churn (no patch) at 0.6 s, seed 1", lines[0])
-	assert.Regexp(t, `^metric +baseline +small_pcp$`, lines[1])
-	assert.Regexp(t, `^allocations +\d+ +\d+$`, lines[3])
-	assert.Contains(t, s.Result.JSON, `"scenario": "churn"`)
+	require.Greater(t, len(lines), 5)
+	assert.Equal(t, "pagesim "+scenario.Version+": playground, seed 1, 1 run", lines[0])
+	assert.Equal(t, "machine: 1 x 32 MiB nodes, 2 CPUs per node; 60 s of churn", lines[1])
+	assert.Regexp(t, `^  metric +baseline +small_pcp$`, lines[3])
+	assert.Regexp(t, `^  allocations +\d+ +\d+$`, lines[4])
+	assert.Contains(t, s.Result.JSON, `"scenario": "playground"`)
 	assert.Contains(t, s.Result.JSON, `"allocations": `)
 	assert.False(t, s.ResultFinal)
-	assert.Empty(t, s.Command, "pagesim run does not know the playground")
+	assert.Equal(t, "pagesim run playground --seed 1 --set mem=32", s.Command)
 	for _, l := range s.Live {
 		require.NotEmpty(t, l.Samples, "samples every %v", SampleEvery)
 		assert.Equal(t, SampleEvery, l.Samples[0].T)
@@ -358,18 +368,8 @@ func TestASnapshotCarriesWhatThePanelShows(t *testing.T) {
 	}
 }
 
-func TestTableTextAlignsColumns(t *testing.T) {
-	tb := Table{Title: "T", Header: []string{"metric", "a", "bb"}, Rows: [][]string{{"x", "1", "22"}, {"long name", "333", "4"}}, Notes: []string{"n"}}
-	assert.Equal(t, "T\n"+
-		"metric       a  bb\n"+
-		"---------  ---  --\n"+
-		"x            1  22\n"+
-		"long name  333   4\n"+
-		"n\n", tb.Text())
-}
-
 func TestTheLoopRunsCommandsOnTheOwnerAndPublishesSnapshots(t *testing.T) {
-	c, w := newTestController(t, "v1/churn?mem=32")
+	c, w := newTestController(t, "v1/playground?mem=32")
 	l := NewLoop(c)
 	var links []string
 	l.OnLink = func(s string) { links = append(links, s) }
@@ -404,20 +404,21 @@ func TestTheLoopRunsCommandsOnTheOwnerAndPublishesSnapshots(t *testing.T) {
 	assert.Equal(t, 300*sim.Millisecond, l.Snapshot().Now)
 }
 
-func TestRegisteringABadScenarioFails(t *testing.T) {
+func TestACatalogRefusesABrokenScenario(t *testing.T) {
 	_, err := NewCatalog()
 	assert.Error(t, err)
-	_, err = NewCatalog(Churn{}, Churn{})
-	assert.Error(t, err)
-	_, err = NewCatalog(badScenario{Info{Name: "Bad"}})
-	assert.Error(t, err)
-	_, err = NewCatalog(badScenario{Info{Name: "b", Variants: []VariantInfo{{Name: "a"}}}})
-	assert.ErrorContains(t, err, "no variant is selected by default")
-	_, err = NewCatalog(badScenario{Info{Name: "b", Variants: []VariantInfo{{Name: "a", Default: true}}, Params: []Param{{Name: "seed"}}}})
+	_, err = NewCatalog(playground(t), playground(t))
+	assert.ErrorContains(t, err, "listed twice")
+	bad := *fakeSpec(t)
+	bad.ID = "Bad"
+	_, err = NewCatalog(&bad)
+	assert.ErrorContains(t, err, "not a valid name")
+	bad = *fakeSpec(t)
+	bad.Variants = []scenario.Variant{{Name: "a", Optional: true}}
+	_, err = NewCatalog(&bad)
+	assert.ErrorContains(t, err, "no variant that runs by default")
+	bad = *fakeSpec(t)
+	bad.Params = []scenario.Param{{Name: "seed", Kind: scenario.KindChoice, Default: "x", Choices: []string{"x"}}}
+	_, err = NewCatalog(&bad)
 	assert.ErrorContains(t, err, "reserved")
 }
-
-type badScenario struct{ in Info }
-
-func (b badScenario) Info() Info                        { return b.in }
-func (b badScenario) NewRun(cfg RunConfig) (Run, error) { return nil, fmt.Errorf("no") }

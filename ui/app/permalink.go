@@ -18,7 +18,7 @@ package app
 //	      madvise): any key with a dot, in the order the user gave them
 //
 // v and x are left out when they equal the defaults and t when it is 0, so
-// a typical link is "#v1/churn?seed=7&t=12.5". Values are
+// a typical link is "#v1/playground?seed=7&t=12.5". Values are
 // query-escaped. The version prefix lets a later format (v2) change all
 // of this; a v1 decoder refuses anything else with a message that says so.
 //
@@ -35,6 +35,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -72,7 +73,7 @@ type State struct {
 	// Time is the simulated time reached (restored by running to it).
 	Time sim.Time
 	// Knobs are the user's kernel knobs, in order.
-	Knobs []Knob
+	Knobs []scenario.Knob
 }
 
 // Equal reports whether two states are the same.
@@ -93,89 +94,91 @@ func (s State) Equal(o State) bool {
 
 // Catalog is the list of scenarios the page offers.
 type Catalog struct {
-	list []Scenario
-	info []Info
+	list []*scenario.Spec
 }
 
-// NewCatalog checks every scenario's Info and returns the catalog. The
-// first scenario is the default.
-func NewCatalog(list ...Scenario) (*Catalog, error) {
+// NewCatalog checks every scenario and returns the catalog. The first
+// scenario is the default.
+func NewCatalog(list ...*scenario.Spec) (*Catalog, error) {
 	if len(list) == 0 {
 		return nil, errors.New("no scenarios")
 	}
-	c := &Catalog{}
 	seen := map[string]bool{}
 	for _, s := range list {
-		in := s.Info()
-		if err := checkInfo(in); err != nil {
+		if err := s.Check(); err != nil {
 			return nil, err
 		}
-		if seen[in.Name] {
-			return nil, fmt.Errorf("scenario %s registered twice", in.Name)
+		if seen[s.ID] {
+			return nil, fmt.Errorf("scenario %s is listed twice", s.ID)
 		}
-		seen[in.Name] = true
-		c.list = append(c.list, s)
-		c.info = append(c.info, in)
+		seen[s.ID] = true
+		for _, p := range s.Params {
+			if reservedKeys[p.Name] {
+				return nil, fmt.Errorf("scenario %s: parameter %q is a reserved permalink key", s.ID, p.Name)
+			}
+		}
 	}
-	return c, nil
+	return &Catalog{list: list}, nil
 }
 
-// Infos returns every scenario's Info, in catalog order.
-func (c *Catalog) Infos() []Info { return c.info }
+// DefaultCatalog is what the page offers: every scenario `pagesim
+// scenarios` lists, by seed (the first is the page's default), then the
+// playground.
+func DefaultCatalog() (*Catalog, error) {
+	pg, err := scenario.Get("playground")
+	if err != nil {
+		return nil, err
+	}
+	return NewCatalog(append(scenario.All(), pg)...)
+}
 
-// Lookup returns the scenario with the given name.
-func (c *Catalog) Lookup(name string) (Scenario, Info, bool) {
-	for i, in := range c.info {
-		if in.Name == name {
-			return c.list[i], in, true
+// Scenarios returns every scenario, in catalog order.
+func (c *Catalog) Scenarios() []*scenario.Spec { return c.list }
+
+// Lookup returns the scenario with the given ID.
+func (c *Catalog) Lookup(id string) (*scenario.Spec, bool) {
+	for _, s := range c.list {
+		if s.ID == id {
+			return s, true
 		}
 	}
-	return nil, Info{}, false
+	return nil, false
 }
 
 // Defaults returns a scenario's defaults (the first scenario's if name is
 // unknown): its default variants and parameters, as `pagesim run` has
 // them. A link's values apply on top of these.
 func (c *Catalog) Defaults(name string) State {
-	_, in, ok := c.Lookup(name)
+	s, ok := c.Lookup(name)
 	if !ok {
-		in = c.info[0]
+		s = c.list[0]
 	}
-	st := State{Scenario: in.Name, Seed: DefaultSeed, Speed: DefaultSpeed, Params: map[string]string{}}
-	st.Variants = defaultVariants(in)
-	for _, p := range in.Params {
+	st := State{Scenario: s.ID, Seed: DefaultSeed, Speed: DefaultSpeed, Params: map[string]string{}}
+	st.Variants = s.DefaultVariants()
+	for _, p := range s.Params {
 		st.Params[p.Name] = p.Default
 	}
 	return st
 }
 
 // Opening returns the state the page opens a scenario with (the first
-// scenario if name is unknown): its Defaults with the Info's PageParams.
+// scenario if name is unknown): its Defaults with the scenario's
+// PageParams.
 func (c *Catalog) Opening(name string) State {
 	st := c.Defaults(name)
-	_, in, _ := c.Lookup(st.Scenario)
-	for k, v := range in.PageParams {
+	s, _ := c.Lookup(st.Scenario)
+	for k, v := range s.PageParams {
 		st.Params[k] = v
 	}
 	return st
 }
 
-func defaultVariants(in Info) []string {
-	var out []string
-	for _, v := range in.Variants {
-		if v.Default {
-			out = append(out, v.Name)
-		}
-	}
-	return out
-}
-
 // Encode writes st as a fragment (without the leading '#').
 func (c *Catalog) Encode(st State) string {
-	_, in, _ := c.Lookup(st.Scenario)
+	in, _ := c.Lookup(st.Scenario)
 	var kv []string
 	kv = append(kv, "seed="+strconv.FormatUint(st.Seed, 10))
-	if !slices.Equal(st.Variants, defaultVariants(in)) {
+	if !slices.Equal(st.Variants, in.DefaultVariants()) {
 		kv = append(kv, "v="+strings.Join(st.Variants, ","))
 	}
 	if st.Speed != DefaultSpeed {
@@ -232,7 +235,7 @@ func (c *Catalog) decode(frag string) (State, error) {
 		return State{}, linkErr("the link is not a pagesim %s link (it should start with #%s/)", LinkVersion, LinkVersion)
 	}
 	name, query, _ := strings.Cut(rest, "?")
-	_, in, ok := c.Lookup(name)
+	in, ok := c.Lookup(name)
 	if !ok {
 		return State{}, linkErr("unknown scenario %q", clip(name))
 	}
@@ -294,14 +297,12 @@ func (c *Catalog) decode(frag string) (State, error) {
 			seen[k.Name] = true
 			st.Knobs = append(st.Knobs, k)
 		default:
-			p, ok := findParam(in, key)
+			p, ok := in.Param(key)
 			if !ok {
-				return State{}, linkErr("scenario %s has no parameter %q", in.Name, clip(key))
+				return State{}, linkErr("scenario %s has no parameter %q", in.ID, clip(key))
 			}
-			if p.Check != nil {
-				if err := p.Check(val); err != nil {
-					return State{}, linkErr("%s=%q: %v", p.Name, clip(val), err)
-				}
+			if _, err := p.Check(val); err != nil {
+				return State{}, linkErr("%s=%q: %v", p.Name, clip(val), err)
 			}
 			st.Params[p.Name] = val
 		}
@@ -309,19 +310,16 @@ func (c *Catalog) decode(frag string) (State, error) {
 	return st, nil
 }
 
-// checkKnob validates a knob with the scenario's CheckKnob.
-func checkKnob(in Info, name, value string) (Knob, error) {
+// checkKnob validates a knob as `pagesim run --set` does.
+func checkKnob(in *scenario.Spec, name, value string) (scenario.Knob, error) {
 	if !validKnobName(name) {
-		return Knob{}, linkErr("%q is not a kernel knob name", clip(name))
+		return scenario.Knob{}, linkErr("%q is not a kernel knob name", clip(name))
 	}
-	if in.CheckKnob == nil {
-		return Knob{}, linkErr("scenario %s takes no kernel knobs (%q)", in.Name, clip(name))
-	}
-	canon, err := in.CheckKnob(name, value)
+	k, err := scenario.CheckKnob(name, value)
 	if err != nil {
-		return Knob{}, linkErr("%s=%q: %v", clip(name), clip(value), err)
+		return scenario.Knob{}, linkErr("%s=%q: %v", clip(name), clip(value), err)
 	}
-	return Knob{Name: canon, Value: value}, nil
+	return k, nil
 }
 
 // validKnobName reports whether s looks like a knob path: 3-100
@@ -338,29 +336,16 @@ func validKnobName(s string) bool {
 	return true
 }
 
-func findParam(in Info, name string) (Param, bool) {
-	for _, p := range in.Params {
-		if p.Name == name {
-			return p, true
-		}
-	}
-	return Param{}, false
-}
-
 // parseVariants reads a comma-separated variant list and returns it in the
 // scenario's order.
-func parseVariants(in Info, s string) ([]string, error) {
+func parseVariants(in *scenario.Spec, s string) ([]string, error) {
 	if s == "" {
 		return nil, linkErr("no variant is selected")
 	}
 	want := map[string]bool{}
 	for _, v := range strings.Split(s, ",") {
-		known := false
-		for _, vi := range in.Variants {
-			known = known || vi.Name == v
-		}
-		if !known {
-			return nil, linkErr("scenario %s has no variant %q", in.Name, clip(v))
+		if !in.HasVariant(v) {
+			return nil, linkErr("scenario %s has no variant %q", in.ID, clip(v))
 		}
 		if want[v] {
 			return nil, linkErr("variant %q is given twice", clip(v))

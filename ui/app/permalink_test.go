@@ -8,12 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
 func testCatalog(t testing.TB) *Catalog {
 	t.Helper()
-	cat, err := NewCatalog(Churn{})
+	cat, err := NewCatalog(playground(t))
 	require.NoError(t, err)
 	return cat
 }
@@ -26,7 +27,7 @@ func TestAnEmptyFragmentGivesTheDefaultsWithoutComplaint(t *testing.T) {
 		assert.True(t, st.Equal(cat.Defaults("")), "fragment %q", frag)
 	}
 	d := cat.Defaults("")
-	assert.Equal(t, "churn", d.Scenario)
+	assert.Equal(t, "playground", d.Scenario)
 	assert.Equal(t, []string{"baseline", "small_pcp"}, d.Variants)
 	assert.Equal(t, "256", d.Params["mem"])
 	assert.EqualValues(t, DefaultSeed, d.Seed)
@@ -37,7 +38,7 @@ func TestTheDefaultLinkIsShort(t *testing.T) {
 	cat := testCatalog(t)
 	st := cat.Defaults("")
 	st.Time = 12500 * sim.Millisecond
-	assert.Equal(t, "v1/churn?seed=1&t=12.5", cat.Encode(st))
+	assert.Equal(t, "v1/playground?seed=1&t=12.5", cat.Encode(st))
 }
 
 func TestEveryFieldSurvivesARoundTrip(t *testing.T) {
@@ -47,15 +48,15 @@ func TestEveryFieldSurvivesARoundTrip(t *testing.T) {
 		edit func(*State)
 		link string
 	}{
-		{"seed", func(s *State) { s.Seed = 18446744073709551615 }, "v1/churn?seed=18446744073709551615"},
-		{"variants", func(s *State) { s.Variants = []string{"high_wmark"} }, "v1/churn?seed=1&v=high_wmark"},
-		{"three variants", func(s *State) { s.Variants = []string{"baseline", "small_pcp", "high_wmark"} }, "v1/churn?seed=1&v=baseline,small_pcp,high_wmark"},
-		{"speed", func(s *State) { s.Speed = 0.25 }, "v1/churn?seed=1&x=0.25"},
-		{"time", func(s *State) { s.Time = 1 }, "v1/churn?seed=1&t=0.000000001"},
-		{"params", func(s *State) { s.Params["nodes"] = "2"; s.Params["fill"] = "90" }, "v1/churn?seed=1&nodes=2&fill=90"},
+		{"seed", func(s *State) { s.Seed = 18446744073709551615 }, "v1/playground?seed=18446744073709551615"},
+		{"variants", func(s *State) { s.Variants = []string{"high_wmark"} }, "v1/playground?seed=1&v=high_wmark"},
+		{"three variants", func(s *State) { s.Variants = []string{"baseline", "small_pcp", "high_wmark"} }, "v1/playground?seed=1&v=baseline,small_pcp,high_wmark"},
+		{"speed", func(s *State) { s.Speed = 0.25 }, "v1/playground?seed=1&x=0.25"},
+		{"time", func(s *State) { s.Time = 1 }, "v1/playground?seed=1&t=0.000000001"},
+		{"params", func(s *State) { s.Params["nodes"] = "2"; s.Params["fill"] = "90" }, "v1/playground?seed=1&nodes=2&fill=90"},
 		{"knobs", func(s *State) {
-			s.Knobs = []Knob{{"vm.watermark_scale_factor", "200"}, {"transparent_hugepage.defrag", "madvise"}}
-		}, "v1/churn?seed=1&vm.watermark_scale_factor=200&transparent_hugepage.defrag=madvise"},
+			s.Knobs = []scenario.Knob{{Name: "vm.watermark_scale_factor", Value: "200"}, {Name: "transparent_hugepage.defrag", Value: "madvise"}}
+		}, "v1/playground?seed=1&vm.watermark_scale_factor=200&transparent_hugepage.defrag=madvise"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -72,7 +73,7 @@ func TestEveryFieldSurvivesARoundTrip(t *testing.T) {
 
 func TestVariantsComeBackInTheScenarioOrder(t *testing.T) {
 	cat := testCatalog(t)
-	st, err := cat.Decode("v1/churn?v=high_wmark,baseline")
+	st, err := cat.Decode("v1/playground?v=high_wmark,baseline")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"baseline", "high_wmark"}, st.Variants)
 }
@@ -85,26 +86,26 @@ func TestABrokenLinkIsRefusedWithAReasonAndTheDefaults(t *testing.T) {
 		{"hello", "not a pagesim v1 link"},
 		{"v2/churn?seed=1", "has format v2; this page reads v1"},
 		{"v1/nosuch", `unknown scenario "nosuch"`},
-		{"v1/churn?seed=x", `seed "x" is not a whole number`},
-		{"v1/churn?seed=-1", `seed "-1"`},
-		{"v1/churn?seed=1&seed=2", `"seed" is given twice`},
-		{"v1/churn?v=", "no variant is selected"},
-		{"v1/churn?v=baseline,baseline", `variant "baseline" is given twice`},
-		{"v1/churn?v=kernel", `no variant "kernel"`},
-		{"v1/churn?x=3", `speed "3" is not one of 0.25, 0.5`},
-		{"v1/churn?t=1e9", `time "1e9"`},
-		{"v1/churn?t=-1", `time "-1"`},
-		{"v1/churn?t=100000", "more than 86400 seconds"},
-		{"v1/churn?t=1.0000000001", "not a number of seconds"},
-		{"v1/churn?nodes=9", `nodes="9": must be between 1 and 4`},
-		{"v1/churn?bogus=1", `no parameter "bogus"`},
-		{"v1/churn?vm.nosuch=1", `vm.nosuch="1": no such sysctl`},
-		{"v1/churn?vm.watermark_scale_factor=0", `vm.watermark_scale_factor="0"`},
-		{"v1/churn?vm.defrag_mode=1&vm.defrag_mode=0", `"vm.defrag_mode" is given twice`},
-		{"v1/churn?Vm.X=1", `"Vm.X" is not a kernel knob name`},
-		{"v1/churn?seed", `damaged near "seed"`},
-		{"v1/churn?seed=%zz", `damaged near "seed=%zz"`},
-		{"v1/churn?" + strings.Repeat("a", MaxLinkLen), "too long"},
+		{"v1/playground?seed=x", `seed "x" is not a whole number`},
+		{"v1/playground?seed=-1", `seed "-1"`},
+		{"v1/playground?seed=1&seed=2", `"seed" is given twice`},
+		{"v1/playground?v=", "no variant is selected"},
+		{"v1/playground?v=baseline,baseline", `variant "baseline" is given twice`},
+		{"v1/playground?v=kernel", `no variant "kernel"`},
+		{"v1/playground?x=3", `speed "3" is not one of 0.25, 0.5`},
+		{"v1/playground?t=1e9", `time "1e9"`},
+		{"v1/playground?t=-1", `time "-1"`},
+		{"v1/playground?t=100000", "more than 86400 seconds"},
+		{"v1/playground?t=1.0000000001", "not a number of seconds"},
+		{"v1/playground?nodes=9", `nodes="9": 9 is above the maximum 4`},
+		{"v1/playground?bogus=1", `no parameter "bogus"`},
+		{"v1/playground?vm.nosuch=1", `vm.nosuch="1": no such sysctl`},
+		{"v1/playground?vm.watermark_scale_factor=0", `vm.watermark_scale_factor="0"`},
+		{"v1/playground?vm.defrag_mode=1&vm.defrag_mode=0", `"vm.defrag_mode" is given twice`},
+		{"v1/playground?Vm.X=1", `"Vm.X" is not a kernel knob name`},
+		{"v1/playground?seed", `damaged near "seed"`},
+		{"v1/playground?seed=%zz", `damaged near "seed=%zz"`},
+		{"v1/playground?" + strings.Repeat("a", MaxLinkLen), "too long"},
 	}
 	for _, c := range cases {
 		t.Run(c.frag[:min(len(c.frag), 30)], func(t *testing.T) {
@@ -145,12 +146,10 @@ func TestSecondsPrintAndParseExactly(t *testing.T) {
 }
 
 func TestAParamValueIsEscapedInTheLink(t *testing.T) {
-	cat, err := NewCatalog(fakeScenario{})
+	cat, err := NewCatalog(fakeSpec(t))
 	require.NoError(t, err)
 	st := cat.Defaults("")
 	st.Params["label"] = "a b&c=d/é"
-	_, err = cat.Decode("v1/fake?vm.defrag_mode=1")
-	assert.ErrorContains(t, err, "scenario fake takes no kernel knobs")
 	link := cat.Encode(st)
 	assert.NotContains(t, link, " ")
 	back, err := cat.Decode(link)
@@ -163,8 +162,8 @@ func TestAParamValueIsEscapedInTheLink(t *testing.T) {
 // the same state.
 func FuzzDecodeFragment(f *testing.F) {
 	cat := testCatalog(f)
-	for _, s := range []string{"", "v1/churn", "v1/churn?seed=3&v=high_wmark&x=10&t=1.5&nodes=2",
-		"v1/churn?t=0.001", "v2/x", "v1/churn?seed=1&seed=1", "v1/churn?%", "v1/churn?nodes=4&fill=0&mem=16", "v1/churn?vm.defrag_mode=1&transparent_hugepage.enabled=never"} {
+	for _, s := range []string{"", "v1/playground", "v1/playground?seed=3&v=high_wmark&x=10&t=1.5&nodes=2",
+		"v1/playground?t=0.001", "v2/x", "v1/playground?seed=1&seed=1", "v1/playground?%", "v1/playground?nodes=4&fill=0&mem=16", "v1/playground?vm.defrag_mode=1&transparent_hugepage.enabled=never"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, frag string) {
@@ -190,19 +189,15 @@ func FuzzDecodeFragment(f *testing.F) {
 }
 
 // small is a scenario the page opens at a smaller size than its defaults.
-type small struct{}
-
-func (small) Info() Info {
-	in := churnInfo
-	in.Name = "small"
-	in.PageParams = map[string]string{"mem": "64"}
-	return in
+func small(t *testing.T, mem string) *scenario.Spec {
+	s := *playground(t)
+	s.ID = "small"
+	s.PageParams = map[string]string{"mem": mem}
+	return &s
 }
 
-func (small) NewRun(cfg RunConfig) (Run, error) { return Churn{}.NewRun(cfg) }
-
 func TestThePageOpensWithItsOwnParametersAndTheLinkSaysSo(t *testing.T) {
-	cat, err := NewCatalog(small{}, Churn{})
+	cat, err := NewCatalog(small(t, "64"), playground(t))
 	require.NoError(t, err)
 	st, err := cat.Decode("")
 	require.NoError(t, err)
@@ -218,20 +213,24 @@ func TestThePageOpensWithItsOwnParametersAndTheLinkSaysSo(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, "64", st.Params["mem"])
 
-	c := NewController(cat, Options{Link: "v1/churn?mem=32"})
+	c := NewController(cat, Options{Link: "v1/playground?mem=32"})
 	require.NoError(t, c.SelectScenario("small"))
 	assert.Equal(t, "64", c.State().Params["mem"], "the picker opens a scenario as the page does")
 }
 
-type badPage struct{ small }
-
-func (badPage) Info() Info {
-	in := small{}.Info()
-	in.PageParams = map[string]string{"mem": "1"}
-	return in
+func TestAPageParameterMustPassItsCheck(t *testing.T) {
+	_, err := NewCatalog(small(t, "1"))
+	assert.ErrorContains(t, err, "the page's mem=1 fails its check")
 }
 
-func TestAPageParameterMustPassItsCheck(t *testing.T) {
-	_, err := NewCatalog(badPage{})
-	assert.ErrorContains(t, err, "the page's mem=1 fails its check")
+func TestThePageOffersEveryListedScenarioThenThePlayground(t *testing.T) {
+	cat, err := DefaultCatalog()
+	require.NoError(t, err)
+	list := cat.Scenarios()
+	require.Len(t, list, len(scenario.All())+1)
+	for i, s := range scenario.All() {
+		assert.Same(t, s, list[i])
+	}
+	assert.Equal(t, "playground", list[len(list)-1].ID)
+	assert.Equal(t, list[0].ID, cat.Defaults("").Scenario, "the first is the default")
 }

@@ -18,6 +18,7 @@ package app
 
 import (
 	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -55,19 +56,12 @@ type sampler struct {
 
 func newSampler() sampler { return sampler{every: SampleEvery, next: SampleEvery} }
 
-// runEvent reads a vmstat event of a run, over all its machines.
-func runEvent(r Run, e mm.VMEventItem) uint64 {
-	if ec, ok := r.(EventCounter); ok {
-		return ec.Event(e)
-	}
-	return r.Machine().Event(e)
-}
-
-// pagesAllocated sums pgalloc_dma, _dma32, _normal and _movable.
-func pagesAllocated(r Run) uint64 {
+// pagesAllocated sums pgalloc_dma, _dma32, _normal and _movable over
+// every machine of the run.
+func pagesAllocated(v scenario.View) uint64 {
 	var n uint64
 	for e := mm.PGALLOC_DMA; e <= mm.PGALLOC_MOVABLE; e++ {
-		n += runEvent(r, e)
+		n += v.Event(e)
 	}
 	return n
 }
@@ -82,28 +76,28 @@ func (s *sampler) stopAt(until sim.Time) sim.Time {
 
 // observe takes the samples that are due: at the sample time the run
 // stands on, or at its end.
-func (s *sampler) observe(r Run) {
+func (s *sampler) observe(r *scenario.Run) {
 	if s.done {
 		return
 	}
 	now := r.Now()
 	switch {
-	case finished(r):
+	case r.Done():
 		if now > s.last {
-			s.take(r, now)
+			s.take(r.View(), now)
 		}
 		s.done = true
 	case now >= s.next:
-		s.take(r, now)
+		s.take(r.View(), now)
 	}
 }
 
-func (s *sampler) take(r Run, now sim.Time) {
+func (s *sampler) take(v scenario.View, now sim.Time) {
 	sec := float64(now-s.last) / float64(sim.Second)
-	stall, alloc := runEvent(r, mm.COMPACTSTALL), pagesAllocated(r)
+	stall, alloc := v.Event(mm.COMPACTSTALL), pagesAllocated(v)
 	s.samples = append(s.samples, Sample{
 		T:                now,
-		PSISome10:        r.Machine().PSIAvg(false)[0],
+		PSISome10:        v.PSIAvg(false)[0],
 		CompactStallRate: float64(stall-s.stall) / sec,
 		AllocRate:        float64(alloc-s.alloc) / sec,
 	})

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -20,7 +21,7 @@ func allSamples(c *Controller) [][]Sample {
 }
 
 func TestSamplesAreTakenAtFixedSimulatedTimesWhateverTheSlicing(t *testing.T) {
-	const frag = "v1/churn?mem=32&v=baseline,high_wmark&seed=4&unmovable=60"
+	const frag = "v1/playground?mem=32&v=baseline,high_wmark&seed=4&unmovable=60"
 	// One call per tick with an unbounded budget...
 	a, _ := newTestController(t, frag)
 	a.setTarget(3 * sim.Second)
@@ -49,11 +50,10 @@ func TestSamplesAreTakenAtFixedSimulatedTimesWhateverTheSlicing(t *testing.T) {
 }
 
 func TestRatesAddUpToTheCounters(t *testing.T) {
-	c, _ := newTestController(t, "v1/churn?mem=32&unmovable=60&fill=95")
+	c, _ := newTestController(t, "v1/playground?mem=32&unmovable=60&fill=95")
 	c.setTarget(2 * sim.Second)
 	tickUntilCaughtUp(t, c, time.Hour)
-	for i, r := range c.Runs() {
-		m := r.Run.Machine()
+	for i, v := range c.Views() {
 		var allocs, stalls float64
 		var last sim.Time
 		for _, p := range c.Samples(i) {
@@ -65,16 +65,16 @@ func TestRatesAddUpToTheCounters(t *testing.T) {
 		require.Equal(t, 2*sim.Second, last)
 		var want uint64
 		for e := mm.PGALLOC_DMA; e <= mm.PGALLOC_MOVABLE; e++ {
-			want += m.Event(e)
+			want += v.Event(e)
 		}
 		assert.Positive(t, want)
 		assert.InDelta(t, float64(want), allocs, 1e-6*float64(want))
-		assert.InDelta(t, float64(m.Event(mm.COMPACTSTALL)), stalls, 1e-6)
+		assert.InDelta(t, float64(v.Event(mm.COMPACTSTALL)), stalls, 1e-6)
 	}
 }
 
 func TestARunThatEndsBetweenSamplesGetsALastSampleAtItsEnd(t *testing.T) {
-	c, _ := newTestController(t, "v1/churn?mem=32&duration=1&x=1000")
+	c, _ := newTestController(t, "v1/playground?mem=32&duration=1&x=1000")
 	c.Play()
 	for i := 0; !c.Ended(); i++ {
 		c.Tick(time.Second, time.Hour)
@@ -84,7 +84,7 @@ func TestARunThatEndsBetweenSamplesGetsALastSampleAtItsEnd(t *testing.T) {
 	require.Len(t, s, 4)
 	assert.Equal(t, sim.Second, s[3].T)
 
-	d, _ := newTestController(t, "v1/churn?mem=32&duration=1&x=1000")
+	d, _ := newTestController(t, "v1/playground?mem=32&duration=1&x=1000")
 	d.setTarget(1100 * sim.Millisecond) // clipped to the end
 	tickUntilCaughtUp(t, d, time.Hour)
 	assert.Equal(t, allSamples(c), allSamples(d))
@@ -121,10 +121,10 @@ func TestAFullSeriesMergesPairsAndKeepsTheTotals(t *testing.T) {
 }
 
 func TestCommandArgsSpellOutWhatDiffersFromTheDefaults(t *testing.T) {
-	in := Info{Name: "s", Variants: []VariantInfo{{Name: "a", Default: true}, {Name: "b", Default: true}, {Name: "c"}},
-		Params: []Param{{Name: "scale", Default: "0.25"}, {Name: "nodes", Default: "2"}}}
+	in := &scenario.Spec{ID: "s", Variants: []scenario.Variant{{Name: "a"}, {Name: "b"}, {Name: "c", Optional: true}},
+		Params: []scenario.Param{{Name: "scale", Default: "0.25"}, {Name: "nodes", Default: "2"}}}
 	st := State{Scenario: "s", Seed: 7, Variants: []string{"a", "b"}, Params: map[string]string{"scale": "0.05", "nodes": "2"},
-		Knobs: []Knob{{"vm.defrag_mode", "1"}}}
+		Knobs: []scenario.Knob{{Name: "vm.defrag_mode", Value: "1"}}}
 	assert.Equal(t, []string{"run", "s", "--seed", "7", "--set", "scale=0.05", "--set", "vm.defrag_mode=1"}, CommandArgs(in, st))
 	st.Variants = []string{"a", "c"}
 	assert.Equal(t, []string{"run", "s", "--seed", "7", "--variant", "a", "--variant", "c", "--set", "scale=0.05", "--set", "vm.defrag_mode=1"}, CommandArgs(in, st))

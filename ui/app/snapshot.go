@@ -1,11 +1,11 @@
 package app
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 
 	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -17,8 +17,10 @@ type Snapshot struct {
 	Seq uint64
 
 	Scenarios []ScenarioItem
-	Info      Info
-	State     State
+	// Spec is the current scenario (fixed once registered, so safe to
+	// share).
+	Spec  *scenario.Spec
+	State State
 	// Link is the permalink of State (without '#').
 	Link string
 
@@ -44,15 +46,13 @@ type Snapshot struct {
 	// Live holds the selected variants' live numbers, in order.
 	Live []VariantLive
 
-	// Result is the result table as `pagesim run` prints it (for
-	// scenarios it runs) or one row per metric (the playground).
+	// Result is the result table as `pagesim run` prints it.
 	Result Report
 	// ResultFinal reports whether every run has finished, so Result
 	// holds the final numbers.
 	ResultFinal bool
 	// Command is the `pagesim run` command line that prints Result
-	// once the runs are finished ("" for scenarios the command does
-	// not know).
+	// once the runs are finished.
 	Command string
 	// ResultError says why the result could not be formatted ("" = it
 	// could).
@@ -61,6 +61,28 @@ type Snapshot struct {
 
 // ScenarioItem is one entry of the scenario picker.
 type ScenarioItem struct{ Name, Title string }
+
+// Report is a result table in the forms `pagesim run` prints.
+type Report struct {
+	// Text is the cover-letter form (`--format text`).
+	Text string
+	// JSON is the JSON object with its final newline (`--format json`).
+	JSON string
+}
+
+// Title is a scenario's title as the picker shows it, with its seed.
+func Title(s *scenario.Spec) string {
+	if s.Seed == "" {
+		return s.Title
+	}
+	return s.Title + " (seed " + s.Seed + ")"
+}
+
+// DefaultVmstat is the live counter list of a scenario that names none.
+var DefaultVmstat = []string{
+	"nr_free_pages", "pgalloc_normal", "pgfree", "allocstall_normal",
+	"compact_stall", "compact_success", "compact_fail", "thp_fault_alloc", "thp_fault_fallback",
+}
 
 // VariantToggle is one variant checkbox.
 type VariantToggle struct {
@@ -72,10 +94,12 @@ type VariantToggle struct {
 type VariantLive struct {
 	Variant string
 	Now     sim.Time
-	// Status is the run's own account of where it is ("" if it has
-	// none; see Statuser).
-	Status string
-	Vmstat []Counter
+	// Phase names the run's current phase ("2/4: 34 GB"); Status is
+	// the run's own account of where it is ("" if it has none).
+	Phase, Status string
+	// Results are the finished phases' results.
+	Results []scenario.PhaseResult
+	Vmstat  []Counter
 	// Trace holds the latest tracepoint lines, oldest first.
 	Trace []string
 	// TraceWritten counts every event the run's trace recorded.
@@ -103,7 +127,7 @@ type Counter struct {
 func (c *Controller) Snapshot(seq uint64) *Snapshot {
 	s := &Snapshot{
 		Seq:         seq,
-		Info:        c.info,
+		Spec:        c.spec,
 		State:       c.State(),
 		Link:        c.Fragment(),
 		Message:     c.message,
@@ -121,61 +145,67 @@ func (c *Controller) Snapshot(seq uint64) *Snapshot {
 	for k, v := range c.paramErr {
 		s.ParamErrors[k] = v
 	}
-	for _, in := range c.cat.Infos() {
-		s.Scenarios = append(s.Scenarios, ScenarioItem{Name: in.Name, Title: in.Title})
+	for _, sp := range c.cat.Scenarios() {
+		s.Scenarios = append(s.Scenarios, ScenarioItem{Name: sp.ID, Title: Title(sp)})
 	}
-	for _, v := range c.info.Variants {
-		s.Toggles = append(s.Toggles, VariantToggle{Name: v.Name, Summary: v.Summary, Selected: slices.Contains(c.st.Variants, v.Name)})
+	for _, v := range c.spec.Variants {
+		s.Toggles = append(s.Toggles, VariantToggle{Name: v.Name, Summary: v.Help, Selected: slices.Contains(c.st.Variants, v.Name)})
 	}
-	names := c.info.Vmstat
+	names := c.spec.Counters
 	if names == nil {
 		names = DefaultVmstat
 	}
 	for i, r := range c.runs {
-		m := r.Run.Machine()
-		live := VariantLive{Variant: r.Variant, Now: r.Run.Now(), TraceWritten: m.Trace.Written}
-		if st, ok := r.Run.(Statuser); ok {
-			live.Status = st.Status()
-		}
+		v := r.View()
+		live := VariantLive{Variant: r.Variant(), Now: v.Now(), Phase: v.Phase(), Status: v.Status(),
+			Results: slices.Clone(v.Results()), TraceWritten: v.TraceWritten()}
 		for _, n := range names {
-			v, _ := m.VMStatValue(n)
-			live.Vmstat = append(live.Vmstat, Counter{Name: n, Value: v})
+			val, _ := v.VMStat(n)
+			live.Vmstat = append(live.Vmstat, Counter{Name: n, Value: val})
 		}
 		tc := &c.traceCache[i]
-		if tc.lines == nil || tc.written != m.Trace.Written {
-			ev := m.Trace.Events()
-			if len(ev) > c.opt.TraceLines {
-				ev = ev[len(ev)-c.opt.TraceLines:]
-			}
-			tc.lines = make([]string, 0, len(ev))
-			for j := range ev {
-				tc.lines = append(tc.lines, ev[j].String())
-			}
-			tc.written = m.Trace.Written
+		if tc.lines == nil || tc.written != live.TraceWritten {
+			tc.lines = v.TraceLines(c.opt.TraceLines)
+			tc.written = live.TraceWritten
 		}
 		live.Trace = tc.lines
-		live.PSISome10 = m.PSIAvg(false)[0]
+		live.PSISome10 = v.PSIAvg(false)[0]
 		live.Samples = slices.Clone(c.samplers[i].samples)
-		live.LastStall, _ = runLastStall(r.Run)
-		live.Nodes = m.NodeViews()
+		live.LastStall, _ = v.LastStall()
+		live.Nodes = v.NodeViews()
 		s.Live = append(s.Live, live)
 	}
 	if len(c.runs) > 0 {
 		s.ResultFinal = c.Ended()
-		cfg := ReportConfig{Seed: c.st.Seed, Params: copyParams(c.st.Params), Knobs: slices.Clone(c.st.Knobs)}
-		if rep, ok := c.scen.(Reporter); ok {
-			r, err := rep.Report(cfg, c.runs)
-			if err != nil {
-				s.ResultError = err.Error()
-			}
-			s.Result = r
-			s.Command = c.Command()
-		} else {
-			t := metricTable(c.info.Title+" at "+FormatSeconds(s.Now)+" s, seed "+formatUint(c.st.Seed), c.runs)
-			s.Result = Report{Text: t.Text(), JSON: metricJSON(c.info.Name, cfg, c.runs)}
+		r, err := c.report()
+		if err != nil {
+			s.ResultError = err.Error()
 		}
+		s.Result = r
+		s.Command = c.Command()
 	}
 	return s
+}
+
+// report is what `pagesim run` prints for the same seed and settings, one
+// run per variant, made from the runs as they stand by the scenario's own
+// report: once every run is done, Text is byte for byte `pagesim run
+// --format text` and JSON `--format json`; before that the table holds
+// the numbers measured so far.
+func (c *Controller) report() (Report, error) {
+	st, err := c.spec.ParseMap(c.st.Params, c.st.Knobs)
+	if err != nil {
+		return Report{}, err
+	}
+	res := c.spec.NewResult(c.st.Seed, 1, st)
+	for _, r := range c.runs {
+		res.AddVariant(r.Variant(), []*scenario.Run{r})
+	}
+	b, err := res.JSON()
+	if err != nil {
+		return Report{}, err
+	}
+	return Report{Text: res.Text(), JSON: string(b) + "\n"}, nil
 }
 
 // Command returns the `pagesim run` command line that prints the result
@@ -184,7 +214,7 @@ func (c *Controller) Snapshot(seq uint64) *Snapshot {
 // differs from its default and every knob. Values are shell-quoted when
 // they need it.
 func (c *Controller) Command() string {
-	args := CommandArgs(c.info, c.st)
+	args := CommandArgs(c.spec, c.st)
 	for i, a := range args {
 		args[i] = shellQuote(a)
 	}
@@ -193,9 +223,9 @@ func (c *Controller) Command() string {
 
 // CommandArgs returns the arguments of `pagesim` (without the program
 // name) that run st: run NAME --seed N [--variant V]... [--set K=V]...
-func CommandArgs(in Info, st State) []string {
+func CommandArgs(in *scenario.Spec, st State) []string {
 	args := []string{"run", st.Scenario, "--seed", formatUint(st.Seed)}
-	if !slices.Equal(st.Variants, defaultVariants(in)) {
+	if !slices.Equal(st.Variants, in.DefaultVariants()) {
 		for _, v := range st.Variants {
 			args = append(args, "--variant", v)
 		}
@@ -224,34 +254,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// metricJSON is the playground's result as JSON: the scenario, seed,
-// parameters and knobs, and each variant's metrics (keys sorted).
-func metricJSON(name string, cfg ReportConfig, runs []NamedRun) string {
-	type variant struct {
-		Name    string             `json:"name"`
-		Metrics map[string]float64 `json:"metrics"`
-	}
-	out := struct {
-		Scenario string            `json:"scenario"`
-		Seed     uint64            `json:"seed"`
-		Params   map[string]string `json:"params"`
-		Variants []variant         `json:"variants"`
-	}{Scenario: name, Seed: cfg.Seed, Params: cfg.Params}
-	for _, k := range cfg.Knobs {
-		out.Params[k.Name] = k.Value
-	}
-	for _, r := range runs {
-		v := variant{Name: r.Variant, Metrics: map[string]float64{}}
-		for _, m := range r.Run.Results() {
-			v.Metrics[m.Name] = m.Value
-		}
-		out.Variants = append(out.Variants, v)
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return ""
-	}
-	return string(b) + "\n"
 }

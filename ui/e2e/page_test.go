@@ -21,18 +21,27 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/engine/sim"
 	"github.com/pagesim/pagesim/ui/app"
-	"github.com/pagesim/pagesim/ui/catalog"
 	"github.com/pagesim/pagesim/ui/mapview"
 )
+
+// openingLink is the link of what the page opens on: the first patch
+// scenario at the scale it declares for the page.
+func openingLink(t *testing.T) string {
+	t.Helper()
+	first := scenario.All()[0]
+	require.Equal(t, "thp-thisnode", first.ID)
+	return "v1/thp-thisnode?seed=1&scale=" + first.PageParams["scale"]
+}
 
 func TestThePageLoadsAndDraws(t *testing.T) {
 	p := Open(t, "")
 	d := p.Debug()
 	assert.Positive(t, d.W)
 	assert.Positive(t, d.H)
-	const opening = "v1/thp-thisnode?seed=1&scale=" + catalog.PageScale
+	opening := openingLink(t)
 	assert.Equal(t, opening, d.Link, "the page opens on the first patch scenario")
 	assert.Contains(t, p.Text("status"), "paused")
 	assert.Equal(t, "pagesim: the Linux page allocator, simulated", Eval[string](p, "document.title"))
@@ -114,7 +123,7 @@ func startupMarks(p *Page) map[string]float64 {
 // nativeRun runs, natively, what a page with this link shows.
 func nativeRun(t *testing.T, link string) *app.Controller {
 	t.Helper()
-	cat, err := catalog.New()
+	cat, err := app.DefaultCatalog()
 	require.NoError(t, err)
 	c := app.NewController(cat, app.Options{Link: link})
 	require.Empty(t, c.Message())
@@ -161,7 +170,7 @@ func near(a, b mapview.RGB) bool {
 // drawing puts them.
 func TestTheCanvasShowsThePageblockColours(t *testing.T) {
 	// By 0.8 s kcompactd has compacted the zone once (at 0.5 s).
-	const link = "v1/churn?seed=3&t=0.8&mem=64&fill=95"
+	const link = "v1/playground?seed=3&t=0.8&mem=64&fill=95"
 	p := Open(t, link)
 	d := p.WaitSettled()
 	require.Equal(t, int64(800*sim.Millisecond), d.NowNS)
@@ -216,8 +225,8 @@ func TestTheCanvasShowsThePageblockColours(t *testing.T) {
 
 	// Each pageblock's centre shows a colour of its migratetype.
 	seen := map[mm.MigrateType]int{}
-	for col, run := range c.Runs() {
-		for blk, bv := range run.Run.Machine().BlockViews(nil) {
+	for col, v := range c.Views() {
+		for blk, bv := range v.BlockViews(nil) {
 			if bv.Zone < 0 {
 				continue
 			}
@@ -228,7 +237,7 @@ func TestTheCanvasShowsThePageblockColours(t *testing.T) {
 			got := pixel(shot, x, y)
 			legal := []mapview.RGB{mapview.UsedColor(bv.MT), mapview.FreeColor(bv.MT), mapview.PCPColor(bv.MT), mapview.Pinned, mapview.Reserved}
 			if !slices.ContainsFunc(legal, func(c mapview.RGB) bool { return near(c, got) }) {
-				t.Errorf("%s block %d (%v) is drawn %s", run.Variant, blk, bv.MT, got.Hex())
+				t.Errorf("%s block %d (%v) is drawn %s", v.Variant(), blk, bv.MT, got.Hex())
 			}
 			seen[bv.MT]++
 		}
@@ -250,7 +259,7 @@ func inRects(rs []mapview.Rect, x, y int) bool {
 // own link in a new tab: the same time, numbers and table, which also
 // equal a native run of the link.
 func TestAPermalinkRestoresTheSameState(t *testing.T) {
-	p := Open(t, "v1/churn?mem=64&x=2&v=baseline,high_wmark&seed=11")
+	p := Open(t, "v1/playground?mem=64&x=2&v=baseline,high_wmark&seed=11")
 	p.Click("play")
 	p.WaitJS(`JSON.parse(window.pagesimDebug()).nowNs > 400e6`)
 	p.Click("play")
@@ -274,7 +283,7 @@ func TestAPermalinkRestoresTheSameState(t *testing.T) {
 
 func TestABrokenLinkShowsTheMessageAndTheDefaults(t *testing.T) {
 	cases := []struct{ frag, want string }{
-		{"v1/churn?nodes=<img src=x onerror=alert(1)>", `nodes="<img src=x onerror=alert(1)>": must be a whole number`},
+		{"v1/playground?nodes=<img src=x onerror=alert(1)>", `nodes="<img src=x onerror=alert(1)>": "<img src=x onerror=alert(1)>" is not an integer`},
 		{"garbage", "is not a pagesim v1 link"},
 		{"v9/churn", "has format v9; this page reads v1"},
 	}
@@ -293,7 +302,7 @@ func TestABrokenLinkShowsTheMessageAndTheDefaults(t *testing.T) {
 			assert.Contains(t, msg, c.want)
 			assert.Contains(t, msg, "Showing the defaults instead")
 			assert.Zero(t, Eval[int](p, `document.querySelectorAll("#panel img, #panel script").length`))
-			assert.Equal(t, "v1/thp-thisnode?seed=1&scale="+catalog.PageScale, p.Debug().Link)
+			assert.Equal(t, openingLink(t), p.Debug().Link)
 			assert.Contains(t, p.Text("status"), "paused")
 			p.WaitFrames(2)
 			p.Click("dismiss")
@@ -306,7 +315,7 @@ func TestABrokenLinkShowsTheMessageAndTheDefaults(t *testing.T) {
 // on Play/Pause takes to show while the simulation runs at x1000, and the
 // frame time with a 4 GiB (1M-page) machine drawn at one pixel per page.
 func TestTheMapStaysResponsive(t *testing.T) {
-	p := Open(t, "v1/churn?x=1000&cpus=4")
+	p := Open(t, "v1/playground?x=1000&cpus=4")
 	t.Run("clicks answer within 100 ms at x1000", func(t *testing.T) {
 		p.t = t
 		var lat []float64
@@ -346,7 +355,7 @@ func TestTheMapStaysResponsive(t *testing.T) {
 	t.Run("a 1M-page map at one pixel per page", func(t *testing.T) {
 		p.t = t
 		start := time.Now()
-		p.Goto("v1/churn?mem=4096&v=baseline&x=10")
+		p.Goto("v1/playground?mem=4096&v=baseline&x=10")
 		t.Logf("booting the 4 GiB machine: %v", time.Since(start))
 		p.WaitSettled()
 		t.Logf("settled: %v", time.Since(start))
@@ -369,10 +378,10 @@ func TestTheMapStaysResponsive(t *testing.T) {
 }
 
 // TestEveryScenarioRunsToTheEndWithTheNumbersOfANativeRun runs each
-// scenario that `pagesim scenarios` lists at a small scale in the page to
-// its end, and compares the page's result table and JSON with what the
-// pagesim command prints for the same arguments (the command line the
-// page shows), byte for byte.
+// scenario that `pagesim scenarios` lists, and the playground, at a small
+// size in the page to its end, and compares the page's result table and
+// JSON with what the pagesim command prints for the same arguments (the
+// command line the page shows), byte for byte.
 func TestEveryScenarioRunsToTheEndWithTheNumbersOfANativeRun(t *testing.T) {
 	out, err := exec.Command(pagesimBin, "scenarios", "--format", "json").Output()
 	require.NoError(t, err)
@@ -381,7 +390,10 @@ func TestEveryScenarioRunsToTheEndWithTheNumbersOfANativeRun(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(out, &listed))
 	require.NotEmpty(t, listed)
-	cat, err := catalog.New()
+	listed = append(listed, struct {
+		ID string `json:"id"`
+	}{"playground"})
+	cat, err := app.DefaultCatalog()
 	require.NoError(t, err)
 	p := Open(t, "")
 	for _, s := range listed {
@@ -397,7 +409,7 @@ func TestEveryScenarioRunsToTheEndWithTheNumbersOfANativeRun(t *testing.T) {
 			p.WaitJS(`document.getElementById("results-state").textContent.startsWith("Final")`)
 			st, err := cat.Decode(d.Link)
 			require.NoError(t, err)
-			_, in, _ := cat.Lookup(s.ID)
+			in, _ := cat.Lookup(s.ID)
 			args := app.CommandArgs(in, st)
 			assert.Equal(t, "pagesim "+strings.Join(args, " "), p.Text("results-command"), "the page shows the command")
 			for _, v := range st.Variants {
@@ -418,14 +430,18 @@ func TestEveryScenarioRunsToTheEndWithTheNumbersOfANativeRun(t *testing.T) {
 }
 
 // smallLink is a link that runs scenario id at the smallest scale (of a
-// few tried) at which its machine fits its workload.
+// few tried) at which its machine fits its workload; the playground for
+// a few seconds.
 func smallLink(t *testing.T, id string) string {
 	t.Helper()
-	cat, err := catalog.New()
+	cat, err := app.DefaultCatalog()
 	require.NoError(t, err)
 	for _, sc := range []string{"0.01", "0.02", "0.03", "0.05", "0.1", ""} {
 		link := "v1/" + id + "?x=1000"
-		if sc != "" {
+		switch {
+		case id == "playground":
+			link += "&duration=3"
+		case sc != "":
 			link += "&scale=" + sc
 		}
 		c := app.NewController(cat, app.Options{Link: link})

@@ -47,7 +47,7 @@ func TestTheEngineBenchmarkRunsInTheBrowser(t *testing.T) {
 		require.Len(t, v.Results, len(bench.Workloads))
 		return bench.Fastest(n, v.Results)
 	}
-	p := Open(t, "v1/churn?mem=16")
+	p := Open(t, "v1/playground?mem=16")
 	p.WaitSettled()
 	browser := func() []bench.Result {
 		var v struct {

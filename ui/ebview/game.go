@@ -93,6 +93,8 @@ type Game struct {
 	mouseX       int
 	mouseY       int
 	hover        string
+	// hoverState is the buffer the hovered page's state is read into.
+	hoverState [1]mm.PageState
 
 	frameCPU  []float64 // ms of Update+Draw work, last frameWindow frames
 	frameGap  []float64 // ms between Draws, last frameWindow frames
@@ -333,7 +335,7 @@ func (g *Game) updateHover() {
 		g.hover += ", " + strconv.Itoa(int(v.Pinned)) + " pinned"
 	}
 	if g.r.PageView {
-		st := g.loop.Controller().Runs()[h.Col].Run.Machine().PageStates(h.PFN, make([]mm.PageState, 1))[0]
+		st := g.loop.Controller().Views()[h.Col].PageStates(h.PFN, g.hoverState[:])[0]
 		g.hover += "\npage: " + st.String()
 	}
 }
@@ -459,8 +461,8 @@ func (g *Game) publishDebug(ctl *app.Controller) {
 	d := Debug{Settled: settled, Frames: g.frames, W: g.r.W, H: g.r.H, Scale: g.scale, Cam: g.r.Cam, Fit: g.r.Fit(), PageView: g.r.PageView,
 		Link: ctl.Fragment(), NowNS: int64(ctl.Now()), Playing: ctl.Playing(), Ended: ctl.Ended(), Restoring: ctl.Restoring(), Version: ctl.Version(), Gen: ctl.Generation(),
 		FrameCPUms: median(g.frameCPU), FrameGapms: median(g.frameGap), PanelMs: float64(g.panelNS.Load()) / 1e6, RasterMs: median(g.rasterMs), UploadMs: median(g.uploadMs), Hover: g.hover, Redraws: g.redraws, Labels: g.r.Labels}
-	for _, r := range ctl.Runs() {
-		d.Pages = max(d.Pages, uint64(r.Run.Machine().MaxPFN()))
+	for _, v := range ctl.Views() {
+		d.Pages = max(d.Pages, uint64(v.MaxPFN()))
 	}
 	b, err := json.Marshal(d)
 	if err != nil {

@@ -74,8 +74,8 @@ func TestWithoutALocationTheFragmentIsEmpty(t *testing.T) {
 
 func TestTheFragmentIsReadWithoutItsHash(t *testing.T) {
 	installFakeBrowser(t)
-	js.Global().Get("location").Set("hash", "#v1/churn?seed=3")
-	assert.Equal(t, "v1/churn?seed=3", New().Fragment())
+	js.Global().Get("location").Set("hash", "#v1/playground?seed=3")
+	assert.Equal(t, "v1/playground?seed=3", New().Fragment())
 	js.Global().Get("location").Set("hash", "")
 	assert.Equal(t, "", New().Fragment())
 }
@@ -83,9 +83,9 @@ func TestTheFragmentIsReadWithoutItsHash(t *testing.T) {
 func TestReplaceFragmentUsesReplaceState(t *testing.T) {
 	fb := installFakeBrowser(t)
 	b := New()
-	b.ReplaceFragment("v1/churn?seed=9&t=1.5")
-	assert.Equal(t, "#v1/churn?seed=9&t=1.5", fb.hash)
-	assert.Equal(t, "v1/churn?seed=9&t=1.5", b.Fragment())
+	b.ReplaceFragment("v1/playground?seed=9&t=1.5")
+	assert.Equal(t, "#v1/playground?seed=9&t=1.5", fb.hash)
+	assert.Equal(t, "v1/playground?seed=9&t=1.5", b.Fragment())
 }
 
 func TestHashChangeCallsBackWithTheNewFragment(t *testing.T) {
@@ -94,11 +94,11 @@ func TestHashChangeCallsBackWithTheNewFragment(t *testing.T) {
 	got := make(chan string, 1)
 	b.OnHashChange(func(f string) { got <- f })
 	require.Len(t, fb.listeners["hashchange"], 1)
-	js.Global().Get("location").Set("hash", "#v1/churn?seed=4")
+	js.Global().Get("location").Set("hash", "#v1/playground?seed=4")
 	fb.listeners["hashchange"][0].Invoke(js.Global().Get("Object").New())
 	select {
 	case f := <-got:
-		assert.Equal(t, "v1/churn?seed=4", f)
+		assert.Equal(t, "v1/playground?seed=4", f)
 	case <-time.After(5 * time.Second):
 		t.Fatal("no callback")
 	}

@@ -11,11 +11,11 @@ import (
 // per second). Only the controller's owner goroutine may call it.
 func PanelsOf(ctl *app.Controller) []Panel {
 	var ps []Panel
-	for i, r := range ctl.Runs() {
-		now := r.Run.Now()
+	for i, v := range ctl.Views() {
+		now := v.Now()
 		ps = append(ps, Panel{
-			Title:  r.Variant + "   t = " + app.FormatSeconds(now-now%sim.Millisecond) + " s",
-			Src:    r.Run.Machine(),
+			Title:  v.Variant() + "   t = " + app.FormatSeconds(now-now%sim.Millisecond) + " s",
+			Src:    v,
 			Charts: ChartsOf(ctl.Samples(i)),
 		})
 	}

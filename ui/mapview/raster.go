@@ -52,7 +52,8 @@ import (
 	"github.com/pagesim/pagesim/engine/mm"
 )
 
-// Source is what the map reads from a machine; *mm.Machine implements it.
+// Source is what the map reads of a machine: scenario.View (a run's, as
+// the page draws it) and *mm.Machine (in tests) implement it.
 type Source interface {
 	BlockViews(dst []mm.BlockView) []mm.BlockView
 	ZoneViews() []mm.ZoneView

@@ -20,6 +20,7 @@ import (
 	"github.com/vugu/vugu"
 
 	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/ui/app"
 )
 
@@ -146,19 +147,16 @@ func (c *Root) setDraft(name string, e vugu.DOMEvent) {
 func (c *Root) commitParam(name string, e vugu.DOMEvent) {
 	v := strings.TrimSpace(e.PropString("target", "value"))
 	c.setDraftValue(name, v)
-	for _, p := range c.snap().Info.Params {
-		if p.Name != name {
-			continue
-		}
-		if p.Check != nil {
-			if err := p.Check(v); err != nil {
-				c.setDraftErr(name, err.Error())
-				return
-			}
-		}
-		c.setDraftErr(name, "")
-		c.do(func(ctl *app.Controller) { _ = ctl.SetParam(name, v) })
+	p, ok := c.snap().Spec.Param(name)
+	if !ok {
+		return
 	}
+	if _, err := p.Check(v); err != nil {
+		c.setDraftErr(name, err.Error())
+		return
+	}
+	c.setDraftErr(name, "")
+	c.do(func(ctl *app.Controller) { _ = ctl.SetParam(name, v) })
 }
 
 func (c *Root) commitSeed(e vugu.DOMEvent) {
@@ -177,13 +175,12 @@ func (c *Root) commitSeed(e vugu.DOMEvent) {
 const knobsField = "knobs"
 
 // commitKnobs reads one NAME=VALUE per line (blank lines and lines
-// starting with # ignored), checks each with the scenario's CheckKnob and
+// starting with # ignored), checks each as `pagesim run --set` does and
 // sends the list only if all pass.
 func (c *Root) commitKnobs(e vugu.DOMEvent) {
 	text := e.PropString("target", "value")
 	c.setDraftValue(knobsField, text)
-	check := c.snap().Info.CheckKnob
-	var knobs []app.Knob
+	var knobs []scenario.Knob
 	for i, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -195,23 +192,19 @@ func (c *Root) commitKnobs(e vugu.DOMEvent) {
 			c.setDraftErr(knobsField, fmt.Sprintf("line %d: want NAME=VALUE", i+1))
 			return
 		}
-		if check == nil {
-			c.setDraftErr(knobsField, "this scenario takes no kernel knobs")
-			return
-		}
-		canon, err := check(name, value)
+		k, err := scenario.CheckKnob(name, value)
 		if err != nil {
 			c.setDraftErr(knobsField, fmt.Sprintf("line %d: %v", i+1, err))
 			return
 		}
-		knobs = append(knobs, app.Knob{Name: canon, Value: value})
+		knobs = append(knobs, k)
 	}
 	c.setDraftErr(knobsField, "")
 	c.setDraftValue(knobsField, formatKnobs(knobs))
 	c.do(func(ctl *app.Controller) { _ = ctl.SetKnobs(knobs) })
 }
 
-func formatKnobs(knobs []app.Knob) string {
+func formatKnobs(knobs []scenario.Knob) string {
 	var lines []string
 	for _, k := range knobs {
 		lines = append(lines, k.Name+"="+k.Value)
@@ -220,8 +213,6 @@ func formatKnobs(knobs []app.Knob) string {
 }
 
 func (c *Root) knobsText() string { return c.fieldText(knobsField, formatKnobs(c.snap().State.Knobs)) }
-
-func (c *Root) takesKnobs() bool { return c.snap().Info.CheckKnob != nil }
 
 func (c *Root) setDraftValue(name, v string) {
 	if c.drafts == nil {

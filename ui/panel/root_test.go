@@ -16,8 +16,8 @@ import (
 	"github.com/vugu/vugu/gen"
 	"github.com/vugu/vugu/staticrender"
 
+	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/ui/app"
-	"github.com/pagesim/pagesim/ui/catalog"
 )
 
 // loopBackend runs a real controller behind an app.Loop, ticked by hand.
@@ -27,7 +27,9 @@ type loopBackend struct {
 
 func newBackend(t *testing.T, frag string) *loopBackend {
 	t.Helper()
-	cat, err := app.NewCatalog(app.Churn{})
+	pg, err := scenario.Get("playground")
+	require.NoError(t, err)
+	cat, err := app.NewCatalog(pg)
 	require.NoError(t, err)
 	ctl := app.NewController(cat, app.Options{Link: frag})
 	return &loopBackend{app.NewLoop(ctl)}
@@ -150,23 +152,24 @@ func TestThePanelShowsTheDefaults(t *testing.T) {
 	assert.Contains(t, textOf(t, page, "results"), "allocations")
 	assert.Contains(t, textOf(t, page, "summary"), "Not a patch scenario")
 	assert.Contains(t, textOf(t, page, "summary"), "playground")
-	assert.Contains(t, textOf(t, page, "results-json"), `"scenario": "churn"`)
+	assert.Contains(t, page, "MiB of memory per node [16, 4096]", "each parameter's help says its range")
+	assert.Contains(t, textOf(t, page, "results-json"), `"scenario": "playground"`)
 	assert.Equal(t, "(no allocation has stalled yet)", textOf(t, page, "stall-baseline"))
 	live := strings.Join(strings.Fields(textOf(t, page, "live")), " ")
 	assert.Contains(t, live, "PSI memory some avg10 (%) 0.000.00")
 	assert.Contains(t, live, "node 0 kswapd / kcompactd sleeping / sleepingsleeping / sleeping")
 	assert.Contains(t, page, `class="swatch mk-migrate"`)
 	assert.Contains(t, page, `class="swatch ch-psi"`)
-	assert.NotContains(t, page, `id="results-command"`, "pagesim run does not know the playground")
+	assert.Equal(t, "pagesim run playground --seed 1", textOf(t, page, "results-command"))
 	assert.Equal(t, "1", root.seedText())
 	assert.Equal(t, "256", root.paramText("mem"))
-	assert.Equal(t, "#v1/churn?seed=1", root.linkURL())
+	assert.Equal(t, "#v1/playground?seed=1", root.linkURL())
 	assert.Contains(t, page, `class="swatch mt-unmovable"`)
 	assert.NotContains(t, page, `id="link-error"`)
 }
 
 func TestALinkErrorIsShownAsTextNeverAsHTML(t *testing.T) {
-	b := newBackend(t, `#v1/churn?nodes=<img src=x onerror=alert(1)><script>alert(2)</script>`)
+	b := newBackend(t, `#v1/playground?nodes=<img src=x onerror=alert(1)><script>alert(2)</script>`)
 	page := render(t, &Root{Backend: b})
 	msg := textOf(t, page, "link-error")
 	assert.Contains(t, msg, "This link could not be read")
@@ -177,7 +180,7 @@ func TestALinkErrorIsShownAsTextNeverAsHTML(t *testing.T) {
 }
 
 func TestButtonsQueueCommandsForTheOwner(t *testing.T) {
-	b := newBackend(t, "v1/churn?mem=32")
+	b := newBackend(t, "v1/playground?mem=32")
 	root := &Root{Backend: b}
 	root.step()
 	b.settle(t)
@@ -207,14 +210,14 @@ func TestButtonsQueueCommandsForTheOwner(t *testing.T) {
 }
 
 func TestAnInvalidParameterIsRefusedWithTheScenariosOwnMessage(t *testing.T) {
-	b := newBackend(t, "v1/churn?mem=32")
+	b := newBackend(t, "v1/playground?mem=32")
 	root := &Root{Backend: b}
 	render(t, root)
 	root.setDraft("nodes", fakeEvent{value: "9"})
 	root.commitParam("nodes", fakeEvent{value: "9"})
 	b.settle(t)
 	page := render(t, root)
-	assert.Equal(t, "must be between 1 and 4", textOf(t, page, "param-error-nodes"))
+	assert.Equal(t, "9 is above the maximum 4", textOf(t, page, "param-error-nodes"))
 	assert.Equal(t, "9", root.paramText("nodes"), "the refused text stays in the box")
 	assert.Equal(t, "1", b.Snapshot().State.Params["nodes"])
 
@@ -232,11 +235,11 @@ func TestAnInvalidParameterIsRefusedWithTheScenariosOwnMessage(t *testing.T) {
 	b.settle(t)
 	assert.EqualValues(t, 42, b.Snapshot().State.Seed)
 	render(t, root)
-	assert.Equal(t, "#v1/churn?seed=42&nodes=2&mem=32", root.linkURL())
+	assert.Equal(t, "#v1/playground?seed=42&nodes=2&mem=32", root.linkURL())
 }
 
 func TestCopyPutsTheResultTableOnTheClipboard(t *testing.T) {
-	b := newBackend(t, "v1/churn?mem=32")
+	b := newBackend(t, "v1/playground?mem=32")
 	h := &fakeHost{}
 	root := &Root{Backend: b, Host: h}
 	render(t, root)
@@ -248,7 +251,7 @@ func TestCopyPutsTheResultTableOnTheClipboard(t *testing.T) {
 	root.copyResults()
 	assert.Contains(t, textOf(t, render(t, root), "copy-results-status"), "Could not copy (denied)")
 	root.copyLink()
-	assert.Equal(t, "#v1/churn?seed=1&mem=32", h.copied[2])
+	assert.Equal(t, "#v1/playground?seed=1&mem=32", h.copied[2])
 	h.err = nil
 	root.copyJSON()
 	assert.Equal(t, b.Snapshot().Result.JSON, h.copied[3])
@@ -256,7 +259,7 @@ func TestCopyPutsTheResultTableOnTheClipboard(t *testing.T) {
 }
 
 func TestTheTraceShowsTheChosenVariant(t *testing.T) {
-	b := newBackend(t, "v1/churn?mem=32&t=2")
+	b := newBackend(t, "v1/playground?mem=32&t=2")
 	b.settle(t)
 	root := &Root{Backend: b}
 	page := render(t, root)
@@ -295,7 +298,7 @@ func TestGeneratedCodeIsUpToDate(t *testing.T) {
 }
 
 func TestKnobsAreCheckedLineByLineAndSentTogether(t *testing.T) {
-	b := newBackend(t, "v1/churn?mem=32")
+	b := newBackend(t, "v1/playground?mem=32")
 	root := &Root{Backend: b}
 	page := render(t, root)
 	assert.Contains(t, page, `id="knobs"`)
@@ -307,16 +310,16 @@ func TestKnobsAreCheckedLineByLineAndSentTogether(t *testing.T) {
 	root.commitKnobs(fakeEvent{value: " vm.defrag_mode = 1 \ntransparent_hugepage.defrag=madvise"})
 	b.settle(t)
 	render(t, root)
-	assert.Equal(t, []app.Knob{{Name: "vm.defrag_mode", Value: "1"}, {Name: "transparent_hugepage.defrag", Value: "madvise"}}, b.Snapshot().State.Knobs)
+	assert.Equal(t, []scenario.Knob{{Name: "vm.defrag_mode", Value: "1"}, {Name: "transparent_hugepage.defrag", Value: "madvise"}}, b.Snapshot().State.Knobs)
 	assert.Equal(t, "vm.defrag_mode=1\ntransparent_hugepage.defrag=madvise", root.knobsText())
-	assert.Equal(t, "#v1/churn?seed=1&mem=32&vm.defrag_mode=1&transparent_hugepage.defrag=madvise", root.linkURL())
+	assert.Equal(t, "#v1/playground?seed=1&mem=32&vm.defrag_mode=1&transparent_hugepage.defrag=madvise", root.linkURL())
 }
 
 // A scenario `pagesim run` knows: the table is the command's, the command
 // line is shown, and each variant's latest stalled allocation is laid out
 // one decision per line, as text.
 func TestTheResultIsTheCommandsAndTheStallTraceIsText(t *testing.T) {
-	cat, err := catalog.New()
+	cat, err := app.DefaultCatalog()
 	require.NoError(t, err)
 	ctl := app.NewController(cat, app.Options{Link: "v1/thp-thisnode?scale=0.03&guest_gb=42&v=upstream&t=100"})
 	require.Empty(t, ctl.Message())
