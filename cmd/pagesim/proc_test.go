@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,8 +15,6 @@ import (
 	"github.com/pagesim/pagesim/engine/procfs"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
 // run calls the command line in-process.
 func run(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
@@ -25,25 +22,23 @@ func run(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-// dumps are the import test folders of package procfs.
+// dumpPath is a path under package procfs's testdata (its import dumps
+// and golden files).
 func dumpPath(parts ...string) string {
 	return filepath.Join(append([]string{"..", "..", "engine", "procfs", "testdata"}, parts...)...)
 }
 
+// The default machine of `pagesim proc` is the 8 GiB one-node x86
+// machine of package procfs's golden files (its own -update rewrites
+// them).
 func TestProcPrintsTheFilesOfABootedMachine(t *testing.T) {
 	for _, name := range []string{"buddyinfo", "pagetypeinfo", "zoneinfo", "vmstat"} {
-		t.Run(name+" of the default 8 GiB one-node machine matches its golden file", func(t *testing.T) {
+		t.Run(name+" of the default 8 GiB one-node machine matches procfs's golden file", func(t *testing.T) {
 			code, out, errs := run("proc", name)
 			require.Equal(t, exitOK, code, errs)
 			assert.Empty(t, errs)
-			path := filepath.Join("testdata", "proc", "booted-default."+name)
-			if *update {
-				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-				require.NoError(t, os.WriteFile(path, []byte(out), 0o644))
-				return
-			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err, "go test -update creates it")
+			want, err := os.ReadFile(dumpPath("golden", "booted-8g-1node", name))
+			require.NoError(t, err)
 			assert.Equal(t, string(want), out)
 		})
 	}
@@ -161,7 +156,7 @@ func TestProcReportsErrorsInOneLine(t *testing.T) {
 			"pagesim proc: vm.watermark_scale_factor: 0 is out of range [1, 3000]"},
 		{"a missing folder is bad input", []string{"proc", "zoneinfo", "--import", "no/such/dir"}, exitInput,
 			"pagesim proc: --import no/such/dir: no such file or directory"},
-		{"a folder without /proc files is bad input", []string{"proc", "zoneinfo", "--import", "testdata"}, exitInput,
+		{"a folder without /proc files is bad input", []string{"proc", "zoneinfo", "--import", dumpPath("golden")}, exitInput,
 			"pagesim proc: the dump has none of buddyinfo, pagetypeinfo, zoneinfo"},
 		{"an unknown migratetype names the file and line", []string{"proc", "zoneinfo", "--import", dumpPath("fixtures", "linux-mm-mirror-numa2")}, exitInput,
 			"pagesim proc: " + dumpPath("fixtures", "linux-mm-mirror-numa2", "pagetypeinfo") + `:8: unknown migratetype "Mirror"`},
