@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/script"
 )
 
 // parseFlags parses args with fs and returns the exit status for its error:
@@ -97,7 +98,10 @@ func addMaxMem(fs *flag.FlagSet) func() (uint64, error) {
 		b := defaultMaxMem()
 		if *s != "" {
 			var err error
-			if b, err = parseSize(*s); err != nil {
+			if b, err = script.ParseSize(strings.TrimSpace(*s)); err == nil && b == 0 {
+				err = fmt.Errorf("a budget of 0 bytes allows no machine")
+			}
+			if err != nil {
 				return 0, fmt.Errorf("--max-mem: %v", err)
 			}
 		}

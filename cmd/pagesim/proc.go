@@ -20,11 +20,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/pagesim/pagesim/engine/mm"
 	"github.com/pagesim/pagesim/engine/procfs"
+	"github.com/pagesim/pagesim/engine/script"
 )
 
 // procFile is one file `pagesim proc` prints.
@@ -133,33 +133,6 @@ func (s *sysctlFlag) Set(v string) error {
 	return nil
 }
 
-// parseSize reads "8G", "512M", "4096", "1TiB": bytes with a binary suffix.
-func parseSize(s string) (uint64, error) {
-	t := strings.ToUpper(strings.TrimSpace(s))
-	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
-	mult := uint64(1)
-	if t != "" {
-		switch t[len(t)-1] {
-		case 'K':
-			mult = 1 << 10
-		case 'M':
-			mult = 1 << 20
-		case 'G':
-			mult = 1 << 30
-		case 'T':
-			mult = 1 << 40
-		}
-		if mult != 1 {
-			t = t[:len(t)-1]
-		}
-	}
-	n, err := strconv.ParseUint(t, 10, 64)
-	if err != nil || n == 0 || n > (1<<63)/mult {
-		return 0, fmt.Errorf("%q is not a memory size (like 8G or 512M)", s)
-	}
-	return n * mult, nil
-}
-
 // parseInterspersed parses flags that may come before and after positional
 // arguments ("zoneinfo --mem 4G" and "--mem 4G zoneinfo").
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
@@ -256,7 +229,7 @@ func runProc(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "pagesim proc: warning: %s\n", w)
 		}
 	} else {
-		size, err := parseSize(*mem)
+		size, err := script.ParseSize(strings.TrimSpace(*mem))
 		if err != nil {
 			return inputErr(fmt.Errorf("--mem: %v", err))
 		}

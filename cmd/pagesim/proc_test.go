@@ -77,11 +77,12 @@ func TestProcFlagsShapeTheBootedMachine(t *testing.T) {
 		assert.Equal(t, want.String(), out)
 		assert.Equal(t, 131072, m.MinFreeKbytes())
 	})
-	t.Run("memory sizes take binary suffixes", func(t *testing.T) {
-		for _, s := range []string{"8G", "8g", "8GiB", "8192M", "8388608K", "8589934592"} {
-			v, err := parseSize(s)
-			require.NoError(t, err, s)
-			assert.Equal(t, uint64(8<<30), v, s)
+	t.Run("--mem reads sizes as scripts do, with binary suffixes", func(t *testing.T) {
+		_, want, _ := run("proc", "buddyinfo", "--mem", "8G")
+		for _, s := range []string{"8g", "8GiB", "8192M", "8388608K", "8589934592", " 8G "} {
+			code, out, errs := run("proc", "buddyinfo", "--mem", s)
+			require.Equal(t, exitOK, code, errs)
+			assert.Equal(t, want, out, s)
 		}
 	})
 }
@@ -141,7 +142,7 @@ func TestProcReportsErrorsInOneLine(t *testing.T) {
 		{"an unknown flag is a usage error", []string{"proc", "zoneinfo", "--bogus"}, exitUsage,
 			"pagesim proc: flag provided but not defined: -bogus"},
 		{"a size without a number is bad input", []string{"proc", "zoneinfo", "--mem", "lots"}, exitInput,
-			`pagesim proc: --mem: "lots" is not a memory size`},
+			`pagesim proc: --mem: "lots" is not a size`},
 		{"zero nodes is bad input", []string{"proc", "zoneinfo", "--nodes", "0"}, exitInput,
 			"pagesim proc: --nodes must be between 1 and 64, got 0"},
 		{"a --set without a value is bad input", []string{"proc", "zoneinfo", "--set", "vm.swappiness"}, exitInput,

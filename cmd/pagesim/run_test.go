@@ -58,7 +58,7 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{[]string{"run", "thp-thisnode", "--set", "scale=1", "--set", "scale=0.5"}, exitInput, `--set scale is given twice ("scale=1" and "scale=0.5")`},
 		{[]string{"run", "thp-thisnode", "--set", "vm.defrag_mode=1", "--set", "/proc/sys/vm/defrag_mode=0"}, exitInput, "--set vm.defrag_mode is given twice"},
 		{[]string{"run", "thp-thisnode", "--set", "guest_gb=30,30,34"}, exitInput, "guest_gb: 30 is listed twice"},
-		{[]string{"run", "thp-thisnode", "--max-mem", "lots"}, exitInput, `--max-mem: "lots" is not a memory size`},
+		{[]string{"run", "thp-thisnode", "--max-mem", "lots"}, exitInput, `--max-mem: "lots" is not a size`},
 		{[]string{"run", "thp-thisnode", "--set", "scale=1", "--set", "nodes=8", "--set", "node_gb=900", "--max-mem", "8G"}, exitInput,
 			"pagesim run: a machine of 7.0 TiB over 8 node(s) with 64 CPU(s) needs 37.0 GiB of memory to simulate, over the limit of 8 GiB (--max-mem SIZE changes the limit)\n"},
 		{[]string{"run", "no-such-scenario"}, exitInput, "no-such-scenario"},

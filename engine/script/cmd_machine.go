@@ -101,7 +101,7 @@ func machineCommands() []*command {
 			help:   "Sizes the swap device (0 turns swap off); anonymous memory is reclaimable only while swap has room.",
 			pos:    []param{{name: "SIZE", typ: tSize, required: true}},
 			run: func(in *Interp, c *call) error {
-				b, _ := parseSize(c.pos[0])
+				b, _ := ParseSize(c.pos[0])
 				return in.m.SetSwap(b)
 			},
 		},
@@ -464,7 +464,7 @@ func setBlockdev(d *mm.BlockDevice, name, value string, set bool) error {
 			var v uint64
 			var err error
 			if p.kind == "size" {
-				v, err = parseSize(value)
+				v, err = ParseSize(value)
 				if err == nil && v == 0 {
 					err = fmt.Errorf("a bandwidth must be above 0")
 				}

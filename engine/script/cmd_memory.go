@@ -98,7 +98,7 @@ func memoryCommands() []*command {
 					keys: with(
 						param{name: "size", typ: tSize, required: true, help: "bytes to write"},
 						param{name: "offset", typ: tSize, help: "where to write (default 0)"},
-						gfpParam,
+						gfpMapping,
 						param{name: "sync", typ: tBool, help: "fdatasync after writing"},
 						param{name: "cgroup", typ: tCgroup, help: "the cgroup charged, when the write creates the file"},
 					),
@@ -113,7 +113,7 @@ func memoryCommands() []*command {
 					keys: with(
 						param{name: "size", typ: tSize, help: "bytes to read (default: to the end)"},
 						param{name: "offset", typ: tSize, help: "where to start (default 0)"},
-						gfpParam,
+						gfpMapping,
 					),
 					run: runFileRead,
 				},
@@ -149,21 +149,13 @@ func memoryCommands() []*command {
 						"GFP_KERNEL). Slab pages are unmovable (reclaimable: Reclaimable). If memory runs out the command " +
 						"stops with a note.",
 					pos: []param{{name: "NAME", typ: tName, required: true}},
-					keys: with(
-						param{name: "size", typ: tSize, help: "bytes of slabs to add"},
-						param{name: "slabs", typ: tCount, help: "slabs to add"},
-						param{name: "order", typ: tOrder, help: "the cache's slab order (oo), when created"},
-						param{name: "reclaimable", typ: tBool, help: "SLAB_RECLAIM_ACCOUNT, when created"},
-						gfpParam,
-						param{name: "cgroup", typ: tCgroup, help: "the cgroup charged, when created"},
-					),
-					check: func(c *call) error {
-						if c.has("size") == c.has("slabs") {
-							return fmt.Errorf("give size= or slabs=")
-						}
-						return nil
-					},
-					run: runSlabAlloc,
+					keys: with(append([]param{
+						{name: "size", typ: tSize, help: "bytes of slabs to add"},
+						{name: "slabs", typ: tCount, help: "slabs to add"},
+						gfpDefault("GFP_KERNEL"),
+					}, slabCacheParams...)...),
+					check: sizeOrSlabs,
+					run:   runSlabAlloc,
 				},
 				{
 					name:   "free",
@@ -183,7 +175,7 @@ func memoryCommands() []*command {
 				"command with a note. nid prefers a node (alloc_pages_node); by default the CPU's node.",
 			pos: []param{{name: "NAME", typ: tName, required: true}},
 			keys: with(
-				param{name: "gfp", typ: tGFP, required: true, help: "the allocation mask, as %pGg prints it"},
+				gfpRequired(),
 				param{name: "order", typ: tOrder, help: "the chunk order (default 0)"},
 				param{name: "count", typ: tCountAll, help: "how many chunks, or all (default 1)"},
 				param{name: "nid", typ: tCount, help: "the preferred node"},
@@ -417,36 +409,46 @@ func (in *Interp) forget(name string) {
 	}
 }
 
-func runSlabAlloc(in *Interp, c *call) error {
-	name := c.pos[0]
-	var cache *mm.SlabCache
+// slabCache returns the slab cache called name, creating it on first use
+// from the call's slabCacheParams; on an existing cache they must agree
+// with it.
+func (in *Interp) slabCache(c *call, name string) (*mm.SlabCache, error) {
 	if o, ok := in.objects[name]; ok {
 		so, isSlab := o.(*slabObj)
 		if !isSlab {
-			return fmt.Errorf("%q is a %s, not a slab cache", name, o.kind())
+			return nil, fmt.Errorf("%q is a %s, not a slab cache", name, o.kind())
 		}
-		cache = so.c
+		cache := so.c
 		if c.has("order") && c.order("order", 0) != cache.Order {
-			return fmt.Errorf("slab cache %s has order %d; order= is taken only when it is created", name, cache.Order)
+			return nil, fmt.Errorf("slab cache %s has order %d; order= is taken only when it is created", name, cache.Order)
 		}
 		if c.has("reclaimable") && c.flag("reclaimable") != cache.Reclaimable {
-			return fmt.Errorf("slab cache %s has reclaimable=%s; reclaimable= is taken only when it is created", name, onOff(cache.Reclaimable))
+			return nil, fmt.Errorf("slab cache %s has reclaimable=%s; reclaimable= is taken only when it is created", name, onOff(cache.Reclaimable))
 		}
 		if c.has("cgroup") {
-			return fmt.Errorf("cgroup= is taken only when the cache is created")
+			return nil, fmt.Errorf("cgroup= is taken only when the cache is created")
 		}
-	} else {
-		if err := in.canDefine(name); err != nil {
-			return err
-		}
-		cg, err := in.cgroup(c.str("cgroup", "/"))
-		if err != nil {
-			return err
-		}
-		cache = in.m.NewSlabCache(name, cg, c.order("order", 0), c.flag("reclaimable"))
-		if err := in.define(name, &slabObj{c: cache}); err != nil {
-			return err
-		}
+		return cache, nil
+	}
+	if err := in.canDefine(name); err != nil {
+		return nil, err
+	}
+	cg, err := in.cgroup(c.str("cgroup", "/"))
+	if err != nil {
+		return nil, err
+	}
+	cache := in.m.NewSlabCache(name, cg, c.order("order", 0), c.flag("reclaimable"))
+	if err := in.define(name, &slabObj{c: cache}); err != nil {
+		return nil, err
+	}
+	return cache, nil
+}
+
+func runSlabAlloc(in *Interp, c *call) error {
+	name := c.pos[0]
+	cache, err := in.slabCache(c, name)
+	if err != nil {
+		return err
 	}
 	n := c.uint("slabs")
 	if c.has("size") {
@@ -455,7 +457,7 @@ func runSlabAlloc(in *Interp, c *call) error {
 	}
 	gfp := c.gfp("gfp", mm.GFP_KERNEL)
 	var got uint64
-	err := in.work(c, func(t *sim.Task) error {
+	err = in.work(c, func(t *sim.Task) error {
 		for ; got < n; got++ {
 			pfn := in.m.AllocateSlab(t, cache, gfp, -1)
 			if in.m.AllocPending(t) {

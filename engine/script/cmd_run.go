@@ -140,7 +140,7 @@ var programs = []*program{
 			{name: "file", typ: tName, required: true, help: "the file (created if new)"},
 			{name: "size", typ: tSize, required: true, help: "bytes per pass"},
 			{name: "chunk", typ: tSize, help: "bytes per step (default 1M)"},
-			{name: "gfp", typ: tGFP, help: "the mapping's mask (default GFP_HIGHUSER_MOVABLE; writes add __GFP_WRITE)"},
+			gfpMapping,
 			{name: "sync", typ: tBool, help: "fdatasync after each pass"},
 			{name: "unlink", typ: tBool, help: "truncate the file after each pass"},
 			{name: "loop", typ: tBool, help: "start over after each pass"},
@@ -155,7 +155,7 @@ var programs = []*program{
 		args: []param{
 			{name: "file", typ: tName, required: true, help: "the file"},
 			{name: "chunk", typ: tSize, help: "bytes per step (default 1M)"},
-			{name: "gfp", typ: tGFP, help: "the mapping's mask (default GFP_HIGHUSER_MOVABLE; writes add __GFP_WRITE)"},
+			gfpMapping,
 			{name: "loop", typ: tBool, help: "start over at the end"},
 			{name: "interval", typ: tDuration, help: "pause between steps"},
 		},
@@ -164,24 +164,16 @@ var programs = []*program{
 	{
 		name: "slab",
 		help: "grows a slab cache to size (or slabs) and then turns it over, freeing the oldest batch and allocating a new one each step",
-		args: []param{
+		args: append([]param{
 			{name: "cache", typ: tName, required: true, help: "the slab cache (created if new)"},
 			{name: "size", typ: tSize, help: "the cache's working size"},
 			{name: "slabs", typ: tCount, help: "the cache's working size in slabs"},
 			{name: "batch", typ: tCount, help: "slabs per step (default 1)"},
-			{name: "order", typ: tOrder, help: "slab order, when the cache is new"},
-			{name: "reclaimable", typ: tBool, help: "SLAB_RECLAIM_ACCOUNT, when the cache is new"},
-			{name: "gfp", typ: tGFP, help: "the mask (default GFP_KERNEL)"},
+			gfpDefault("GFP_KERNEL"),
 			{name: "steps", typ: tCount, help: "stop after this many steps (default: never)"},
 			{name: "interval", typ: tDuration, help: "pause between steps"},
-			{name: "cgroup", typ: tCgroup, help: "the cgroup charged, when the cache is new"},
-		},
-		check: func(c *call) error {
-			if c.has("size") == c.has("slabs") {
-				return fmt.Errorf("program slab: give size= or slabs=")
-			}
-			return nil
-		},
+		}, slabCacheParams...),
+		check: sizeOrSlabs,
 		start: startSlab,
 	},
 	{
@@ -198,7 +190,7 @@ var programs = []*program{
 		name: "alloc",
 		help: "raw allocations of one mask and order, one per step, each freed hold later",
 		args: []param{
-			{name: "gfp", typ: tGFP, required: true, help: "the allocation mask"},
+			gfpRequired(),
 			{name: "order", typ: tOrder, help: "the chunk order (default 0)"},
 			{name: "count", typ: tCount, help: "how many allocations (default: until stopped)"},
 			{name: "hold", typ: tHold, help: "how long each chunk is kept (default 0: until the next step)"},
@@ -344,26 +336,9 @@ func startRead(in *Interp, c *call) (sim.Program, func() workload.Progress, func
 }
 
 func startSlab(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
-	name := c.str("cache", "")
-	var cache *mm.SlabCache
-	if o, ok := in.objects[name]; ok {
-		so, isSlab := o.(*slabObj)
-		if !isSlab {
-			return nil, nil, nil, fmt.Errorf("%q is a %s, not a slab cache", name, o.kind())
-		}
-		cache = so.c
-	} else {
-		if err := in.canDefine(name); err != nil {
-			return nil, nil, nil, err
-		}
-		cg, err := in.cgroup(c.str("cgroup", "/"))
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		cache = in.m.NewSlabCache(name, cg, c.order("order", 0), c.flag("reclaimable"))
-		if err := in.define(name, &slabObj{c: cache}); err != nil {
-			return nil, nil, nil, err
-		}
+	cache, err := in.slabCache(c, c.str("cache", ""))
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	slabs := c.uint("slabs")
 	if c.has("size") {

@@ -94,7 +94,7 @@ func (c *call) str(k, def string) string {
 
 // The typed getters read values check has already validated.
 func (c *call) uint(k string) uint64 { n, _ := parseUint(c.kv[k]); return n }
-func (c *call) size(k string) uint64 { n, _ := parseSize(c.kv[k]); return n }
+func (c *call) size(k string) uint64 { n, _ := ParseSize(c.kv[k]); return n }
 func (c *call) flag(k string) bool   { b, _ := parseBool(c.kv[k]); return b }
 func (c *call) gfp(k string, def mm.GFP) mm.GFP {
 	if !c.has(k) {
@@ -152,7 +152,39 @@ var (
 	cpuParam  = param{name: "cpu", typ: tCount, help: "the CPU that does the work (default 0)"}
 	nodeParam = param{name: "node", typ: tCount, help: "do the work on the first CPU of this node"}
 	gfpParam  = param{name: "gfp", typ: tGFP, help: "the allocation mask, as %pGg prints it"}
+	// gfpMapping is gfp= for page-cache I/O: the file's mapping mask.
+	gfpMapping = param{name: "gfp", typ: tGFP, help: "the mapping's mask (default GFP_HIGHUSER_MOVABLE; writes add __GFP_WRITE)"}
+	// slabCacheParams create a slab cache on its first use (slab alloc,
+	// task ... slab); on an existing cache they must agree with it.
+	slabCacheParams = []param{
+		{name: "order", typ: tOrder, help: "the cache's slab order (oo), when it is created (default 0)"},
+		{name: "reclaimable", typ: tBool, help: "SLAB_RECLAIM_ACCOUNT, when it is created"},
+		{name: "cgroup", typ: tCgroup, help: "the cgroup charged, when it is created (default /)"},
+	}
 )
+
+// sizeOrSlabs checks that a slab command says how much by exactly one of
+// size= and slabs=.
+func sizeOrSlabs(c *call) error {
+	if c.has("size") == c.has("slabs") {
+		return fmt.Errorf("give size= or slabs=")
+	}
+	return nil
+}
+
+// gfpDefault is gfpParam for a command whose mask defaults to def.
+func gfpDefault(def string) param {
+	p := gfpParam
+	p.help += " (default " + def + ")"
+	return p
+}
+
+// gfpRequired is gfpParam for a command that needs a mask.
+func gfpRequired() param {
+	p := gfpParam
+	p.required = true
+	return p
+}
 
 // check validates a statement and returns the call to run.
 func check(st *Stmt) (*call, error) {
@@ -295,7 +327,7 @@ func checkValue(p param, v string) error {
 			err = checkName(v)
 		}
 	case tSize:
-		_, err = parseSize(v)
+		_, err = ParseSize(v)
 	case tCount:
 		_, err = parseUint(v)
 	case tCountAll:

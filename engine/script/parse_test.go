@@ -83,7 +83,7 @@ func TestUnits(t *testing.T) {
 		{"99999999999999999999T", 0, false}, {"16777216T", 0, false},
 	}
 	for _, s := range sizes {
-		got, err := parseSize(s.in)
+		got, err := ParseSize(s.in)
 		if s.ok {
 			assert.NoError(t, err, s.in)
 			assert.Equal(t, s.want, got, s.in)

@@ -13,10 +13,11 @@ import (
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
-// parseSize reads a size in bytes: a whole number with an optional K, M, G
+// ParseSize reads a size in bytes: a whole number with an optional K, M, G
 // or T suffix (powers of 1024, as memparse and the kernel command line
 // read them), optionally followed by B or iB ("64M", "64MiB", "4096").
-func parseSize(s string) (uint64, error) {
+// Scripts and `pagesim proc --mem` read sizes with it.
+func ParseSize(s string) (uint64, error) {
 	bad := fmt.Errorf("%q is not a size (want a number with an optional K, M, G or T suffix)", s)
 	t, needUnit := s, false
 	switch {
@@ -57,7 +58,7 @@ func parseSize(s string) (uint64, error) {
 // file of 1 byte takes a page).
 func sizePages(bytes uint64) uint64 { return (bytes + 4095) / 4096 }
 
-// formatSize prints bytes the short way parseSize reads: "64M", "4K", "3000".
+// formatSize prints bytes the short way ParseSize reads: "64M", "4K", "3000".
 func formatSize(b uint64) string {
 	for _, u := range []struct {
 		shift uint
