@@ -2,7 +2,7 @@
 GO ?= go
 export PATH := $(PATH):$(shell $(GO) env GOROOT)/lib/wasm
 
-.PHONY: run test bench pgo site pagesim vet unit jstest fuzz
+.PHONY: run test bench bench-page pgo site pagesim vet unit jstest browser fuzz
 
 run: pagesim
 	./bin/pagesim serve
@@ -15,21 +15,33 @@ pagesim: site
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags browser ./ui/e2e/
 	GOOS=js GOARCH=wasm $(GO) vet ./...
 
-# unit includes the browser tests (ui/e2e: build.sh, then headless
-# Chromium) and the check that the generated Vugu code is up to date.
+# unit needs only Go; it includes the check that the generated Vugu code
+# is up to date.
 unit:
 	$(GO) test ./...
+
+# browser runs the page in headless Chromium (ui/e2e, behind the browser
+# tag: build.sh writes cmd/pagesim/site, then chromedp drives the page).
+browser:
+	$(GO) test -tags browser ./ui/e2e/
 
 # Packages that use syscall/js (but not Ebiten) run their tests under Node.
 jstest:
 	GOOS=js GOARCH=wasm $(GO) test ./ui/jsbridge/...
 
-test: vet unit jstest
+test: vet unit jstest browser
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# bench-page runs the page's measurements (start-up of first visits, the
+# engine in wasm against native, click latency and frame times) and logs
+# their figures for docs/PERFORMANCE.md; they are not tests.
+bench-page:
+	PAGESIM_MEASURE=1 $(GO) test -tags browser -count=1 -v -run 'TestStartUp$$|TestTheEngineBenchmarkRunsInTheBrowser$$|TestTheMapStaysResponsive$$|TestThePageLoadsAndDraws$$' ./ui/e2e/
 
 # pgo rewrites the profile both binaries are built with (Go's profile-guided
 # optimization: go build reads default.pgo in the main package's folder, so

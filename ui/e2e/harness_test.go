@@ -1,6 +1,8 @@
-//go:build !(js && wasm)
+//go:build browser && !(js && wasm)
 
-// Package e2e drives the built page in headless Chromium: it builds the
+// Package e2e drives the built page in headless Chromium. Its tests build
+// with the browser tag only (`make test` sets it: `go test -tags browser
+// ./ui/e2e`), so that `go test ./...` needs nothing but Go. It builds the
 // site with build.sh, serves it on 127.0.0.1 with the same handler as
 // `pagesim serve`, and opens tabs in one browser started with the flags
 // that give WebGL through SwiftShader. Every test waits on the page's
@@ -50,7 +52,7 @@ var (
 )
 
 // ChromiumFlags are the flags that give headless Chromium a working WebGL2
-// (SwiftShader) on machines without a GPU; see docs in TOOLCHAIN.md.
+// (SwiftShader) on machines without a GPU.
 var ChromiumFlags = []string{
 	"headless", "no-sandbox", "disable-gpu", "disable-quic", "no-first-run",
 	"disable-background-networking", "disable-component-update", "disable-sync",
@@ -160,6 +162,17 @@ func trackInputs() error {
 		}
 	}
 	return nil
+}
+
+// measurement skips t unless PAGESIM_MEASURE is set. t measures the page
+// for docs/PERFORMANCE.md (start-up, the engine in wasm against native):
+// its figures depend on the machine, so it is not a check and stays out
+// of `make test`; `make bench-page` runs the measurements.
+func measurement(t *testing.T) {
+	t.Helper()
+	if os.Getenv("PAGESIM_MEASURE") == "" {
+		t.Skip("a measurement, not a test: make bench-page runs it")
+	}
 }
 
 func findChromium() (string, error) {

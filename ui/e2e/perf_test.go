@@ -1,4 +1,4 @@
-//go:build !(js && wasm)
+//go:build browser && !(js && wasm)
 
 package e2e
 
@@ -35,6 +35,7 @@ import (
 // fast path) pay more than the scenario as a whole, and inlining (which
 // the profile guides) helps the wasm binary more than the native one.
 func TestTheEngineBenchmarkRunsInTheBrowser(t *testing.T) {
+	measurement(t)
 	// The native side is the pagesim binary (built like `make pagesim`,
 	// with the same PGO profile as the wasm binary). Both sides run in
 	// turn, twice, so a busy spell of the shared machine hits both, and
@@ -84,6 +85,7 @@ func TestTheEngineBenchmarkRunsInTheBrowser(t *testing.T) {
 // pays for the browser's GPU process starting SwiftShader, so the median
 // is the figure to compare with the goal.
 func TestStartUp(t *testing.T) {
+	measurement(t)
 	const visits = 5
 	keys := []string{"wasmResponseEnd", "instantiated", "main", "update", "firstFrame", "firstPresented", "booted", "firstMap", "panel"}
 	runs := map[string][]float64{}
