@@ -405,6 +405,7 @@ func addSeeds(f *testing.F, name string, extra ...string) {
 // The fuzz targets check that no input makes a parser panic, and that what
 // fails, fails with a located *ParseError.
 func checkFuzzError(t *testing.T, err error) {
+	t.Helper()
 	if err == nil {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 )
 
 func boot(b *testing.B, bytes uint64, nodes, cpus int) *mm.Machine {
+	b.Helper()
 	cfg, err := mm.X86Layout(bytes, nodes, cpus)
 	if err != nil {
 		b.Fatal(err)
@@ -107,6 +108,7 @@ func BenchmarkCompactionScan(b *testing.B) {
 // of pageblocks, one page in eight freed, vm.defrag_mode=1, and eight
 // build-like workers.
 func seed002Machine(b *testing.B, fixed bool) (*mm.Machine, []*BuildWorker, sim.Time) {
+	b.Helper()
 	m := boot(b, 32<<30, 1, 8)
 	m.Patches.PromotedOrderRetries = fixed
 	cg := m.NewMemcg("fill")

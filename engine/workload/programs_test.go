@@ -11,6 +11,7 @@ import (
 
 // small boots a 64 MiB single-node machine with two CPUs.
 func small(t *testing.T) *mm.Machine {
+	t.Helper()
 	cfg, err := mm.SimpleLayout(16384, 1, 2)
 	require.NoError(t, err)
 	m, err := mm.NewMachine(cfg)
@@ -58,7 +59,7 @@ func TestProgramsRunToTheirEnd(t *testing.T) {
 				return f, &f.Progress
 			},
 			check: func(t *testing.T, m *mm.Machine, p *Progress) {
-				assert.Equal(t, m.Owners()[len(m.Owners())-1].Pinned, uint64(1024))
+				assert.Equal(t, uint64(1024), m.Owners()[len(m.Owners())-1].Pinned)
 			},
 		},
 		{

@@ -190,6 +190,7 @@ func FuzzDecodeFragment(f *testing.F) {
 
 // small is a scenario the page opens at a smaller size than its defaults.
 func small(t *testing.T, mem string) *scenario.Spec {
+	t.Helper()
 	s := *playground(t)
 	s.ID = "small"
 	s.PageParams = map[string]string{"mem": mem}

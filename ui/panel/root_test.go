@@ -120,6 +120,7 @@ func textOf(t *testing.T, page, id string) string {
 }
 
 func countElements(t *testing.T, page, tag string) int {
+	t.Helper()
 	doc, err := html.Parse(strings.NewReader(page))
 	require.NoError(t, err)
 	n := 0
