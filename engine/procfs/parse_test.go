@@ -324,12 +324,7 @@ func TestParsersReadBackWhatTheWritersPrint(t *testing.T) {
 			vm, err := procfs.ParseVmstat(strings.NewReader(render(t, procfs.Vmstat, m)))
 			require.NoError(t, err)
 
-			var populated []*mm.Zone
-			for _, z := range m.Zones() {
-				if z.Populated() {
-					populated = append(populated, z)
-				}
-			}
+			populated := populatedZones(m)
 			require.Len(t, buddy, len(populated))
 			for i, z := range populated {
 				assert.Equal(t, z.Node.ID, buddy[i].Node)
@@ -474,4 +469,16 @@ func FuzzParseSysctl(f *testing.F) {
 			t.Fatal("no values and no error")
 		}
 	})
+}
+
+// populatedZones returns the zones that have memory, node by node: the
+// ones buddyinfo lists.
+func populatedZones(m *mm.Machine) []*mm.Zone {
+	var out []*mm.Zone
+	for _, z := range m.Zones() {
+		if z.Populated() {
+			out = append(out, z)
+		}
+	}
+	return out
 }

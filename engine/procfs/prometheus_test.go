@@ -36,12 +36,7 @@ func TestPrometheusProcfsReadsOurFiles(t *testing.T) {
 
 			buddy, err := fs.BuddyInfo()
 			require.NoError(t, err)
-			var populated []*mm.Zone
-			for _, z := range m.Zones() {
-				if z.Populated() {
-					populated = append(populated, z)
-				}
-			}
+			populated := populatedZones(m)
 			require.Len(t, buddy, len(populated))
 			for i, z := range populated {
 				assert.Equal(t, strconv.Itoa(z.Node.ID), buddy[i].Node)
