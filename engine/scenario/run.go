@@ -256,9 +256,5 @@ func (r *Run) Status() string {
 	return ""
 }
 
-// Machine is the current phase's machine, for engine-side callers (tests,
-// benchmarks). The page reads a run only through View.
-func (r *Run) Machine() *mm.Machine { return r.cur.M }
-
 // View returns the run's read-only view.
 func (r *Run) View() View { return runView{r} }
