@@ -115,6 +115,7 @@ type Machine struct {
 	Trace *Trace
 	Cost  CostTable
 
+	// memcgs is indexed by cgroup ID; memcgs[0] is the root.
 	memcgs []*Memcg
 	// slotPool holds free file extent slot arrays (cap fileExtentPages).
 	slotPool [][]PFN
@@ -122,9 +123,12 @@ type Machine struct {
 	// page left) whose IDs NewOwner reuses.
 	owners     []*Owner
 	freeOwners []*Owner
-	Swap       SwapDevice
-	PSI        PSI
-	PSIIO      PSI
+	// Swap is the swap space (UsedPages <= TotalPages; written through
+	// SetSwap); PSI and PSIIO are the system psi_group's memory and io
+	// states.
+	Swap  SwapDevice
+	PSI   PSI
+	PSIIO PSI
 
 	// Slow, Reclaim and Compact count work the kernel has no vmstat
 	// counter for.
@@ -132,6 +136,8 @@ type Machine struct {
 	Reclaim ReclaimStats
 	Compact CompactStats
 
+	// slowTrace keeps the slow path's decision traces (LastStall);
+	// pcpuDrainMutex is pcpu_drain_mutex, which drain_all_pages holds.
 	slowTrace      slowTraces
 	pcpuDrainMutex sim.Lock
 	// Blk is the block device that swap, writeback and reads use
