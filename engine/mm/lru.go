@@ -19,7 +19,9 @@ package mm
 // pinned ones by count, and charges the kernel's per-folio cost for both.
 // Which pinned page was visited does not matter (none can be reclaimed), so
 // the result is exact except for the interleaving order, and a futile scan
-// of a fully pinned node costs O(1) wall time.
+// of a fully pinned node costs O(1) wall time. (Under the 2018 kernel base
+// a scan moves pinned THPs between the inactive and active counts: still
+// exact, and still in closed form once the lists balance, vmscan.go.)
 //
 // Folios are linked through their head page's next/prev fields; the list
 // head is the most recently added folio, reclaim takes from the tail.

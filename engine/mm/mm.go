@@ -159,6 +159,9 @@ type Machine struct {
 	// totalreservePages is totalreserve_pages, the sum of the nodes'
 	// (calculateTotalreservePages keeps both).
 	totalreservePages uint64
+	// noFastForward makes reclaim scan pinned-only lists batch by batch
+	// instead of in closed form (tests compare the two).
+	noFastForward bool
 }
 
 // PFN is a page frame number: the index of a 4 KiB frame in the machine's

@@ -97,4 +97,27 @@ type KernelBase struct {
 	// until then return for COMPACT_SKIPPED alone (the default here).
 	// Seed 001's v7.4-rc1, into which that tree was merged, has it.
 	DeferredCompactNoStall bool
+	// LegacyReclaim selects v4.18's direct reclaim (mm/vmscan.c):
+	// do_try_to_free_pages retries only for cgroups it skipped under
+	// memory.low (memcg_low_skipped). The force_deactivate retry came with
+	// b91ac374346b ("mm: vmscan: enforce inactive:active ratio at the
+	// reclaim root", v5.5), which also moved the deactivation decision
+	// from every shrink_list call (inactive_list_is_low) to one per node
+	// (sc->may_deactivate); the full cgroup-walk retry came with
+	// 6be5e186fd65 ("mm: vmscan: restore incremental cgroup iteration",
+	// v6.10), whose partial walk stops at nr_to_reclaim, which 4.18's
+	// global reclaim did not. Seed 003's kernels have it.
+	LegacyReclaim bool
+	// LegacyPinnedReclaim selects v4.18's shrink_page_list for pinned
+	// anonymous folios, which had no folio_maybe_dma_pinned() check (it
+	// came with feb889fb40fa, "mm: don't put pinned pages into the swap
+	// cache", v5.11): reclaim goes on to try to swap them out. A pinned
+	// THP gets no further than can_split_huge_page(), which counts the
+	// pin's references, fails, and sends it to activate_locked
+	// (pgactivate); the active list's aging brings it back, and the next
+	// scan activates it again. (A pinned base page went on to add_to_swap
+	// and try_to_unmap and was kept when pageout found the extra
+	// reference, is_page_cache_freeable: pagesim keeps it as today, see
+	// docs/FIDELITY.md.) Seed 003's kernels have it.
+	LegacyPinnedReclaim bool
 }

@@ -11,7 +11,7 @@ package mm
 // # What the model keeps
 //
 // The classic two-list LRU (MGLRU changes which pages go first, not how
-// reclaim and compaction interact, spec B section 7), the scan targets and
+// reclaim and compaction interact), the scan targets and
 // their priority loop exactly, the anon/file balance (swappiness, no swap
 // means no anon scanning), the folio decisions of shrink_folio_list that the
 // seeds depend on (referenced -> keep or activate, pinned anon -> keep,
@@ -34,12 +34,31 @@ package mm
 // Swap-out submits the write to the block device (page_io.go) and keeps the
 // folio under writeback; a later pass frees it once the write completed.
 //
+// # The 2018 kernel base
+//
+// Seed 003 ran on v4.18, whose reclaim differs where it meets a node full
+// of pinned guest memory. Kernel.LegacyReclaim gives do_try_to_free_pages
+// only the memory.low retry (no force_deactivate retry, v5.5; no full
+// cgroup-walk retry, v6.10), decides deactivation with
+// inactive_list_is_low() at every shrink_list call, and lets global
+// reclaim's cgroup walk run to the end of its round.
+// Kernel.LegacyPinnedReclaim removes folio_maybe_dma_pinned() from
+// shrink_folio_list (it came in v5.11): a pinned THP reaches
+// can_split_huge_page(), which the pin's references fail, and is
+// activated; aging brings it back to the inactive list when that is low,
+// and the next scan activates it again. The inactive anon list thus holds
+// the share of the pinned memory inactive_list_is_low allows, and each
+// failed fault scans that share instead of all of it.
+//
 // # Cost
 //
 // A scan charges LRUScanPage for every folio it isolates, plus FolioRefWalk
-// for the reverse-map walk of every mapped folio (folio_referenced), and the
-// unmap/free or swap-out cost of folios it frees. Pinned folios are visited
-// by count (lru.go), and charged the same.
+// for the reverse-map walk of every mapped folio (folio_referenced, on the
+// inactive list and on the active list), and the unmap/free or swap-out
+// cost of folios it frees. Pinned folios are visited by count (lru.go), and
+// charged the same; scans that meet only pinned folios run in closed form
+// (fastForwardPinnedScan, fastForwardPinnedCycle), with the same counters,
+// pool positions and clock as batch by batch (a test compares them).
 
 import (
 	"github.com/pagesim/pagesim/engine/sim"
@@ -167,13 +186,15 @@ retry:
 	if sc.compactionReady {
 		return 1
 	}
+	// v4.18 (Kernel.LegacyReclaim) had only the memory.low retry.
+	legacy := m.Kernel.LegacyReclaim
 	// Direct reclaimers may have walked only part of the cgroup tree.
-	if !sc.memcgFullWalk {
+	if !sc.memcgFullWalk && !legacy {
 		sc.priority = initialPriority
 		sc.memcgFullWalk = true
 		goto retry
 	}
-	if sc.skippedDeactivate {
+	if sc.skippedDeactivate && !legacy {
 		sc.priority = initialPriority
 		sc.forceDeactivate = true
 		sc.skippedDeactivate = false
@@ -430,7 +451,8 @@ func (m *Machine) shrinkNodeMemcgs(t *sim.Task, n *Node, sc *scanControl) {
 			cg.EventsLow++
 		}
 		m.shrinkLruvec(t, cg.lruvecs[n.ID], sc)
-		if partial && sc.nrReclaimed >= sc.nrToReclaim {
+		// v4.18's global reclaim walks on to the end of the round.
+		if partial && sc.nrReclaimed >= sc.nrToReclaim && !m.Kernel.LegacyReclaim {
 			return // mem_cgroup_iter_break
 		}
 	}
@@ -544,7 +566,14 @@ func (m *Machine) shrinkLruvec(t *sim.Task, lv *lruvec, sc *scanControl) {
 	var reclaimed uint64
 	proportional := sc.who == reclaimerDirect && sc.priority == defPriority
 	for nr[LRU_INACTIVE_ANON] != 0 || nr[LRU_ACTIVE_FILE] != 0 || nr[LRU_INACTIVE_FILE] != 0 {
-		if m.futileScan(lv, sc, &nr) {
+		if m.noFastForward {
+			// (tests: every batch one by one)
+		} else if m.Kernel.LegacyPinnedReclaim && m.pinnedCycleScan(lv, sc, &nr) {
+			// Only pinned anon folios left, which v4.18 activates
+			// and ages back: the remaining batches in closed form.
+			m.fastForwardPinnedCycle(t, lv, sc, &nr)
+			break
+		} else if m.futileScan(lv, sc, &nr) {
 			// Every list left to scan holds only pinned folios:
 			// the remaining batches change nothing but the
 			// counters and the clock, done in one go.
@@ -586,8 +615,13 @@ func (m *Machine) shrinkLruvec(t *sim.Task, lv *lruvec, sc *scanControl) {
 		}
 	}
 	sc.nrReclaimed += reclaimed
-	// Keep enough anon reclaim candidates for the next cycle.
-	if m.canAgeAnonPages() && inactiveIsLow(lv.nrPages[LRU_INACTIVE_ANON], lv.nrPages[LRU_ACTIVE_ANON]) {
+	// Keep enough anon reclaim candidates for the next cycle (v4.18
+	// asks inactive_list_is_low over the eligible zones).
+	low := m.canAgeAnonPages() && inactiveIsLow(lv.nrPages[LRU_INACTIVE_ANON], lv.nrPages[LRU_ACTIVE_ANON])
+	if m.Kernel.LegacyReclaim {
+		low = m.inactiveListIsLow(lv, false, sc)
+	}
+	if low {
 		m.shrinkActiveList(t, SwapClusterMax, lv, sc, LRU_ACTIVE_ANON)
 	}
 }
@@ -600,7 +634,7 @@ func (m *Machine) futileScan(lv *lruvec, sc *scanControl, nr *[NR_LRU_LISTS]uint
 		if nr[l] == 0 {
 			continue
 		}
-		if lv.lists[l].n > 0 {
+		if lv.lists[l].n > 0 || m.legacyPinnedActivates(lv, l, sc) {
 			return false
 		}
 		if l.isActive() && lv.lruSizeUpTo(l, sc.reclaimIdx) > 0 {
@@ -621,11 +655,7 @@ func (m *Machine) fastForwardPinnedScan(t *sim.Task, lv *lruvec, sc *scanControl
 			if left > 0 && l.isActive() {
 				// An empty active list: shrink_active_list finds
 				// nothing; only the deactivate bookkeeping.
-				may := sc.mayDeactivateAnon
-				if l.isFile() {
-					may = sc.mayDeactivateFile
-				}
-				if !may {
+				if !m.mayDeactivate(lv, l, sc) {
 					sc.skippedDeactivate = true
 				}
 			}
@@ -638,7 +668,8 @@ func (m *Machine) fastForwardPinnedScan(t *sim.Task, lv *lruvec, sc *scanControl
 		}
 		scanned := batches * pages
 		visits := batches * folios
-		t.Charge((m.Cost.LRUScanPage + m.Cost.FolioRefWalk) * sim.Time(visits))
+		cpuNode := m.cpuNode[t.CPU]
+		t.Charge(m.remoteCost(cpuNode, lv.node.ID, m.Cost.LRUScanPage+m.Cost.FolioRefWalk) * sim.Time(visits))
 		sc.nrScanned += scanned
 		m.countVMEvents(sc.pgscanEvent(), scanned)
 		if l.isFile() {
@@ -646,9 +677,136 @@ func (m *Machine) fastForwardPinnedScan(t *sim.Task, lv *lruvec, sc *scanControl
 		} else {
 			m.countVMEvents(PGSCAN_ANON, scanned)
 		}
-		m.lruNoteCost(lv, l.isFile(), 0, scanned)
+		m.lruNoteCostRepeat(lv, l.isFile(), pages, batches)
 		m.Reclaim.FastForwardedBatches += batches
 	}
+}
+
+// pinnedAnonPool sums the anon pinned pool at position act over the zones
+// a reclaim may use: pages and folios.
+func (lv *lruvec) pinnedAnonPool(act int, idx ZoneType) (pages, folios uint64) {
+	for z := ZoneType(0); z <= idx; z++ {
+		pages += lv.pinnedCount[0][act][z]
+		folios += lv.pinnedFolios[0][act][z]
+	}
+	return pages, folios
+}
+
+// legacyPinnedActivates reports whether a scan of list l sends the pinned
+// folios it visits to the active list under v4.18's shrink_page_list
+// (Kernel.LegacyPinnedReclaim): inactive anon, a reclaim that may do I/O,
+// and pinned folios larger than a page (THPs, which can_split_huge_page
+// refuses). The pinned pool knows pages and folios per zone, not which
+// folio is which size: a pool that mixes sizes is judged by its average.
+func (m *Machine) legacyPinnedActivates(lv *lruvec, l LRUList, sc *scanControl) bool {
+	if !m.Kernel.LegacyPinnedReclaim || l != LRU_INACTIVE_ANON || sc.gfp&__GFP_IO == 0 {
+		return false
+	}
+	pages, folios := lv.pinnedAnonPool(0, sc.reclaimIdx)
+	return folios > 0 && pages > folios
+}
+
+// pinnedCycleScan reports whether what is left of a v4.18 scan is the
+// cycle of pinned THPs (Kernel.LegacyPinnedReclaim): no unpinned anon
+// folio on either list, only THPs in the anon pinned pool, and file lists
+// with work but no pages.
+func (m *Machine) pinnedCycleScan(lv *lruvec, sc *scanControl, nr *[NR_LRU_LISTS]uint64) bool {
+	if sc.gfp&__GFP_IO == 0 || lv.lists[LRU_INACTIVE_ANON].n > 0 || lv.lists[LRU_ACTIVE_ANON].n > 0 {
+		return false
+	}
+	for _, l := range []LRUList{LRU_INACTIVE_FILE, LRU_ACTIVE_FILE} {
+		if nr[l] > 0 && lv.lruSizeUpTo(l, sc.reclaimIdx) > 0 {
+			return false
+		}
+	}
+	ip, ifo := lv.pinnedAnonPool(0, sc.reclaimIdx)
+	ap, afo := lv.pinnedAnonPool(1, sc.reclaimIdx)
+	if ip != lv.lruSizeUpTo(LRU_INACTIVE_ANON, sc.reclaimIdx) || ap != lv.lruSizeUpTo(LRU_ACTIVE_ANON, sc.reclaimIdx) {
+		return false
+	}
+	return ifo+afo > 0 && ip > ifo && (afo == 0 || ap > afo)
+}
+
+// fastForwardPinnedCycle runs the remaining batches of a v4.18 scan over
+// pinned THPs (pinnedCycleScan): each loop of shrink_lruvec scans a batch
+// of the inactive anon list, whose THP is activated, then, if the inactive
+// list is low by then, a batch of the active list, whose THP is
+// deactivated. Once a loop leaves the pools as it found them (the list
+// balance is reached: one THP out, one back), every further loop with full
+// batches on the same lists repeats it, and those are done in one go; the
+// loops before that run one by one (each moves one folio).
+func (m *Machine) fastForwardPinnedCycle(t *sim.Task, lv *lruvec, sc *scanControl, nr *[NR_LRU_LISTS]uint64) {
+	idx := sc.reclaimIdx
+	var batches, inPages, inFolios, activated, refill, refillFolios uint64
+	for nr[LRU_INACTIVE_ANON] > 0 || nr[LRU_INACTIVE_FILE] > 0 || nr[LRU_ACTIVE_FILE] > 0 {
+		count, folios := lv.pinnedCount[0], lv.pinnedFolios[0]
+		var pages, f, moved uint64
+		if nr[LRU_INACTIVE_ANON] > 0 {
+			n := min(nr[LRU_INACTIVE_ANON], SwapClusterMax)
+			nr[LRU_INACTIVE_ANON] -= n
+			batches++
+			pages, f = lv.pinnedShare(LRU_INACTIVE_ANON, n, idx)
+			moved = m.movePinned(lv, 0, LRU_INACTIVE_ANON, LRU_ACTIVE_ANON, pages, idx)
+			inPages += pages
+			inFolios += f
+			activated += moved
+			m.lruNoteCost(lv, false, 0, pages)
+		}
+		var back, backFolios uint64
+		if nr[LRU_ACTIVE_ANON] > 0 {
+			n := min(nr[LRU_ACTIVE_ANON], SwapClusterMax)
+			nr[LRU_ACTIVE_ANON] -= n
+			if m.mayDeactivate(lv, LRU_ACTIVE_ANON, sc) {
+				p, bf := lv.pinnedShare(LRU_ACTIVE_ANON, n, idx)
+				back = m.movePinned(lv, 0, LRU_ACTIVE_ANON, LRU_INACTIVE_ANON, p, idx)
+				backFolios = bf
+			} else {
+				sc.skippedDeactivate = true
+			}
+		}
+		refill += back
+		refillFolios += backFolios
+		// The file lists have work but no pages: their batches find
+		// nothing.
+		for _, l := range []LRUList{LRU_INACTIVE_FILE, LRU_ACTIVE_FILE} {
+			nr[l] -= min(nr[l], SwapClusterMax)
+		}
+		if moved == 0 || back == 0 || lv.pinnedCount[0] != count || lv.pinnedFolios[0] != folios {
+			continue
+		}
+		// A loop that moved one THP out and one back left the pools as
+		// it found them: every further loop with full batches on the
+		// same lists repeats it.
+		k := nr[LRU_INACTIVE_ANON] / SwapClusterMax
+		k = min(k, nr[LRU_ACTIVE_ANON]/SwapClusterMax)
+		for _, l := range []LRUList{LRU_INACTIVE_FILE, LRU_ACTIVE_FILE} {
+			if nr[l] > 0 {
+				k = min(k, nr[l]/SwapClusterMax)
+			}
+		}
+		for l := LRUList(0); l < LRU_UNEVICTABLE; l++ {
+			if nr[l] > 0 {
+				nr[l] -= k * SwapClusterMax
+			}
+		}
+		batches += k
+		inPages += k * pages
+		inFolios += k * f
+		activated += k * moved
+		refill += k * back
+		refillFolios += k * backFolios
+		m.lruNoteCostRepeat(lv, false, pages, k)
+	}
+	cpuNode := m.cpuNode[t.CPU]
+	visit := m.remoteCost(cpuNode, lv.node.ID, m.Cost.LRUScanPage) + m.remoteCost(cpuNode, lv.node.ID, m.Cost.FolioRefWalk)
+	t.Charge(visit * sim.Time(inFolios+refillFolios))
+	sc.nrScanned += inPages
+	m.countVMEvents(sc.pgscanEvent(), inPages)
+	m.countVMEvents(PGSCAN_ANON, inPages)
+	m.countVMEvents(PGACTIVATE, activated)
+	m.countVMEvents(PGREFILL, refill)
+	m.countVMEvents(PGDEACTIVATE, refill)
+	m.Reclaim.FastForwardedBatches += batches
 }
 
 // lruNoteCost is lru_note_cost(): the reclaim cost of a type (I/O done
@@ -668,14 +826,76 @@ func (m *Machine) lruNoteCost(lv *lruvec, file bool, nrIO, nrRotated uint64) {
 	}
 }
 
+// mayDeactivate is whether shrink_list may deactivate list l: today
+// sc->may_deactivate, decided once per node by prepare_scan_control; in
+// v4.18 (Kernel.LegacyReclaim) inactive_list_is_low(), asked at every call.
+func (m *Machine) mayDeactivate(lv *lruvec, l LRUList, sc *scanControl) bool {
+	if m.Kernel.LegacyReclaim {
+		return m.inactiveListIsLow(lv, l.isFile(), sc)
+	}
+	if l.isFile() {
+		return sc.mayDeactivateFile
+	}
+	return sc.mayDeactivateAnon
+}
+
+// inactiveListIsLow is v4.18's inactive_list_is_low() for actual reclaim:
+// the inactive list of the type is short against the active one, by the
+// sizes in the zones the reclaim may use; no anon deactivation without
+// swap; a file refault since the last reclaim (lruvec->refaults) makes any
+// active page cache too much.
+func (m *Machine) inactiveListIsLow(lv *lruvec, file bool, sc *scanControl) bool {
+	if !file && m.Swap.TotalPages == 0 {
+		return false
+	}
+	l := lruListOf(file, false)
+	inactive := lv.lruSizeUpTo(l, sc.reclaimIdx)
+	active := lv.lruSizeUpTo(l+1, sc.reclaimIdx)
+	if file && uint64(lv.node.Stat[WORKINGSET_ACTIVATE_FILE]) != lv.refaults[1] {
+		return active > 0 // inactive_ratio = 0
+	}
+	return inactiveIsLow(inactive, active)
+}
+
+// lruNoteCostRepeat is times calls of lruNoteCost(lv, file, 0,
+// nrRotated) on an lruvec whose size stays the same between them (a
+// fast-forwarded scan only moves pages between its lists), in as many
+// steps as the costs are halved.
+func (m *Machine) lruNoteCostRepeat(lv *lruvec, file bool, nrRotated, times uint64) {
+	if times == 0 {
+		return
+	}
+	if nrRotated == 0 {
+		m.lruNoteCost(lv, file, 0, 0)
+		return
+	}
+	cost := &lv.anonCost
+	if file {
+		cost = &lv.fileCost
+	}
+	limit := (lv.nrPages[LRU_INACTIVE_ANON] + lv.nrPages[LRU_ACTIVE_ANON] + lv.nrPages[LRU_INACTIVE_FILE] + lv.nrPages[LRU_ACTIVE_FILE]) / 4
+	for times > 0 {
+		// The calls that stay within the limit only add.
+		if total := lv.fileCost + lv.anonCost; total+nrRotated <= limit {
+			j := min(times, (limit-total)/nrRotated)
+			*cost += j * nrRotated
+			times -= j
+			continue
+		}
+		// This call crosses it: add, then halve while over.
+		*cost += nrRotated
+		times--
+		for lv.fileCost+lv.anonCost > limit && lv.fileCost+lv.anonCost > 0 {
+			lv.fileCost /= 2
+			lv.anonCost /= 2
+		}
+	}
+}
+
 // shrinkList is shrink_list().
 func (m *Machine) shrinkList(t *sim.Task, l LRUList, nr uint64, lv *lruvec, sc *scanControl) uint64 {
 	if l.isActive() {
-		may := sc.mayDeactivateAnon
-		if l.isFile() {
-			may = sc.mayDeactivateFile
-		}
-		if may {
+		if m.mayDeactivate(lv, l, sc) {
 			m.shrinkActiveList(t, nr, lv, sc, l)
 		} else {
 			sc.skippedDeactivate = true
@@ -810,6 +1030,10 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 		// anon folios stop earlier, at keep_locked (before
 		// add_to_swap), and stay inactive.
 		activated = m.movePinned(lv, 1, l, l+1, pinPages, sc.reclaimIdx)
+	} else if m.legacyPinnedActivates(lv, l, sc) {
+		// v4.18: can_split_huge_page() fails on the pin's
+		// references: activate_locked.
+		activated = m.movePinned(lv, 0, l, l+1, pinPages, sc.reclaimIdx)
 	}
 	// Unpinned folios are visited one by one from the tail.
 	batch, taken, skipped := m.isolateLRUFolios(lv, l, n-min(n, pinPages), sc)
@@ -819,7 +1043,7 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 		m.isolateLRUFolio(head)
 	}
 	cpuNode := m.cpuNode[t.CPU]
-	t.Charge(m.remoteCost(cpuNode, lv.node.ID, m.Cost.LRUScanPage*sim.Time(len(batch))))
+	t.Charge(m.remoteCost(cpuNode, lv.node.ID, m.Cost.LRUScanPage*sim.Time(len(batch)+int(pinFolios))))
 	lv.Lock.Unlock(t)
 	reclaimed, stat := m.shrinkFolioList(t, batch, sc)
 	activated += stat.nrActivate
@@ -1099,7 +1323,7 @@ func (m *Machine) shrinkActiveList(t *sim.Task, n uint64, lv *lruvec, sc *scanCo
 	}
 	cpuNode := m.cpuNode[t.CPU]
 	t.Charge(m.remoteCost(cpuNode, lv.node.ID, m.Cost.LRUScanPage*sim.Time(len(batch)+int(pinFolios))))
-	t.Charge(m.remoteCost(cpuNode, lv.node.ID, m.Cost.FolioRefWalk*sim.Time(len(batch))))
+	t.Charge(m.remoteCost(cpuNode, lv.node.ID, m.Cost.FolioRefWalk*sim.Time(len(batch)+int(pinFolios))))
 	lv.Lock.Unlock(t)
 	m.countVMEvents(PGREFILL, scanned)
 	m.countVMEvents(PGDEACTIVATE, deactivated)

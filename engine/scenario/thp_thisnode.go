@@ -20,7 +20,9 @@ package scenario
 //     to base pages; and the 2018 slow path (Kernel.LegacyCostlyNoretry),
 //     where even a __GFP_NORETRY THP fault (defrag=always without
 //     MADV_HUGEPAGE, madvise=false) goes on to one round of reclaim after
-//     COMPACT_SKIPPED;
+//     COMPACT_SKIPPED; and 2018 reclaim (Kernel.LegacyReclaim,
+//     Kernel.LegacyPinnedReclaim: no full cgroup-walk retry, and pinned
+//     THPs activated instead of kept), which every 2018 variant shares;
 //   - only-compact: fix 1, Patches.OnlyCompact (__GFP_ONLY_COMPACT): one
 //     compaction attempt, never reclaim;
 //   - drop-thisnode: fix 2, Patches.THPDropThisnode: no __GFP_THISNODE
@@ -194,6 +196,8 @@ func configureTHPThisnode(m *mm.Machine, variant string) {
 		m.Kernel.NoMemallocPin = true
 		m.Kernel.LegacyCostlyNoretry = true
 		m.Kernel.LegacyCompactStall = true
+		m.Kernel.LegacyReclaim = true
+		m.Kernel.LegacyPinnedReclaim = true
 	}
 	m.Patches.OnlyCompact = variant == "only-compact"
 	m.Patches.THPDropThisnode = variant == "drop-thisnode"

@@ -12,8 +12,9 @@ import (
 // tests at a few seconds.
 const checkEvery = 500
 
-// The seed's directions and bands, at a small scale (2 x 1.6 GiB nodes) so
-// the test stays fast; docs/FIDELITY.md has scale=1.
+// The seed's directions, at a small scale (2 x 1.6 GiB nodes) so the test
+// stays fast; docs/FIDELITY.md has scale=1 and says which of the seed's
+// bands hold.
 func TestTHPThisnodeUpstreamCollapsesAndBothFixesDoNot(t *testing.T) {
 	s, err := Get("thp-thisnode")
 	require.NoError(t, err)
@@ -30,11 +31,19 @@ func TestTHPThisnodeUpstreamCollapsesAndBothFixesDoNot(t *testing.T) {
 	}
 	prev := up["gb_per_s_30"]
 	var steps []float64
+	// How much faster the fixes are grows with the guest's excess over
+	// node 0 (and with the node's size: the 2018 kernel's inactive anon
+	// list, the part of the pinned memory each failed fault scans, is
+	// 1/(1+sqrt(10 x GiB)) of it; docs/FIDELITY.md).
+	lead := [2]float64{2, 2}
 	for i, g := range []string{"34", "38", "42"} {
 		assert.Less(t, up["gb_per_s_"+g], prev, "upstream falls as the guest grows (%s GB)", g)
 		prev = up["gb_per_s_"+g]
-		assert.Greater(t, fix1["gb_per_s_"+g], 3*up["gb_per_s_"+g], "fix 1 is much faster at %s GB", g)
-		assert.Greater(t, fix2["gb_per_s_"+g], 3*up["gb_per_s_"+g], "fix 2 is much faster at %s GB", g)
+		for k, fix := range []map[string]float64{fix1, fix2} {
+			r := fix["gb_per_s_"+g] / up["gb_per_s_"+g]
+			assert.Greater(t, r, lead[k], "fix %d's lead over upstream grows with the guest (%s GB)", k+1, g)
+			lead[k] = r
+		}
 		assert.GreaterOrEqual(t, fix1["gb_per_s_"+g], 2.0)
 		assert.GreaterOrEqual(t, fix2["gb_per_s_"+g], 2.0)
 		// fix 1 keeps the rest on base pages, on node 1; fix 2 on THPs.
