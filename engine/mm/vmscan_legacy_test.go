@@ -63,7 +63,7 @@ func TestFastForwardedPinnedScansEqualTheBatchByBatchScans(t *testing.T) {
 				var st reclaimState
 				tk := inWorld(t, m, 0, func(tk *sim.Task) {
 					for i := 0; i < 3; i++ {
-						require.Equal(t, NilPFN, m.AllocPages(tk, GFP_TRANSHUGE|__GFP_THISNODE, HPagePMDOrder, 0, 0))
+						require.Equal(t, NilPFN, m.allocSync(tk, GFP_TRANSHUGE|__GFP_THISNODE, HPagePMDOrder, 0, 0))
 					}
 				})
 				st = m.reclaimStateOf(tk)
@@ -101,7 +101,7 @@ func TestTheV418BaseReclaimsPinnedGuestMemoryAsV418Did(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m, _ := pinnedGuestMachine(t, tc.kernel)
 			inWorld(t, m, 0, func(tk *sim.Task) {
-				require.Equal(t, NilPFN, m.AllocPages(tk, GFP_TRANSHUGE|__GFP_THISNODE, HPagePMDOrder, 0, 0))
+				require.Equal(t, NilPFN, m.allocSync(tk, GFP_TRANSHUGE|__GFP_THISNODE, HPagePMDOrder, 0, 0))
 			})
 			assert.Equal(t, uint64(1), m.Reclaim.DirectRuns[HPagePMDOrder], "one try_to_free_pages")
 			assert.Equal(t, tc.stalls, allocstalls(m), "allocstall_*")
