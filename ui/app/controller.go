@@ -74,7 +74,10 @@ type Controller struct {
 	// it (restoring); -1 otherwise.
 	goal sim.Time
 
-	message  string // why the last permalink was refused ("" = none)
+	message string // why the last permalink was refused ("" = none)
+	// relink is set when the address bar holds a refused link
+	// (takeRelink).
+	relink   bool
 	runErr   string // why the runs could not start ("" = none)
 	paramErr map[string]string
 
@@ -155,7 +158,7 @@ func (c *Controller) restart() {
 		return
 	}
 	for _, v := range c.st.Variants {
-		r, err := c.spec.NewRun(v, st, c.st.Seed, 0)
+		r, err := c.spec.NewRun(v, st, c.st.Seed, PageMaxBytes/uint64(len(c.st.Variants)))
 		if err != nil {
 			c.runErr = fmt.Sprintf("variant %s could not start: %v", v, err)
 			c.runs, c.views = nil, nil
@@ -207,16 +210,68 @@ func (c *Controller) setTarget(t sim.Time) {
 }
 
 // LoadFragment applies a permalink. A fragment the decoder refuses leaves
-// the defaults and a message (Message) saying why; the previous message is
-// cleared otherwise.
+// the defaults and a message (Message) saying why. A link whose machines
+// would cost more than PageMaxBytes to simulate is refused with a message
+// before anything boots: the page keeps what it showed (the defaults if it
+// showed nothing yet), and the address bar gets that state's link back.
+// The previous message is cleared otherwise.
 func (c *Controller) LoadFragment(frag string) {
 	st, err := c.cat.Decode(frag)
 	c.message = ""
 	if err != nil {
 		c.message = "This link could not be read: " + err.Error() + ". Showing the defaults instead."
+	} else if berr := c.checkBudget(st); berr != nil {
+		c.message = "This link asks for more than a browser tab can simulate: " + berr.Error() +
+			" (pagesim run simulates it natively)."
+		c.relink = true
+		if c.spec != nil {
+			c.message += " The page keeps what it showed."
+			return
+		}
+		c.message += " Showing the defaults instead."
+		st = c.cat.Opening("")
 	}
+	c.relink = c.relink || err != nil
 	c.playing = false
 	c.apply(st)
+}
+
+// PageMaxBytes is the page's memory budget: what the variants shown side
+// by side may cost to simulate together (mm.MachineBytes of each variant's
+// machine, times the variants). A 64-bit Chrome tab gives a wasm32 module
+// at most 4 GiB of linear memory, which never shrinks; the Go collector
+// lets the heap reach about twice the live bytes (a scenario that boots
+// a machine per guest size briefly holds the old and the new one), and
+// the page's own state (views, rasters, traces) comes on top. 1 GiB of
+// machines therefore peaks near 2 GiB, half of the ceiling. Natively, 3
+// variants of thp-thisnode at scale 0.25 (269 MiB of MachineBytes) reach a
+// peak HeapSys of 236 MiB, at scale 1 (1.0 GiB) 1016 MiB
+// (docs/RELIABILITY.md). The seed's full size (scale=1, 342 MiB a machine)
+// fits with two variants side by side.
+const PageMaxBytes = 1 << 30
+
+// checkBudget returns an *mm.BudgetError when st's variants side by side
+// would cost more than PageMaxBytes, and nil when they fit or when st
+// cannot be parsed (restart reports that).
+func (c *Controller) checkBudget(st State) error {
+	s, ok := c.cat.Lookup(st.Scenario)
+	if !ok {
+		return nil
+	}
+	set, err := s.ParseMap(st.Params, st.Knobs)
+	if err != nil {
+		return nil
+	}
+	return s.CheckBudget(set.Values, len(st.Variants), PageMaxBytes)
+}
+
+// takeRelink reports, once, that the address bar holds a link the page
+// refused, which the next published link must replace even if the state
+// did not change.
+func (c *Controller) takeRelink() bool {
+	r := c.relink
+	c.relink = false
+	return r
 }
 
 // Fragment is the permalink of the current state (without '#').
@@ -441,6 +496,11 @@ func (c *Controller) SetVariant(name string, on bool) error {
 	if len(out) == 0 {
 		return fmt.Errorf("at least one variant must stay selected")
 	}
+	next := c.st
+	next.Variants = out
+	if err := c.checkBudget(next); err != nil {
+		return fmt.Errorf("%s more side by side is over the page's memory: %w", name, err)
+	}
 	c.st.Variants = out
 	c.restart()
 	return nil
@@ -457,10 +517,20 @@ func (c *Controller) SetParam(name, value string) error {
 		c.paramErr[name] = err.Error()
 		return err
 	}
-	delete(c.paramErr, name)
 	if c.st.Params[name] == value {
+		delete(c.paramErr, name)
 		return nil
 	}
+	// Each value may be in range and the combination still too large
+	// for the tab (nodes=8 with node_gb=64 at scale=1).
+	next := c.st
+	next.Params = copyParams(c.st.Params)
+	next.Params[name] = value
+	if err := c.checkBudget(next); err != nil {
+		c.paramErr[name] = err.Error()
+		return err
+	}
+	delete(c.paramErr, name)
 	c.st.Params[name] = value
 	c.restart()
 	return nil

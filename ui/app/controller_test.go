@@ -431,3 +431,58 @@ func TestACatalogRefusesABrokenScenario(t *testing.T) {
 	_, err = NewCatalog(&bad)
 	assert.ErrorContains(t, err, "reserved")
 }
+
+// The seed-003 link that once killed the tab: 8 nodes x 64 GiB at scale 1,
+// each parameter in its range, three variants of 8.1 GiB each to simulate.
+const overBudgetLink = "v1/thp-thisnode?scale=1&nodes=8&node_gb=64"
+
+func TestALinkOverThePagesMemoryBudgetIsRefusedBeforeBooting(t *testing.T) {
+	cat, err := DefaultCatalog()
+	require.NoError(t, err)
+	c := NewController(cat, Options{Link: overBudgetLink})
+	assert.Contains(t, c.Message(), "This link asks for more than a browser tab can simulate: 3 machines of ")
+	assert.Contains(t, c.Message(), "over the limit of 1 GiB")
+	assert.Contains(t, c.Message(), "Showing the defaults instead.")
+	assert.True(t, c.State().Equal(cat.Opening("")), "the page opens the defaults")
+	assert.Equal(t, uint64(1), c.Generation(), "only the defaults boot")
+	require.NotEmpty(t, c.Runs())
+	assert.True(t, c.takeRelink(), "the address bar gets the defaults' link")
+	assert.False(t, c.takeRelink())
+
+	// On a page already showing something, the state is kept.
+	c.DismissMessage()
+	require.NoError(t, c.SetParam("guest_gb", "30"))
+	shown, gen := c.Fragment(), c.Generation()
+	c.LoadFragment(overBudgetLink)
+	assert.Contains(t, c.Message(), "The page keeps what it showed.")
+	assert.Equal(t, shown, c.Fragment())
+	assert.Equal(t, gen, c.Generation(), "nothing restarted")
+	assert.True(t, c.takeRelink())
+}
+
+func TestAParameterThatMakesTheMachinesTooLargeIsRefused(t *testing.T) {
+	cat, err := DefaultCatalog()
+	require.NoError(t, err)
+	c := NewController(cat, Options{Link: "v1/thp-thisnode?guest_gb=30&scale=0.03"})
+	require.Empty(t, c.Message())
+	// Each step is in range; 8 x 64 GiB at scale 1 is not, for three
+	// variants side by side.
+	require.NoError(t, c.SetParam("nodes", "8"))
+	require.NoError(t, c.SetParam("node_gb", "64"))
+	shown, gen := c.Fragment(), c.Generation()
+	err = c.SetParam("scale", "1")
+	var be *mm.BudgetError
+	require.ErrorAs(t, err, &be)
+	assert.Equal(t, 3, be.Machines)
+	assert.Contains(t, c.ParamErrors()["scale"], "over the limit of 1 GiB")
+	assert.Equal(t, shown, c.Fragment(), "the state is kept")
+	assert.Equal(t, gen, c.Generation())
+
+	// The seed's own size (2 x 32 GiB, 342 MiB a machine) fits two
+	// variants side by side, not a third (checked without booting them).
+	st, err := cat.Decode("v1/thp-thisnode?scale=1&v=upstream,only-compact")
+	require.NoError(t, err)
+	assert.NoError(t, c.checkBudget(st))
+	st.Variants = append(st.Variants, "drop-thisnode")
+	assert.ErrorAs(t, c.checkBudget(st), &be)
+}

@@ -106,8 +106,11 @@ func (l *Loop) publish() {
 	case l.updated <- struct{}{}:
 	default:
 	}
-	if l.OnLink != nil && s.Link != l.lastLink {
-		if !s.Playing || l.lastPublish-l.lastLinkAt >= l.LinkEvery {
+	// A refused link in the address bar is replaced at once, even when
+	// the state (and so the link) did not change.
+	relink := l.ctl.takeRelink()
+	if l.OnLink != nil && (s.Link != l.lastLink || relink) {
+		if !s.Playing || relink || l.lastPublish-l.lastLinkAt >= l.LinkEvery {
 			l.lastLink = s.Link
 			l.lastLinkAt = l.lastPublish
 			l.OnLink(s.Link)

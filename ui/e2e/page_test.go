@@ -311,6 +311,36 @@ func TestABrokenLinkShowsTheMessageAndTheDefaults(t *testing.T) {
 	}
 }
 
+// An over-budget link (8 x 64 GiB at scale 1, three variants: 24 GiB to
+// simulate) once killed the wasm and stayed in the address bar, breaking
+// the page for whoever opened it. Now nothing boots for it: the panel says
+// why, the page shows the defaults (or keeps what it showed), and the
+// address bar gets a working link back.
+func TestAnOverBudgetLinkIsRefusedAndThePageKeepsWorking(t *testing.T) {
+	const tooBig = "v1/thp-thisnode?scale=1&nodes=8&node_gb=64"
+	p := Open(t, tooBig)
+	p.WaitJS(`document.getElementById("link-error") !== null`)
+	msg := p.Text("link-error")
+	assert.Contains(t, msg, "This link asks for more than a browser tab can simulate: 3 machines of ")
+	assert.Contains(t, msg, "over the limit of 1 GiB")
+	assert.Contains(t, msg, "Showing the defaults instead")
+	assert.Equal(t, openingLink(t), p.Debug().Link)
+	p.WaitJS(fmt.Sprintf(`location.hash === %q`, "#"+openingLink(t)))
+	gen := p.Debug().Gen
+	p.WaitFrames(2)
+	p.Click("dismiss")
+	p.WaitJS(`document.getElementById("link-error") === null`)
+
+	// Typed into the address bar of a working page, it changes nothing
+	// but the message, and the address bar gets the page's link back.
+	Eval[bool](p, fmt.Sprintf(`(() => { location.hash = %q; return true; })()`, tooBig))
+	p.WaitJS(`document.getElementById("link-error") !== null`)
+	assert.Contains(t, p.Text("link-error"), "The page keeps what it showed")
+	p.WaitJS(fmt.Sprintf(`location.hash === %q`, "#"+openingLink(t)))
+	assert.Equal(t, gen, p.Debug().Gen, "nothing restarted")
+	p.WaitFrames(2)
+}
+
 // TestTheMapStaysResponsive checks that a click on Play/Pause reaches the
 // simulation at its next frames while it runs at x1000, and that a 4 GiB
 // (1M-page) machine is drawn at one pixel per page. It logs the click's
