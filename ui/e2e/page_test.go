@@ -311,7 +311,7 @@ func TestABrokenLinkShowsTheMessageAndTheDefaults(t *testing.T) {
 	}
 }
 
-// An over-budget link (8 x 64 GiB at scale 1, three variants: 24 GiB to
+// An over-budget link (8 x 64 GiB at scale 1, three variants: 7.8 GiB to
 // simulate) once killed the wasm and stayed in the address bar, breaking
 // the page for whoever opened it. Now nothing boots for it: the panel says
 // why, the page shows the defaults (or keeps what it showed), and the
