@@ -246,7 +246,7 @@ func TestCheckRefusesAScenarioThatBreaksTheModel(t *testing.T) {
 func TestThePlaygroundRunsFromTheCommandLineWithAMetricTable(t *testing.T) {
 	s := mustGet(t, "playground")
 	assert.NotContains(t, All(), s, "unlisted")
-	res, err := s.RunAll(Options{Seed: 2, Runs: 2, Variants: []string{"baseline", "high_wmark"}, Settings: []string{"mem=32", "duration=1"}})
+	res, err := s.RunAll(Options{Seed: 2, Runs: 2, Variants: []string{"baseline", "high_wmark"}, Settings: []string{"mem=32", "duration=1"}, CheckEvery: checkEvery})
 	require.NoError(t, err)
 	text := res.Text()
 	lines := splitLines(text)
