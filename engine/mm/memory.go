@@ -313,7 +313,7 @@ func (m *Machine) FaultAnonNext(t *sim.Task, r *AnonRegion, pin bool) FaultResul
 	if r.Cursor >= r.Pages {
 		return FaultResult{Head: NilPFN, OK: true}
 	}
-	nid := m.cpuNode[t.CPU]
+	nid := m.numaNodeID(t)
 	gfpFix := func(g GFP) GFP {
 		// PF_MEMALLOC_PIN: current_gfp_context() strips __GFP_MOVABLE
 		// while a long-term pin faults pages in.

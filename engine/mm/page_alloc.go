@@ -967,7 +967,7 @@ func (m *Machine) AllocPages(t *sim.Task, gfp GFP, order Order, nid int, nodemas
 		ac.spreadDirty = false
 		f := &ts.frame
 		trace := f.trace
-		*f = allocFrame{reqGFP: gfp, order: order, reqNid: rnid, nodemask: nodemask, ac: ac, gfp: gfp, trace: trace}
+		*f = allocFrame{reqGFP: gfp, order: order, reqNid: rnid, nodemask: nodemask, cpuNid: m.cpuNode[t.CPU], ac: ac, gfp: gfp, trace: trace}
 		ts.alloc = f
 		return m.allocPagesFinish(t, ts, f)
 	}
@@ -1036,7 +1036,20 @@ func (m *Machine) abandonAlloc(t *sim.Task, ts *taskStruct) {
 // AllocPagesLocal allocates on the node of the task's CPU (alloc_pages()
 // with the default policy).
 func (m *Machine) AllocPagesLocal(t *sim.Task, gfp GFP, order Order) PFN {
-	return m.AllocPages(t, gfp, order, m.cpuNode[t.CPU], 0)
+	return m.AllocPages(t, gfp, order, m.numaNodeID(t), 0)
+}
+
+// numaNodeID is numa_node_id() as a caller of the allocator sees it: the
+// node of the task's CPU, except while an allocation of t is stopped at a
+// cond_resched(), when it is the node the request began on. The kernel's
+// caller computed its node before the allocator rescheduled and keeps it
+// in a local when the task resumes on another node's CPU; pagesim's
+// callers repeat the call, so they ask here for the same node.
+func (m *Machine) numaNodeID(t *sim.Task) int {
+	if f := m.current(t).alloc; f != nil {
+		return f.cpuNid
+	}
+	return m.cpuNode[t.CPU]
 }
 
 // ---------------------------------------------------------------------------

@@ -189,6 +189,10 @@ type allocFrame struct {
 	order    Order
 	reqNid   int
 	nodemask NodeMask
+	// cpuNid is numa_node_id() when the request began: the caller's local
+	// node, which the kernel computed before the cond_resched() and keeps
+	// if the task resumes on another node's CPU (numaNodeID).
+	cpuNid int
 
 	ac  allocContext
 	gfp GFP // the slow path's mask (seed 000 may drop __GFP_DIRECT_RECLAIM)
