@@ -82,7 +82,7 @@ func BenchmarkFallbackSteal(b *testing.B) {
 	}
 	z := m.Nodes[0].Zones[ZoneNormal]
 	// Retype every block to Unmovable.
-	z.Lock.FreeAt = 0
+	z.Lock.Reset()
 	for pfn := z.StartPFN; pfn < z.EndPFN(); pfn += PageblockNrPages {
 		m.moveFreepagesBlockType(z, pfn, MigrateMovable, MigrateUnmovable)
 	}

@@ -705,7 +705,7 @@ func (m *Machine) unreserveHighatomicPageblock(t *sim.Task, ac *allocContext, fo
 // (no IPI). Concurrent drain_all_pages(NULL) callers give up if another
 // drain is running (mutex_trylock on pcpu_drain_mutex).
 func (m *Machine) drainAllPages(t *sim.Task, zone *Zone) {
-	if m.pcpuDrainMutex.FreeAt > t.Now {
+	if m.pcpuDrainMutex.HeldAt(t, t.Now) {
 		if zone == nil {
 			m.Slow.DrainsSkipped++
 			return

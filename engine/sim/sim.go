@@ -179,46 +179,155 @@ type CPU struct {
 	curr *Task
 }
 
-// Lock is a lock timeline: it is free from FreeAt on.
+// Lock is a lock timeline: the intervals of simulated time during which
+// some task held it. A step runs to completion, so a task's step may hold
+// a lock at many moments spread over a long stretch of simulated time (a
+// compaction scan takes zone->lock for each free chunk it isolates, tens
+// of milliseconds apart) before another task's step, which starts earlier
+// in simulated time, asks for the same lock. That task waits only if the
+// moment it asks falls inside one of the recorded holds, as it would on a
+// real machine, and not until the end of the other task's step.
+//
+// The holds are kept sorted and disjoint; those that end before the
+// world's clock can no longer be run into (every later step starts at or
+// after it) and are dropped as locks are taken.
 type Lock struct {
-	Name   string
+	Name string
+	// FreeAt is when the latest recorded hold ends. A Lock made with
+	// FreeAt set and nothing recorded yet is held from the start of time
+	// until FreeAt.
 	FreeAt Time
 	// Contended counts acquisitions that had to wait; WaitTime sums the waits.
 	Contended uint64
 	WaitTime  Time
 	Acquired  uint64
 	heldBy    *Task
+	// lockedAt is when the current holder got the lock.
+	lockedAt Time
+	// holds are the recorded hold intervals [start, end), sorted by start
+	// and disjoint (so sorted by end too), none ending at or before the
+	// world's clock when they were last pruned.
+	holds []lockHold
 }
 
-// Lock takes l for t: t waits until the lock is free. The hold lasts until
-// Unlock, and the task's charged costs in between are the hold time.
+type lockHold struct{ start, end Time }
+
+// prune drops the holds no step can run into any more: those that end at
+// or before the world's clock.
+func (l *Lock) prune(t *Task) {
+	if t.w == nil || len(l.holds) == 0 {
+		return
+	}
+	now := t.w.now
+	i := 0
+	for i < len(l.holds) && l.holds[i].end <= now {
+		i++
+	}
+	if i > 0 {
+		l.holds = append(l.holds[:0], l.holds[i:]...)
+	}
+}
+
+// busyUntil returns when the lock is next free for a task asking at time
+// at: at itself if no hold covers it, else the end of the hold that does.
+func (l *Lock) busyUntil(at Time) Time {
+	if len(l.holds) == 0 {
+		return max(at, l.FreeAt)
+	}
+	// The first hold that ends after at.
+	lo, hi := 0, len(l.holds)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if l.holds[mid].end <= at {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(l.holds) && l.holds[lo].start <= at {
+		return l.holds[lo].end
+	}
+	return at
+}
+
+// HeldAt reports whether some task holds l at time at (mutex_trylock's
+// answer for a task asking then).
+func (l *Lock) HeldAt(t *Task, at Time) bool {
+	l.prune(t)
+	return l.busyUntil(at) > at
+}
+
+// record adds the hold [start, end), merging it with the holds it touches.
+func (l *Lock) record(start, end Time) {
+	if end > l.FreeAt {
+		l.FreeAt = end
+	}
+	if end <= start {
+		return
+	}
+	n := len(l.holds)
+	if n == 0 || l.holds[n-1].end < start {
+		l.holds = append(l.holds, lockHold{start, end})
+		return
+	}
+	// Merge with every hold it overlaps or touches.
+	i := 0
+	for i < n && l.holds[i].end < start {
+		i++
+	}
+	j := i
+	for j < n && l.holds[j].start <= end {
+		start = min(start, l.holds[j].start)
+		end = max(end, l.holds[j].end)
+		j++
+	}
+	if i == j {
+		l.holds = append(l.holds, lockHold{})
+		copy(l.holds[i+1:], l.holds[i:])
+		l.holds[i] = lockHold{start, end}
+		return
+	}
+	l.holds[i] = lockHold{start, end}
+	l.holds = append(l.holds[:i+1], l.holds[j:]...)
+}
+
+// Lock takes l for t: t waits (spinning on its CPU) while another task
+// holds it at t's time. The hold lasts until Unlock, and the task's charged
+// costs in between are the hold time.
 func (l *Lock) Lock(t *Task) {
 	l.Acquired++
-	if l.FreeAt > t.Now {
+	l.prune(t)
+	if free := l.busyUntil(t.Now); free > t.Now {
 		l.Contended++
-		l.WaitTime += l.FreeAt - t.Now
-		t.Now = l.FreeAt
+		l.WaitTime += free - t.Now
+		t.Now = free
 	}
 	l.heldBy = t
+	l.lockedAt = t.Now
 }
 
 // LockSleep takes l like a mutex: a task that finds it held sleeps until it
 // is free (the CPU is free for others meanwhile).
 func (l *Lock) LockSleep(t *Task) {
 	l.Acquired++
-	if l.FreeAt > t.Now {
+	l.prune(t)
+	if free := l.busyUntil(t.Now); free > t.Now {
 		l.Contended++
-		l.WaitTime += l.FreeAt - t.Now
-		t.Sleep(l.FreeAt - t.Now)
+		l.WaitTime += free - t.Now
+		t.Sleep(free - t.Now)
 	}
 	l.heldBy = t
+	l.lockedAt = t.Now
+}
+
+// Reset forgets every recorded hold: the lock is free from now on.
+func (l *Lock) Reset() {
+	l.FreeAt, l.holds, l.heldBy = 0, l.holds[:0], nil
 }
 
 // Unlock releases l at t's current time.
 func (l *Lock) Unlock(t *Task) {
-	if t.Now > l.FreeAt {
-		l.FreeAt = t.Now
-	}
+	l.record(l.lockedAt, t.Now)
 	l.heldBy = nil
 }
 

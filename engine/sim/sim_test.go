@@ -98,6 +98,46 @@ func TestCPUsAndLocks(t *testing.T) {
 			want: []run{{"a", 0, 0, 30}, {"b", 1, 0, 40}},
 		},
 		{
+			// a's one step takes the lock twice, at 0-10 and 90-100;
+			// b's step starts at 50, between them, after a's step was
+			// run: b does not wait for the end of a's step.
+			name: "a task asking between another step's holds does not wait",
+			cpus: []int{0, 0},
+			setup: func(w *World) {
+				l := &Lock{Name: "zone->lock"}
+				w.NewTask("a", 0, ProgramFunc(func(w *World, t *Task) Time {
+					l.Hold(t, 10)
+					t.Charge(80)
+					l.Hold(t, 10)
+					return Exit
+				}), 0)
+				w.NewTask("b", 1, ProgramFunc(func(w *World, t *Task) Time {
+					l.Hold(t, 10)
+					return Exit
+				}), 50)
+			},
+			want: []run{{"a", 0, 0, 100}, {"b", 1, 50, 60}},
+		},
+		{
+			name: "a task asking inside another step's hold waits for that hold's end",
+			cpus: []int{0, 0},
+			setup: func(w *World) {
+				l := &Lock{Name: "zone->lock"}
+				w.NewTask("a", 0, ProgramFunc(func(w *World, t *Task) Time {
+					l.Hold(t, 10)
+					t.Charge(40)
+					l.Hold(t, 40)
+					t.Charge(10)
+					return Exit
+				}), 0)
+				w.NewTask("b", 1, ProgramFunc(func(w *World, t *Task) Time {
+					l.Hold(t, 10)
+					return Exit
+				}), 60)
+			},
+			want: []run{{"a", 0, 0, 100}, {"b", 1, 60, 100}},
+		},
+		{
 			name: "a mutex waiter sleeps: its CPU is free meanwhile",
 			cpus: []int{0},
 			setup: func(w *World) {
