@@ -30,8 +30,24 @@ package mm
 //     ALLOC_NON_BLOCK is set, which lets rmqueue_buddy dip into the
 //     HighAtomic reserve. pagesim follows the posted v4 text.)
 //   - Seed 002 (Patches.PromotedOrderRetries and the "requested" variant
-//     PromotedOrderRequestedFloor): should_reclaim_retry and
-//     should_compact_retry judge the promoted order.
+//     PromotedOrderRequestedFloor). The kernel base, v7.3-rc5, has
+//     7e8756d7ad22 ("mm: page_alloc: fix non-movable reclaim storm in
+//     defrag_mode"): __alloc_pages_direct_reclaim and
+//     __alloc_pages_direct_compact each promote a non-movable
+//     ALLOC_NOFRAGMENT request to pageblock_order for their own work
+//     (linux-mm/linux-mm mm/page_alloc.c @00cb34b0), while
+//     should_reclaim_retry and should_compact_retry go on judging the
+//     requested order. The fix as posted splits the two: the slow path
+//     computes the production order (reclaim_order, compact_order) once
+//     per iteration, passes it to direct reclaim and direct compaction,
+//     and hands both orders to the retry helpers, which judge the work by
+//     the production order ("All they really need to know is the split
+//     into requested order vs production order", the thread's last
+//     round, folded into the fix). The "requested" variant keeps
+//     should_compact_retry's priority floor and COMPACT_SUCCESS retry
+//     limit on the requested order. Here the split is allocFrame's
+//     reclaimOrder and compactOrder, and retryOrders says which order
+//     each helper judges.
 //   - Seed 003 fix 1 (Patches.OnlyCompact): after the first direct
 //     compaction, a request with __GFP_ONLY_COMPACT goes to nopage. The
 //     2018 patch put this check after the early compaction block; today's
@@ -207,10 +223,12 @@ type allocFrame struct {
 	canRetryReserves  bool
 	didSomeProgress   uint64
 	allocFlags        AllocFlags
-	// reclaimOrder is __alloc_pages_direct_reclaim's (promoted) order;
-	// retry is should_reclaim_retry's ret at its cond_resched().
-	reclaimOrder Order
-	retry        bool
+	// reclaimOrder and compactOrder are the iteration's production
+	// order: the order direct reclaim and direct compaction work at
+	// (nofragPromoteOrder); retry is should_reclaim_retry's ret at its
+	// cond_resched().
+	reclaimOrder, compactOrder Order
+	retry                      bool
 	// phaseStart is when the running direct reclaim last resumed (for
 	// SlowpathStats.DirectReclaimTime).
 	phaseStart sim.Time
@@ -335,13 +353,17 @@ retry:
 		st.step(stepNopage, nopagePFMemalloc, 0)
 		goto nopage
 	}
+	// The production order of this iteration (7e8756d7ad22 computes it
+	// inside direct reclaim and direct compaction; seed 002's fix once
+	// here, for them and for the retry helpers: the same value).
+	f.reclaimOrder = nofragPromoteOrder(f.order, f.allocFlags, ac.migratetype)
+	f.compactOrder = f.reclaimOrder
 	if f.compactFirst {
 		goto directCompact
 	}
-	// __alloc_pages_direct_reclaim(): reclaim at the (promoted) order
-	// inside a memory stall; __perform_reclaim() calls cond_resched()
-	// before and after try_to_free_pages().
-	f.reclaimOrder = nofragPromoteOrder(f.order, f.allocFlags, ac.migratetype)
+	// __alloc_pages_direct_reclaim(): reclaim at reclaim_order inside a
+	// memory stall; __perform_reclaim() calls cond_resched() before and
+	// after try_to_free_pages().
 	m.psiMemstallEnter(t)
 	f.phaseStart = t.Now
 	if m.condResched(t, f, resumeBeforeReclaim) {
@@ -362,7 +384,7 @@ afterReclaim:
 directCompact:
 	{
 		var resched bool
-		pfn, f.compactResult, resched = m.allocPagesDirectCompact(t, f.gfp, f.order, f.allocFlags, ac, f.compactPriority, st)
+		pfn, f.compactResult, resched = m.allocPagesDirectCompact(t, f.gfp, f.order, f.compactOrder, f.allocFlags, ac, f.compactPriority, st)
 		if pfn != NilPFN {
 			goto gotPage
 		}
@@ -404,7 +426,7 @@ afterCompact:
 		st.step(stepNopage, nopageCostly, 0)
 		goto nopage
 	}
-	f.retry = m.shouldReclaimRetry(t, f.gfp, f.order, ac, f.allocFlags, f.didSomeProgress > 0, &f.noProgressLoops, st)
+	f.retry = m.shouldReclaimRetry(t, f.gfp, m.retryOrders(f), ac, f.allocFlags, f.didSomeProgress > 0, &f.noProgressLoops, st)
 	if f.noProgressLoops <= maxReclaimRetries && m.condResched(t, f, resumeReclaimRetry) {
 		return NilPFN, false
 	}
@@ -419,7 +441,7 @@ afterReclaimRetry:
 		goto retry
 	}
 	if f.didSomeProgress > 0 && f.canCompact &&
-		m.shouldCompactRetry(t, f.gfp, ac, f.order, f.allocFlags, f.compactResult, &f.compactPriority, &f.compactionRetries, st) {
+		m.shouldCompactRetry(t, f.gfp, ac, m.retryOrders(f), f.allocFlags, f.compactResult, &f.compactPriority, &f.compactionRetries, st) {
 		goto retry
 	}
 	if m.Sysctl.DefragMode != 0 && f.allocFlags&ALLOC_NOFRAGMENT != 0 {
@@ -507,10 +529,12 @@ func (m *Machine) directReclaimFreelist(t *sim.Task, f *allocFrame) PFN {
 // __alloc_pages_direct_compact compared against.
 const compactInactive = CompactDeferred
 
-// allocPagesDirectCompact is __alloc_pages_direct_compact(). resched
-// reports that it reached its cond_resched() (compaction ran and failed).
-func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order Order, allocFlags AllocFlags, ac *allocContext, prio CompactPriority, st *slowTrace) (page PFN, result CompactResult, resched bool) {
-	compactOrder := nofragPromoteOrder(order, allocFlags, ac.migratetype)
+// allocPagesDirectCompact is __alloc_pages_direct_compact(): compaction at
+// compactOrder (the production order: pageblock_order for a non-movable
+// ALLOC_NOFRAGMENT request, 7e8756d7ad22), the capture and the freelist
+// attempt at the requested order. resched reports that it reached its
+// cond_resched() (compaction ran and failed).
+func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order, compactOrder Order, allocFlags AllocFlags, ac *allocContext, prio CompactPriority, st *slowTrace) (page PFN, result CompactResult, resched bool) {
 	if compactOrder == 0 {
 		return NilPFN, CompactSkipped, false
 	}
@@ -561,16 +585,35 @@ func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order Order, all
 	return NilPFN, result, true
 }
 
+// retryOrders are the orders the retry helpers judge, which seed 002 is
+// about. In v7.3-rc5 both helpers get the requested order alone. The fix
+// as posted gives them the production order: should_reclaim_retry judges
+// reclaim progress and the watermark at reclaim_order, and
+// should_compact_retry everything at compact_order; its "requested"
+// variant keeps should_compact_retry's priority floor and COMPACT_SUCCESS
+// retry limit (floor) on the requested order.
+type retryOrders struct {
+	reclaim, compact, floor Order
+}
+
+func (m *Machine) retryOrders(f *allocFrame) retryOrders {
+	if !m.Patches.PromotedOrderRetries {
+		return retryOrders{reclaim: f.order, compact: f.order, floor: f.order}
+	}
+	o := retryOrders{reclaim: f.reclaimOrder, compact: f.compactOrder, floor: f.compactOrder}
+	if m.Patches.PromotedOrderRequestedFloor {
+		o.floor = f.order
+	}
+	return o
+}
+
 // shouldReclaimRetry is should_reclaim_retry() up to its cond_resched():
 // the caller does that and the final unreserve_highatomic_pageblock().
-// Each zone's check reads the zone's reclaimable LRU sizes and
-// zone_page_state_snapshot(NR_FREE_PAGES), which sums every CPU's
-// vm_stat_diff.
-func (m *Machine) shouldReclaimRetry(t *sim.Task, gfp GFP, order Order, ac *allocContext, allocFlags AllocFlags, didProgress bool, loops *int, st *slowTrace) bool {
-	// Seed 002: judge the promoted order.
-	if m.Patches.PromotedOrderRetries {
-		order = nofragPromoteOrder(order, allocFlags, ac.migratetype)
-	}
+// It judges orders.reclaim. Each zone's check reads the zone's reclaimable
+// LRU sizes and zone_page_state_snapshot(NR_FREE_PAGES), which sums every
+// CPU's vm_stat_diff.
+func (m *Machine) shouldReclaimRetry(t *sim.Task, gfp GFP, orders retryOrders, ac *allocContext, allocFlags AllocFlags, didProgress bool, loops *int, st *slowTrace) bool {
+	order := orders.reclaim
 	if didProgress && order <= PageAllocCostlyOrder {
 		*loops = 0
 	} else {
@@ -609,19 +652,11 @@ func (m *Machine) zoneReclaimablePages(z *Zone) uint64 {
 	return uint64(max(n, 0))
 }
 
-// shouldCompactRetry is should_compact_retry().
-func (m *Machine) shouldCompactRetry(t *sim.Task, gfp GFP, ac *allocContext, order Order, allocFlags AllocFlags, result CompactResult, prio *CompactPriority, retries *int, st *slowTrace) bool {
-	// Seed 002: the posted fix judges the promoted order everywhere; the
-	// "requested" variant keeps the requested order for the priority floor
-	// and the COMPACT_SUCCESS retry cap.
-	floorOrder := order
-	if m.Patches.PromotedOrderRetries {
-		promoted := nofragPromoteOrder(order, allocFlags, ac.migratetype)
-		order = promoted
-		if !m.Patches.PromotedOrderRequestedFloor {
-			floorOrder = promoted
-		}
-	}
+// shouldCompactRetry is should_compact_retry(): orders.compact decides
+// whether compaction can help at all and what a COMPACT_SKIPPED needs;
+// orders.floor sets the COMPACT_SUCCESS retry limit and the priority floor.
+func (m *Machine) shouldCompactRetry(t *sim.Task, gfp GFP, ac *allocContext, orders retryOrders, allocFlags AllocFlags, result CompactResult, prio *CompactPriority, retries *int, st *slowTrace) bool {
+	order, floorOrder := orders.compact, orders.floor
 	if order == 0 {
 		st.step(stepShouldCompactRetry, 0, int64(*prio))
 		return false

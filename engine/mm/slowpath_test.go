@@ -509,3 +509,81 @@ func TestAnAbandonedAllocationIsReported(t *testing.T) {
 	assert.Equal(t, uint64(1), m.Slow.Abandoned)
 	assert.ErrorContains(t, m.CheckInvariants(), "abandoned")
 }
+
+// Seed 002: which order each retry helper judges in the three kernels of
+// the seed's table, for an order-0 unmovable request under defrag_mode
+// whose reclaim and compaction work at pageblock order (reclaim_order =
+// compact_order = 9) in a zone where reclaim frees page cache but no
+// pageblock can ever be made whole.
+func TestTheRetryHelpersJudgeTheOrderEachSeed002KernelGivesThem(t *testing.T) {
+	type kernel struct{ retries, requestedFloor bool }
+	rc5, posted, requested := kernel{}, kernel{true, false}, kernel{true, true}
+	compact := []struct {
+		name        string
+		k           kernel
+		result      CompactResult
+		prio        CompactPriority
+		retries     int
+		ret         bool
+		prioAfter   CompactPriority
+		retriesLeft int
+	}{
+		{"rc5: an order-0 request never retries compaction, whatever it did at order 9", rc5, CompactComplete, CompactPrioSyncLight, 0, false, CompactPrioSyncLight, 0},
+		{"rc5: not even after a COMPACT_SUCCESS", rc5, CompactSuccess, CompactPrioSyncLight, 0, false, CompactPrioSyncLight, 0},
+		{"posted: a failed order-9 compaction at SYNC_LIGHT is at its costly floor", posted, CompactComplete, CompactPrioSyncLight, 0, false, CompactPrioSyncLight, 0},
+		{"posted: from ASYNC it escalates once to SYNC_LIGHT", posted, CompactDeferred, CompactPrioAsync, 3, true, CompactPrioSyncLight, 0},
+		{"posted: COMPACT_SUCCESS retries at most MAX_COMPACT_RETRIES/4 times at order 9", posted, CompactSuccess, CompactPrioSyncLight, 4, false, CompactPrioSyncLight, 5},
+		{"posted: COMPACT_SKIPPED retries when reclaim could make room for order-9 compaction", posted, CompactSkipped, CompactPrioSyncLight, 0, true, CompactPrioSyncLight, 0},
+		{"requested: the floor of order 0 lets SYNC_LIGHT escalate to SYNC_FULL", requested, CompactComplete, CompactPrioSyncLight, 2, true, CompactPrioSyncFull, 0},
+		{"requested: at SYNC_FULL it gives up", requested, CompactComplete, CompactPrioSyncFull, 0, false, CompactPrioSyncFull, 0},
+		{"requested: COMPACT_SUCCESS retries up to MAX_COMPACT_RETRIES", requested, CompactSuccess, CompactPrioSyncLight, 4, true, CompactPrioSyncLight, 5},
+	}
+	setup := func(t *testing.T, k kernel) (*Machine, *sim.Task, allocContext, AllocFlags, *allocFrame) {
+		m := newQuietMachine(t, 8192, 1, 2)
+		carveZone(t, m, nil, pinnedHolesFileLayout)
+		require.NoError(t, m.SetSysctl("vm.defrag_mode", "1"))
+		m.Patches.PromotedOrderRetries, m.Patches.PromotedOrderRequestedFloor = k.retries, k.requestedFloor
+		ac, flags := m.acFor(GFP_KERNEL, 0, 0)
+		require.NotZero(t, flags&ALLOC_NOFRAGMENT)
+		f := &allocFrame{order: 0, allocFlags: flags}
+		f.reclaimOrder = nofragPromoteOrder(0, flags, ac.migratetype)
+		f.compactOrder = f.reclaimOrder
+		require.Equal(t, Order(PageblockOrder), f.compactOrder, "the request reclaims and compacts at pageblock order")
+		require.Zero(t, freeHighOrder(m.Nodes[0].Zones[ZoneNormal]), "no whole block is free")
+		return m, m.testTask(0), ac, flags, f
+	}
+	for _, tc := range compact {
+		t.Run(tc.name, func(t *testing.T) {
+			m, tk, ac, flags, f := setup(t, tc.k)
+			prio, retries := tc.prio, tc.retries
+			var st slowTrace
+			got := m.shouldCompactRetry(tk, GFP_KERNEL, &ac, m.retryOrders(f), flags, tc.result, &prio, &retries, &st)
+			assert.Equal(t, tc.ret, got, "should_compact_retry")
+			assert.Equal(t, tc.prioAfter, prio, "compact_priority after")
+			assert.Equal(t, tc.retriesLeft, retries, "compaction_retries after")
+		})
+	}
+	reclaim := []struct {
+		name       string
+		k          kernel
+		progress   bool
+		loops      int
+		ret        bool
+		loopsAfter int
+	}{
+		{"rc5: progress at order 9 resets no_progress_loops for an order-0 request, and its order-0 watermark holds", rc5, true, 7, true, 0},
+		{"rc5: without progress it counts up to MAX_RECLAIM_RETRIES", rc5, false, maxReclaimRetries, false, maxReclaimRetries + 1},
+		{"posted: order-9 progress never resets the count (costly), and no order-9 page is in sight", posted, true, 0, false, 1},
+		{"requested: the same as posted (the floor is should_compact_retry's)", requested, true, 0, false, 1},
+	}
+	for _, tc := range reclaim {
+		t.Run(tc.name, func(t *testing.T) {
+			m, tk, ac, flags, f := setup(t, tc.k)
+			loops := tc.loops
+			var st slowTrace
+			got := m.shouldReclaimRetry(tk, GFP_KERNEL, m.retryOrders(f), &ac, flags, tc.progress, &loops, &st)
+			assert.Equal(t, tc.ret, got, "should_reclaim_retry")
+			assert.Equal(t, tc.loopsAfter, loops, "no_progress_loops after")
+		})
+	}
+}
