@@ -73,3 +73,49 @@ func (r *Rand) Float64() float64 {
 func (r *Rand) Chance(num, den uint64) bool {
 	return r.Uint64n(den) < num
 }
+
+// # Streams: one generator per cause
+//
+// Every cause of run-to-run variation draws from its own generator, a
+// stream, whose seed is derived from the world's seed and the cause's name
+// (StreamSeed). A stream's sequence therefore depends only on the seed and
+// on the draws made for that cause: adding a draw for one cause, or a new
+// cause, leaves every other cause's numbers where they were, so a change in
+// one place of the model does not reshuffle everything else.
+//
+// Names are paths, cause first. The engine uses:
+//
+//	sched/jiffies          the tick's phase when the run starts (sched.go)
+//	sched/task/NAME#N      one task's wakeup exit latencies and its fork
+//	                       placement; N counts earlier tasks of the same
+//	                       name, so adding a task of another name changes
+//	                       nothing for this one
+//	boot/kaslr             the kernel image's physical slot (engine/mm)
+//	boot/deferred-init/NID the order node NID's deferred struct-page
+//	                       init threads free their memory (engine/mm)
+//	workload/NAME#N        one workload program's own choices (file sizes,
+//	                       access order), N as for tasks
+//	io/DEVICE              reserved for a block device's completion times
+//	                       (engine/mm/blk_mq.go draws them from World.Rand,
+//	                       which no other engine cause uses)
+//
+// A new cause takes a new name and never draws from another cause's
+// stream. World.Rand is the seed's unnamed generator, kept for tests, the
+// playground and the block device until it takes io/DEVICE; new engine
+// code takes a stream.
+
+// StreamSeed derives the seed of the stream called name from a world's
+// seed: FNV-1a of the name, mixed with the seed by one splitmix64 step, so
+// that nearby seeds and similar names give unrelated streams.
+func StreamSeed(seed uint64, name string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(name); i++ {
+		h ^= uint64(name[i])
+		h *= 1099511628211
+	}
+	z := seed ^ h
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}

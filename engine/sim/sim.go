@@ -387,17 +387,35 @@ type World struct {
 	// default SCHED_TUNABLESCALING_LOG (kernel/sched/fair.c): 2.8 ms on
 	// 8 CPUs.
 	SchedSlice Time
+
+	seed    uint64
+	streams map[string]*Rand
 }
 
 // NewWorld creates a world with the given CPUs (cpuNode[i] is CPU i's NUMA
 // node) and RNG seed.
 func NewWorld(cpuNode []int, seed uint64) *World {
-	w := &World{Rand: NewRand(seed)}
+	w := &World{Rand: NewRand(seed), seed: seed}
 	for i, n := range cpuNode {
 		w.CPUs = append(w.CPUs, &CPU{ID: i, Node: n})
 	}
 	w.SchedSlice = 700 * Microsecond * Time(bits.Len(uint(min(max(len(cpuNode), 1), 8)))) // 1 + ilog2(n) = bits.Len(n)
 	return w
+}
+
+// Stream returns the generator of the cause called name, seeded from the
+// world's seed and the name (see "Streams" in rand.go); the same name
+// returns the same generator.
+func (w *World) Stream(name string) *Rand {
+	if r, ok := w.streams[name]; ok {
+		return r
+	}
+	if w.streams == nil {
+		w.streams = map[string]*Rand{}
+	}
+	r := NewRand(StreamSeed(w.seed, name))
+	w.streams[name] = r
+	return r
 }
 
 // Now is the simulated time of the event being processed.

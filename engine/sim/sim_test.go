@@ -366,3 +366,20 @@ func TestReschedWithinTheSliceRunsOn(t *testing.T) {
 	w.RunUntil(Second, nil)
 	assert.Equal(t, 2*Millisecond, bStart, "a had used 1 ms of its 2.8 ms slice")
 }
+
+func TestStreamsAreSeparatePerCauseAndStableAgainstOtherDraws(t *testing.T) {
+	a := NewWorld([]int{0}, 42)
+	b := NewWorld([]int{0}, 42)
+	// b draws from another cause first; a's and b's "x" must not care.
+	for i := 0; i < 100; i++ {
+		b.Stream("y").Uint64()
+	}
+	b.Rand.Uint64()
+	for i := 0; i < 10; i++ {
+		assert.Equal(t, a.Stream("x").Uint64(), b.Stream("x").Uint64(), "draw %d", i)
+	}
+	assert.Same(t, a.Stream("x"), a.Stream("x"), "one generator per name")
+	assert.NotEqual(t, StreamSeed(42, "x"), StreamSeed(42, "y"), "names give different streams")
+	assert.NotEqual(t, StreamSeed(42, "x"), StreamSeed(43, "x"), "seeds give different streams")
+	assert.NotEqual(t, NewRand(StreamSeed(1, "x")).Uint64(), NewRand(StreamSeed(2, "x")).Uint64())
+}
