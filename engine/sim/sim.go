@@ -44,6 +44,14 @@
 // deterministic: it depends only on event times and order. (With
 // PREEMPT_FULL or PREEMPT_LAZY the kernel would also preempt between
 // cond_resched() calls; the model preempts only at step ends.)
+//
+// # Randomness and timing
+//
+// Randomness comes from the seed alone, one stream per cause (rand.go,
+// "Streams"). With a SchedModel (sched.go) the world also times wakeups as
+// a machine does: a woken task waits for its idle CPU to leave its idle
+// state, timed sleeps end when their timer fires, and tasks made with Fork
+// start where fork balancing puts them. Without one, time is exact.
 package sim
 
 import (
@@ -112,6 +120,11 @@ type Task struct {
 	// Program is what the task runs; Data is free for the program.
 	Program Program
 	Data    any
+	// JiffiesTimeouts says the task's timed sleeps are schedule_timeout()
+	// in jiffies, as a kernel thread's are; with a SchedModel they end on
+	// the timer wheel's boundaries. Otherwise a timed sleep is an hrtimer
+	// with timer slack, as a user task's nanosleep or poll is.
+	JiffiesTimeouts bool
 
 	w       *World
 	state   taskState
@@ -125,6 +138,10 @@ type Task struct {
 	// start of its slice).
 	resched    bool
 	sliceStart Time
+	// fork is set by World.Fork until the first run places the task;
+	// rand is the task's stream (sched/task/NAME#N), made on first use.
+	fork bool
+	rand *Rand
 	// deferred is set while the task waits for a busy CPU (deferredOn).
 	deferred   bool
 	deferredOn *CPU
@@ -343,6 +360,9 @@ type event struct {
 	seq  uint64
 	task *Task
 	fn   func(w *World)
+	// wake marks a task's wakeup from sleep (a start, a Wake, a timer):
+	// with a SchedModel its CPU may have to leave an idle state first.
+	wake bool
 }
 
 type eventQueue []event
@@ -387,9 +407,16 @@ type World struct {
 	// default SCHED_TUNABLESCALING_LOG (kernel/sched/fair.c): 2.8 ms on
 	// 8 CPUs.
 	SchedSlice Time
+	// Sched is the scheduler timing model (sched.go); nil: wakeups and
+	// timers are exact. Set it before the first event runs.
+	Sched *SchedModel
 
 	seed    uint64
 	streams map[string]*Rand
+	// jiffiesPhase and jiffies0 are drawn once from sched/jiffies.
+	jiffiesDrawn bool
+	jiffiesPhase Time
+	jiffies0     uint64
 }
 
 // NewWorld creates a world with the given CPUs (cpuNode[i] is CPU i's NUMA
@@ -429,8 +456,18 @@ func (w *World) NewTask(name string, cpu int, p Program, start Time) *Task {
 	if start == Never {
 		t.state = taskSleeping
 	} else {
-		w.schedule(t, start)
+		w.scheduleWake(t, start, true)
 	}
+	return t
+}
+
+// Fork creates a task the way fork() and wake_up_new_task() do: it starts
+// at time start on the CPU that fork balancing picks among its
+// AllowedCPUs (set them before start), or among the CPUs of parentCPU's
+// node (see sched.go).
+func (w *World) Fork(name string, parentCPU int, p Program, start Time) *Task {
+	t := w.NewTask(name, parentCPU, p, start)
+	t.fork = true
 	return t
 }
 
@@ -445,19 +482,21 @@ func (w *World) Wake(t *Task, at Time) {
 	}
 	if t.state == taskSleeping {
 		t.state = taskRunnable
-		w.schedule(t, at)
+		w.scheduleWake(t, at, true)
 		return
 	}
 	if t.pending && at < t.wakeAt {
-		w.schedule(t, at) // the later event becomes stale
+		w.scheduleWake(t, at, true) // the later event becomes stale
 	}
 }
 
-func (w *World) schedule(t *Task, at Time) {
+func (w *World) schedule(t *Task, at Time) { w.scheduleWake(t, at, false) }
+
+func (w *World) scheduleWake(t *Task, at Time, wake bool) {
 	w.seq++
 	t.pending = true
 	t.wakeAt = at
-	heap.Push(&w.queue, event{at: at, seq: w.seq, task: t})
+	heap.Push(&w.queue, event{at: at, seq: w.seq, task: t, wake: wake})
 }
 
 // At runs fn at time at (a timer, such as the PSI averaging work).
@@ -538,6 +577,16 @@ func (w *World) step() {
 			return
 		}
 	}
+	if t.fork {
+		w.forkPlace(t)
+		t.fork = false
+	}
+	if e.wake && w.Sched != nil {
+		if d := w.wakeLatency(t); d > 0 {
+			w.schedule(t, w.now+d)
+			return
+		}
+	}
 	cpu := w.pickCPU(t)
 	if cpu.BusyUntil > w.now {
 		// The CPU is running someone else: wait in its run queue.
@@ -592,8 +641,13 @@ func (w *World) step() {
 		if next < t.Now {
 			next = t.Now
 		}
+		wake := false
+		if next > t.Now && w.Sched != nil {
+			// A timed sleep: it ends when its timer fires.
+			next, wake = w.timerExpiry(t, t.Now, next), true
+		}
 		if !t.pending || next < t.wakeAt {
-			w.schedule(t, next)
+			w.scheduleWake(t, next, wake)
 		}
 	}
 }
