@@ -93,6 +93,12 @@ type Machine struct {
 	cpuNode []int
 	// distance is node_distance().
 	distance [][]int
+	// boot is the Config's BootConfig; kernelImage is where KASLR put the
+	// kernel image (nr == 0: counted among node 0's DMA32 reservations).
+	// Its pages are PageReserved inside a zone's managed span, which has
+	// that many fewer managed pages.
+	boot        BootConfig
+	kernelImage pfnRange
 
 	// Sysctl holds the vm.* sysctls. Written through SetSysctl, which
 	// recomputes what depends on them (watermarks, lowmem reserves, pcp

@@ -22,6 +22,41 @@ package mm
 // reserved: memblock allocates the memmap top-down, so the kernel's
 // reservations sit at the top of each node. Both holes and reservations are
 // PageReserved and never reach the free lists.
+//
+// # What differs from one boot to the next
+//
+// Two boots of the same machine do not leave the same memory free in the
+// same order. Config.Boot turns on the two causes pagesim models, each
+// drawn from its own stream of the world's seed (sim's "Streams"):
+//
+//   - KASLR (arch/x86/boot/compressed/kaslr.c, choose_random_location):
+//     with CONFIG_RANDOMIZE_BASE, default since v4.12, the decompressor
+//     loads the kernel at a random physical address. find_random_phys_addr
+//     counts every CONFIG_PHYSICAL_ALIGN (2 MiB) slot of usable RAM above
+//     min(LOAD_PHYSICAL_ADDR, 512 MiB) = 16 MiB that holds the whole image
+//     and slots_fetch_random takes one uniformly; memblock then reserves
+//     the image there. So the image's pageblocks, never free, lie anywhere
+//     in RAM, on any node. pagesim moves Config.KernelImagePages from where
+//     the layout counted them (X86Layout: node 0's DMA32) to a slot drawn
+//     from boot/kaslr; slots lie within one zone's managed part (the memmap
+//     stays at the zone's top).
+//   - Deferred struct page init (mm/mm_init.c, deferred_init_memmap, with
+//     CONFIG_DEFERRED_STRUCT_PAGE_INIT, CHOICE: set): memblock_free_all
+//     frees the low zones and the first section of each node's highest
+//     zone in PFN order at boot; the rest of that zone is freed later by
+//     deferred_init_memmap. Since v5.7 that work is split by
+//     padata_do_multithreaded over one thread per CPU of the node
+//     (deferred_page_init_max_threads): section-aligned chunks of
+//     size / (threads x 4) handed out in PFN order, each thread freeing
+//     its chunk one MAX_ORDER block at a time to the tail of the free list
+//     (__free_pages_core, FPI_TO_TAIL). The free list therefore holds the
+//     threads' blocks in the order they happened to take zone->lock: the
+//     first allocations after boot come from a different part of the zone
+//     on each boot. pagesim interleaves the threads' blocks, each next block
+//     from a thread drawn uniformly (an estimate: the threads run at the
+//     same speed and nothing orders them) from boot/deferred-init/NID.
+//     Before v5.7 one kthread per node freed its zone in PFN order
+//     (Boot.DeferredInitMultithreaded false).
 
 import (
 	"errors"
@@ -64,6 +99,27 @@ type Config struct {
 	// MaxBytes, if not 0, is the memory budget: NewMachine refuses a
 	// machine whose MachineBytes exceed it, before allocating anything.
 	MaxBytes uint64
+	// KernelImagePages is the kernel image (_text to _end), counted among
+	// the reserved pages (present - managed) of node 0's first zone that
+	// starts at or above 16 MiB (X86Layout: DMA32). Boot.KASLR moves it.
+	KernelImagePages uint64
+	// Boot selects the boot-to-boot differences (see the top of the file);
+	// the zero value boots the same way every time.
+	Boot BootConfig
+	// Sched is the scheduler timing of the machine's world (sim.SchedModel:
+	// idle-state exits, timer expiry, fork placement); nil: exact.
+	Sched *sim.SchedModel
+}
+
+// BootConfig selects what differs from one boot of a machine to the next.
+type BootConfig struct {
+	// KASLR places the kernel image at a random 2 MiB slot of RAM
+	// (CONFIG_RANDOMIZE_BASE).
+	KASLR bool
+	// DeferredInitMultithreaded frees each node's deferred memory with one
+	// thread per CPU of the node (v5.7 and later) in an interleaved order;
+	// false frees it in PFN order (one pgdatinit thread, v4.x).
+	DeferredInitMultithreaded bool
 }
 
 // SysctlSetting is one name=value pair.
@@ -114,6 +170,7 @@ func X86Layout(memBytes uint64, nodes, cpusPerNode int) (Config, error) {
 	// The kernel image lives in DMA32 on node 0.
 	if dma32.Managed > 4096+1024 {
 		dma32.Managed -= 4096
+		cfg.KernelImagePages = 4096
 	}
 	left -= low
 	end := PFN(4096 + low)
@@ -201,8 +258,13 @@ func NewMachine(cfg Config) (*Machine, error) {
 		return nil, err
 	}
 	m.World = sim.NewWorld(m.cpuNode, cfg.Seed)
+	m.World.Sched = cfg.Sched
 	m.Blk = DefaultBlockDevice()
 	m.Blk.rand = m.World.Rand
+	m.boot = cfg.Boot
+	if cfg.Boot.KASLR && cfg.KernelImagePages > 0 {
+		m.chooseRandomLocation(cfg.KernelImagePages)
+	}
 	m.initMemcg()
 	m.initPSI()
 	m.buildZonelists()
@@ -421,27 +483,234 @@ func (m *Machine) memmapInit() {
 	}
 }
 
-// freeAllManaged is memblock_free_all(): the managed part of every zone goes
-// to the buddy allocator in the largest aligned chunks that fit.
+// freeAllManaged is memblock_free_all() and then deferred_init_memmap():
+// the managed part of every zone, less the kernel image, goes to the buddy
+// allocator in the largest aligned chunks that fit, in PFN order, except
+// the deferred part of each node's highest zone when its threads
+// interleave (see the top of the file).
 func (m *Machine) freeAllManaged() {
 	for _, z := range m.zones {
 		if z.ManagedPages == 0 {
 			continue
 		}
-		start, end := z.StartPFN, z.StartPFN+PFN(z.ManagedPages)
-		for pfn := start; pfn < end; pfn++ {
+		chunks := m.bootFreeChunks(z)
+		if m.boot.DeferredInitMultithreaded && z == z.Node.highestPopulatedZone() {
+			chunks = m.deferredInitMemmap(z, chunks)
+		}
+		for _, c := range chunks {
+			mt := m.blocks[c.pfn>>PageblockOrder].mt
+			m.accountFreepages(z, int64(c.order.Pages()), mt)
+			m.addToFreeList(z, c.pfn, c.order, mt, true)
+		}
+	}
+}
+
+// bootChunk is one __free_pages_core() call at boot.
+type bootChunk struct {
+	pfn   PFN
+	order Order
+}
+
+// bootFreeChunks returns z's free memory at boot, in PFN order, as the
+// largest aligned chunks that fit: the managed pages from the zone's start
+// (the reservations sit above them), skipping the kernel image if it lies
+// here. It clears the pages' reserved flag.
+func (m *Machine) bootFreeChunks(z *Zone) []bootChunk {
+	img := m.kernelImage
+	end := z.StartPFN + PFN(z.ManagedPages)
+	var ranges [][2]PFN
+	if img.nr > 0 && z.SpansPFN(img.start) {
+		end += PFN(img.nr)
+		ranges = [][2]PFN{{z.StartPFN, img.start}, {img.start + PFN(img.nr), end}}
+	} else {
+		ranges = [][2]PFN{{z.StartPFN, end}}
+	}
+	var out []bootChunk
+	for _, r := range ranges {
+		for pfn := r[0]; pfn < r[1]; pfn++ {
 			m.pages[pfn].flags = 0
 		}
-		for pfn := start; pfn < end; {
+		for pfn := r[0]; pfn < r[1]; {
 			order := Order(MaxPageOrder)
-			for order > 0 && (pfn&(PFN(1)<<order-1) != 0 || pfn+PFN(1)<<order > end) {
+			for order > 0 && (pfn&(PFN(1)<<order-1) != 0 || pfn+PFN(1)<<order > r[1]) {
 				order--
 			}
-			mt := m.blocks[pfn>>PageblockOrder].mt
-			m.accountFreepages(z, int64(order.Pages()), mt)
-			m.addToFreeList(z, pfn, order, mt, true)
+			out = append(out, bootChunk{pfn, order})
 			pfn += PFN(1) << order
 		}
+	}
+	return out
+}
+
+// highestPopulatedZone is the zone deferred init works on:
+// pgdat->node_zones + pgdat->nr_zones - 1.
+func (n *Node) highestPopulatedZone() *Zone {
+	for t := int(MaxNrZones) - 1; t >= 0; t-- {
+		if z := n.Zones[t]; z.Managed() {
+			return z
+		}
+	}
+	return nil
+}
+
+// pagesPerSection is PAGES_PER_SECTION (128 MiB sections on x86-64).
+const pagesPerSection = PFN(1) << sectionShift
+
+// pfnRange is nr pages from start.
+type pfnRange struct {
+	start PFN
+	nr    uint64
+}
+
+// deferredInitMemmap reorders the chunks of a node's highest zone the way
+// v5.7+ deferred init frees them (see the top of the file):
+// memblock_free_all frees the first section in PFN order (defer_init: the
+// first section-aligned PFN after PAGES_PER_SECTION pages is
+// first_deferred_pfn); then, for each free range after it in turn
+// (deferred_init_memmap's loop), padata_do_multithreaded splits the range
+// into section-aligned chunks handed out in PFN order to min(sections,
+// CPUs of the node) threads, which free their chunks one MAX_ORDER block
+// (deferred_init_maxorder) at a time, interleaved by draws from the
+// node's boot/deferred-init stream.
+func (m *Machine) deferredInitMemmap(z *Zone, chunks []bootChunk) []bootChunk {
+	threads := len(z.Node.CPUs)
+	first := (z.StartPFN + pagesPerSection + pagesPerSection - 1) &^ (pagesPerSection - 1)
+	out := make([]bootChunk, 0, len(chunks))
+	i := 0
+	for ; i < len(chunks) && chunks[i].pfn < first; i++ {
+		out = append(out, chunks[i])
+	}
+	r := m.World.Stream("boot/deferred-init/" + itoa(z.Node.ID))
+	for i < len(chunks) {
+		// One free range: chunks up to the next gap (the kernel image).
+		j := i + 1
+		for j < len(chunks) && chunks[j].pfn == chunks[j-1].pfn+PFN(chunks[j-1].order.Pages()) {
+			j++
+		}
+		out = append(out, padataInterleave(chunks[i:j], threads, r)...)
+		i = j
+	}
+	return out
+}
+
+// padataInterleave is padata_do_multithreaded() over one free range of
+// boot chunks (contiguous, PFN order) with the deferred_init_memmap job's
+// parameters: align and min_chunk PAGES_PER_SECTION, max_threads threads.
+func padataInterleave(chunks []bootChunk, maxThreads int, r *sim.Rand) []bootChunk {
+	const loadBalanceFactor = 4
+	start := chunks[0].pfn
+	last := chunks[len(chunks)-1]
+	epfn := last.pfn + PFN(last.order.Pages())
+	size := uint64((epfn+pagesPerSection-1)&^(pagesPerSection-1) - start)
+	nworks := max(size/uint64(pagesPerSection), 1)
+	nworks = min(nworks, uint64(max(maxThreads, 1)))
+	if nworks == 1 {
+		return chunks
+	}
+	chunkSize := size / (nworks * loadBalanceFactor)
+	chunkSize = max(chunkSize, uint64(pagesPerSection))
+	chunkSize = (chunkSize + uint64(pagesPerSection) - 1) / uint64(pagesPerSection) * uint64(pagesPerSection)
+	// jobs[k] is the index range of padata chunk k in chunks.
+	var jobs [][2]int
+	for i := 0; i < len(chunks); {
+		end := start + PFN(uint64(len(jobs)+1)*chunkSize)
+		j := i
+		for j < len(chunks) && chunks[j].pfn < end {
+			j++
+		}
+		jobs = append(jobs, [2]int{i, j})
+		i = j
+	}
+	type worker struct{ next, end int }
+	var workers []*worker
+	nextJob := 0
+	take := func(w *worker) bool {
+		for nextJob < len(jobs) && jobs[nextJob][0] == jobs[nextJob][1] {
+			nextJob++
+		}
+		if nextJob == len(jobs) {
+			return false
+		}
+		w.next, w.end = jobs[nextJob][0], jobs[nextJob][1]
+		nextJob++
+		return true
+	}
+	for k := uint64(0); k < nworks; k++ {
+		w := &worker{}
+		if take(w) {
+			workers = append(workers, w)
+		}
+	}
+	out := make([]bootChunk, 0, len(chunks))
+	for len(workers) > 0 {
+		k := r.Intn(len(workers))
+		w := workers[k]
+		// deferred_init_maxorder: up to the next MAX_ORDER boundary.
+		mo := (chunks[w.next].pfn + maxOrderNrPages) &^ PFN(maxOrderNrPages-1)
+		for w.next < w.end && chunks[w.next].pfn < mo {
+			out = append(out, chunks[w.next])
+			w.next++
+		}
+		if w.next == w.end && !take(w) {
+			workers = append(workers[:k], workers[k+1:]...)
+		}
+	}
+	return out
+}
+
+// chooseRandomLocation is the decompressor's physical KASLR
+// (choose_random_location, find_random_phys_addr, slots_fetch_random):
+// the kernel image of nr pages moves from node 0's first zone above 16 MiB,
+// where the layout counted it, to a 2 MiB slot drawn from boot/kaslr among
+// every slot that holds it in a zone's managed part above 16 MiB. The
+// managed counts of the two zones change with it.
+func (m *Machine) chooseRandomLocation(nr uint64) {
+	const (
+		loadPhysicalAddr = PFN(16 * mib / PageSize)                // CONFIG_PHYSICAL_START
+		physicalAlign    = PFN(2 * mib / PageSize)                 // CONFIG_PHYSICAL_ALIGN
+		minAddr          = min(loadPhysicalAddr, 512*mib/PageSize) // choose_random_location
+	)
+	var home *Zone
+	for _, z := range m.Nodes[0].Zones {
+		if z.Managed() && z.StartPFN >= minAddr {
+			home = z
+			break
+		}
+	}
+	if home == nil {
+		return
+	}
+	home.ManagedPages += nr
+	type slotArea struct {
+		z    *Zone
+		addr PFN
+		num  uint64
+	}
+	var areas []slotArea
+	var slotMax uint64
+	for _, z := range m.zones {
+		if !z.Managed() {
+			continue
+		}
+		start := max(z.StartPFN, minAddr)
+		start = (start + physicalAlign - 1) &^ (physicalAlign - 1)
+		end := z.StartPFN + PFN(z.ManagedPages)
+		if end <= start || uint64(end-start) < nr {
+			continue
+		}
+		num := (uint64(end-start)-nr)/uint64(physicalAlign) + 1
+		areas = append(areas, slotArea{z, start, num})
+		slotMax += num
+	}
+	slot := m.World.Stream("boot/kaslr").Uint64n(slotMax)
+	for _, a := range areas {
+		if slot >= a.num {
+			slot -= a.num
+			continue
+		}
+		a.z.ManagedPages -= nr
+		m.kernelImage = pfnRange{start: a.addr + PFN(slot)*physicalAlign, nr: nr}
+		return
 	}
 }
 

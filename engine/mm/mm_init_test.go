@@ -1,0 +1,131 @@
+package mm
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// freeListPFNs returns a free list's chunks from head to tail.
+func freeListPFNs(m *Machine, z *Zone, order Order, mt MigrateType) []PFN {
+	var out []PFN
+	for pfn := z.freeArea[order].list[mt].head; pfn != NilPFN; pfn = m.pages[pfn].next {
+		out = append(out, pfn)
+	}
+	return out
+}
+
+func bootX86(t *testing.T, seed uint64, boot BootConfig) *Machine {
+	cfg, err := X86Layout(1<<30, 2, 2)
+	require.NoError(t, err)
+	cfg.Seed, cfg.Boot = seed, boot
+	m, err := NewMachine(cfg)
+	require.NoError(t, err)
+	mustCheck(t, m, "after boot")
+	return m
+}
+
+func TestKASLRPutsTheKernelImageInA2MiBSlotOfAnyZone(t *testing.T) {
+	pristine := bootX86(t, 1, BootConfig{})
+	require.Zero(t, pristine.kernelImage.nr, "without KASLR the image stays among DMA32's reservations")
+	var managed uint64
+	for _, z := range pristine.Zones() {
+		managed += z.ManagedPages
+	}
+	nodes := map[int]bool{}
+	slots := map[PFN]bool{}
+	for seed := uint64(1); seed <= 20; seed++ {
+		m := bootX86(t, seed, BootConfig{KASLR: true})
+		img := m.kernelImage
+		require.Equal(t, uint64(4096), img.nr)
+		assert.Zero(t, img.start%512, "CONFIG_PHYSICAL_ALIGN is 2 MiB")
+		assert.GreaterOrEqual(t, img.start, PFN(4096), "above LOAD_PHYSICAL_ADDR")
+		z := m.ZoneOf(img.start)
+		require.NotNil(t, z)
+		assert.Same(t, z, m.ZoneOf(img.start+PFN(img.nr)-1), "the image lies in one zone")
+		for pfn := img.start; pfn < img.start+PFN(img.nr); pfn++ {
+			require.Equal(t, pgReserved, m.pages[pfn].flags, "PFN %#x of the image is reserved", pfn)
+		}
+		var sum uint64
+		for _, z := range m.Zones() {
+			sum += z.ManagedPages
+		}
+		assert.Equal(t, managed, sum, "the image moved; it did not grow or shrink")
+		assert.Equal(t, pristine.NrFreePages(), m.NrFreePages())
+		nodes[z.Node.ID] = true
+		slots[img.start] = true
+		if seed <= 3 {
+			assert.Equal(t, img, bootX86(t, seed, BootConfig{KASLR: true}).kernelImage, "the same seed, the same slot")
+		}
+	}
+	assert.Len(t, nodes, 2, "the image lands on either node")
+	assert.Greater(t, len(slots), 15, "slots are drawn from all of RAM")
+}
+
+func TestDeferredInitInterleavesTheThreadsBlocks(t *testing.T) {
+	boot := func(seed uint64, b BootConfig) (*Machine, []PFN) {
+		cfg, err := SimpleLayout(16*uint64(pagesPerSection), 1, 4)
+		require.NoError(t, err)
+		cfg.Seed, cfg.Boot = seed, b
+		m, err := NewMachine(cfg)
+		require.NoError(t, err)
+		mustCheck(t, m, "after boot")
+		z := m.Nodes[0].Zones[ZoneNormal]
+		return m, freeListPFNs(m, z, MaxPageOrder, MigrateMovable)
+	}
+	_, pfnOrder := boot(1, BootConfig{})
+	for i := 1; i < len(pfnOrder); i++ {
+		require.Greater(t, pfnOrder[i], pfnOrder[i-1], "one thread frees in PFN order")
+	}
+	_, single := boot(2, BootConfig{DeferredInitMultithreaded: false})
+	assert.Equal(t, pfnOrder, single)
+
+	mA, a := boot(1, BootConfig{DeferredInitMultithreaded: true})
+	_, a2 := boot(1, BootConfig{DeferredInitMultithreaded: true})
+	_, b := boot(2, BootConfig{DeferredInitMultithreaded: true})
+	assert.Equal(t, a, a2, "the same seed, the same order")
+	assert.NotEqual(t, a, b, "another seed, another order")
+	assert.ElementsMatch(t, pfnOrder, a, "the same blocks are free")
+	assert.NotEqual(t, pfnOrder, a)
+
+	// memblock_free_all frees up to the first section boundary after a
+	// whole section (first_deferred_pfn) early, in PFN order.
+	z := mA.Nodes[0].Zones[ZoneNormal]
+	first := (z.StartPFN + 2*pagesPerSection - 1) &^ (pagesPerSection - 1)
+	early := 0
+	for early < len(pfnOrder) && pfnOrder[early] < first {
+		early++
+	}
+	require.Positive(t, early)
+	assert.Equal(t, pfnOrder[:early], a[:early])
+	// The rest, under 15 sections, with 4 threads: chunks of
+	// max(15/16, 1) = 1 section; a thread frees its chunk in PFN order.
+	last := map[PFN]PFN{}
+	for _, pfn := range a[early:] {
+		require.GreaterOrEqual(t, pfn, first)
+		chunk := (pfn - first) / pagesPerSection
+		assert.Greater(t, pfn+1, last[chunk], "chunk %d in PFN order", chunk)
+		last[chunk] = pfn + 1
+	}
+}
+
+func TestPadataInterleaveSplitsLikePadataDoMultithreaded(t *testing.T) {
+	// 40 sections from PFN 0, 8 threads: chunk_size = 40/(8*4) sections,
+	// at least one, rounded up to a section: 2 sections; at most 8
+	// threads work at once, each on consecutive blocks of its chunk.
+	var chunks []bootChunk
+	for pfn := PFN(0); pfn < 40*pagesPerSection; pfn += maxOrderNrPages {
+		chunks = append(chunks, bootChunk{pfn, MaxPageOrder})
+	}
+	m := newQuietMachine(t, 4096, 1, 1)
+	out := padataInterleave(chunks, 8, m.World.Stream("test"))
+	require.Len(t, out, len(chunks))
+	assert.ElementsMatch(t, chunks, out)
+	// The first blocks out belong to the first 8 chunks only.
+	for _, c := range out[:8] {
+		assert.Less(t, c.pfn, 16*pagesPerSection, "chunk %d started before the first eight were taken", c.pfn/(2*pagesPerSection))
+	}
+	// One thread: PFN order.
+	assert.Equal(t, chunks, padataInterleave(chunks, 1, m.World.Stream("test")))
+}
