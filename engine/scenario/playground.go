@@ -8,8 +8,10 @@ package scenario
 // FreePages, keeping memory near a target fill. The mix of unmovable,
 // reclaimable and movable requests makes the allocator steal and claim
 // pageblocks, which is what the map shows. Its variants each change one
-// knob. Everything random comes from the machine's seeded RNG, so a seed
-// and the parameters give the same machine everywhere.
+// knob. It boots like every scenario (newMachine: the seed's boot and
+// scheduler causes), and each worker draws its choices from its own
+// stream (workload/churn#CPU), so a seed and the parameters give the same
+// machine everywhere.
 
 import (
 	"fmt"
@@ -97,14 +99,13 @@ func (p *playground) Boot(int) (*Phase, error) {
 	if err != nil {
 		return nil, err
 	}
-	lc.Seed, lc.MaxBytes = p.cfg.Seed, p.cfg.MaxBytes
 	switch p.cfg.Variant {
 	case "small_pcp":
 		lc.Sysctl = append(lc.Sysctl, mm.SysctlSetting{Name: "vm.percpu_pagelist_high_fraction", Value: "8"})
 	case "high_wmark":
 		lc.Sysctl = append(lc.Sysctl, mm.SysctlSetting{Name: "vm.watermark_scale_factor", Value: "300"})
 	}
-	m, err := mm.NewMachine(lc)
+	m, err := newMachine(lc, p.cfg, false)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +119,7 @@ func (p *playground) Boot(int) (*Phase, error) {
 		for _, z := range m.Nodes[m.CPUNode(cpu)].Zones {
 			managed += z.ManagedPages
 		}
-		w := &churnWorker{p: p, target: managed * fill / 100 / uint64(cpus)}
+		w := &churnWorker{p: p, target: managed * fill / 100 / uint64(cpus), rnd: m.World.Stream(fmt.Sprintf("workload/churn#%d", cpu))}
 		t := m.World.NewTask(fmt.Sprintf("churn/%d", cpu), cpu, sim.ProgramFunc(w.step), sim.Time(cpu)*10*sim.Microsecond)
 		t.AllowedCPUs = []int{cpu}
 	}
@@ -160,8 +161,10 @@ type churnChunk struct {
 type churnWorker struct {
 	p      *playground
 	target uint64 // pages this worker keeps allocated
-	held   []churnChunk
-	pages  uint64
+	// rnd is the worker's own stream (workload/churn#CPU).
+	rnd   *sim.Rand
+	held  []churnChunk
+	pages uint64
 	// resuming is set while an allocation (gfp, order) is stopped at a
 	// cond_resched().
 	resuming bool
@@ -181,7 +184,7 @@ func (w *churnWorker) step(wd *sim.World, t *sim.Task) sim.Time {
 		// An allocation that stopped at a cond_resched() goes on.
 		return w.alloc(wd, t, w.gfp, w.order)
 	}
-	rnd := wd.Rand
+	rnd := w.rnd
 	allocate := rnd.Chance(6, 10)
 	if w.pages >= w.target {
 		allocate = !allocate
@@ -245,5 +248,5 @@ func (w *churnWorker) alloc(wd *sim.World, t *sim.Task, gfp mm.GFP, order mm.Ord
 
 // pause returns when the worker runs next: 50-150 us later.
 func (w *churnWorker) pause(wd *sim.World, t *sim.Task) sim.Time {
-	return t.Now + 50*sim.Microsecond + sim.Time(wd.Rand.Uint64n(100))*sim.Microsecond
+	return t.Now + 50*sim.Microsecond + sim.Time(w.rnd.Uint64n(100))*sim.Microsecond
 }

@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/sim"
 )
 
 // Spec describes a scenario. Every field is fixed once the scenario is
@@ -595,6 +596,21 @@ func (s *Spec) CheckBudget(v Values, machines int, limit uint64) error {
 		return err
 	}
 	return mm.CheckBudget(cfg, machines, limit)
+}
+
+// newMachine boots a scenario's machine from lay. Every scenario boots
+// through it, so that its runs vary with the seed through the causes the
+// engine models, and only through them (docs/FIDELITY.md, "Run-to-run
+// variation"): where boot leaves memory free (KASLR and deferred struct
+// page init, engine/mm/mm_init.go) and when tasks run (idle-state exits,
+// timer expiry and fork placement, engine/sim/sched.go). preV57 says the
+// kernel base predates v5.7, whose deferred init is multithreaded. The
+// run's seed and memory budget come from cfg.
+func newMachine(lay mm.Config, cfg Config, preV57 bool) (*mm.Machine, error) {
+	lay.Seed, lay.MaxBytes = cfg.Seed, cfg.MaxBytes
+	lay.Boot = mm.BootConfig{KASLR: true, DeferredInitMultithreaded: !preV57}
+	lay.Sched = sim.DefaultSched()
+	return mm.NewMachine(lay)
 }
 
 // ApplyKnobs writes knobs to a machine, in order.

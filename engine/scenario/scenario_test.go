@@ -77,3 +77,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Every scenario boots through newMachine, so that its runs vary with the
+// seed through the engine's causes (boot layout, scheduler timing).
+func TestEveryScenarioBootsWithTheSeedsCauses(t *testing.T) {
+	for _, s := range registry { // the unlisted playground too
+		t.Run(s.ID, func(t *testing.T) {
+			st, err := s.Parse(nil)
+			require.NoError(t, err)
+			phases, err := s.Start(Config{Variant: s.DefaultVariants()[0], Params: st.Values, Knobs: s.Knobs, Seed: 1})
+			require.NoError(t, err)
+			ph, err := phases.Boot(0)
+			require.NoError(t, err)
+			assert.NotNil(t, ph.M.World.Sched, "the scheduler timing model is on")
+		})
+	}
+}

@@ -220,8 +220,8 @@ func (r *thpThisnodeRun) Boot(i int) (*Phase, error) {
 	if err != nil {
 		return nil, err
 	}
-	lay.Seed, lay.MaxBytes = r.cfg.Seed, r.cfg.MaxBytes
-	m, err := mm.NewMachine(lay)
+	// One boot per run: every guest size of a run sees the same host.
+	m, err := newMachine(lay, r.cfg, r.cfg.Variant != "modern")
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +247,7 @@ func (r *thpThisnodeRun) Boot(i int) (*Phase, error) {
 	region.Policy, _ = mm.ParseMempolicy(v.String("mempolicy"), v.Int("nodes")) // validated at start
 	qemu := &workload.QemuVfio{M: m, Region: region, Pin: v.Bool("vfio")}
 	r.qemu = qemu
-	tk := m.World.NewTask("qemu-kvm", 0, qemu, setupEnd)
+	tk := m.World.Fork("qemu-kvm", 0, qemu, setupEnd)
 	tk.AllowedCPUs = m.Nodes[0].CPUs
 	l := sizeLabel(r.sizes[i])
 	return &Phase{
