@@ -38,6 +38,7 @@ func (m *Machine) initKcompactd() {
 			return m.kcompactdStep(t, node)
 		}), kc.timeout)
 		m.current(kc.task).flags = PF_KTHREAD
+		kc.task.JiffiesTimeouts = true // schedule_timeout()
 		if len(n.CPUs) > 0 {
 			kc.task.AllowedCPUs = n.CPUs
 		}

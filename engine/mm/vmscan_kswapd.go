@@ -68,6 +68,7 @@ func (m *Machine) initKswapd() {
 			return m.kswapdStep(t, node)
 		}), sim.Never)
 		m.current(k.task).flags = PF_MEMALLOC | PF_KSWAPD | PF_KTHREAD
+		k.task.JiffiesTimeouts = true // schedule_timeout()
 		if len(n.CPUs) > 0 {
 			k.task.AllowedCPUs = n.CPUs
 		}
