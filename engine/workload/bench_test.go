@@ -136,7 +136,7 @@ func seed002Machine(b *testing.B, fixed bool) (*mm.Machine, []*BuildWorker, sim.
 	}
 	var ws []*BuildWorker
 	for c := 0; c < 8; c++ {
-		w := &BuildWorker{M: m, Rng: m.World.Rand}
+		w := &BuildWorker{M: m, Rng: m.World.Stream(fmt.Sprintf("workload/build#%d", c))}
 		ws = append(ws, w)
 		m.World.NewTask("build", c, w, t.Now)
 	}

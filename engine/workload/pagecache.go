@@ -77,8 +77,12 @@ func (p *PageCacheWriter) Step(w *sim.World, t *sim.Task) sim.Time {
 // reclaimable slab. An operation whose allocation stops at a cond_resched()
 // goes on from that point in the next step.
 type BuildWorker struct {
-	M   *mm.Machine
-	Cg  *mm.Memcg
+	M  *mm.Machine
+	Cg *mm.Memcg
+	// Rng draws the worker's own choices (file sizes, which file to read
+	// back or unlink): its own stream, m.World.Stream("workload/build#N")
+	// for worker N, so that workers and other causes do not share draws
+	// (sim's "Streams").
 	Rng *sim.Rand
 	// Ops counts completed operations (create + read back + maybe unlink).
 	Ops, Failed uint64
