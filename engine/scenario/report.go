@@ -364,9 +364,22 @@ func (r *Result) cell(v *VariantResult, metric, format string) string {
 		if r.spec.UseMedian {
 			return fmt.Sprintf(format, v.Median[metric])
 		}
-		return fmt.Sprintf(format+" ± "+format, v.Mean[metric], v.Stddev[metric])
+		return fmt.Sprintf(format, v.Mean[metric]) + " ± " + spread(format, v.Stddev[metric])
 	}
 	return fmt.Sprintf(format, v.Mean[metric])
+}
+
+// spread prints a standard deviation in the cell's format, or, when that
+// would round a spread of at least 1e-6 to zero, with two significant
+// digits: runs that differ visibly in their own output never print as
+// "± 0.00".
+func spread(format string, sd float64) string {
+	out := fmt.Sprintf(format, sd)
+	if sd < 1e-6 || strings.Trim(out, "0.") != "" {
+		return out
+	}
+	decimals := int(math.Ceil(-math.Log10(sd))) + 1
+	return strconv.FormatFloat(sd, 'f', decimals, 64)
 }
 
 // table lays out rows as columns padded to fit, right-aligned except the

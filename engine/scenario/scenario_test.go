@@ -93,3 +93,21 @@ func TestEveryScenarioBootsWithTheSeedsCauses(t *testing.T) {
 		})
 	}
 }
+
+func TestSpreadShowsASmallStandardDeviationInsteadOfZero(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sd   float64
+		want string
+	}{
+		{"no spread prints in the cell's format", 0, "0.00"},
+		{"a spread the format shows is printed as it is", 0.25, "0.25"},
+		{"a spread the format would round to zero gets two significant digits", 0.0018, "0.0018"},
+		{"a spread just under the format's last decimal gets two significant digits too", 0.004, "0.0040"},
+		{"a spread below 1e-6 prints in the cell's format", 1e-9, "0.00"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, spread("%.2f", tc.sd))
+		})
+	}
+}
