@@ -357,10 +357,12 @@ func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) (don
 		// second attempt after a cond_resched() skips the first.
 		head := NilPFN
 		ra := gfp | __GFP_NORETRY | __GFP_NOWARN | __GFP_COMP
-		if pgfp, _, ok := m.pendingAlloc(t); !ok || pgfp == ra {
+		pgfp, _, pending := m.pendingAlloc(t)
+		resumeSecond := pending && pgfp != ra
+		if !resumeSecond {
 			head = m.AllocPagesLocal(t, ra, 0)
 		}
-		if head == NilPFN && !m.AllocPending(t) {
+		if head == NilPFN && (resumeSecond || !m.AllocPending(t)) {
 			head = m.AllocPagesLocal(t, gfp|__GFP_COMP, 0)
 		}
 		if head == NilPFN {

@@ -111,3 +111,36 @@ func TestAReadWhoseAllocationReclaimsItsOwnExtentStillCachesThePage(t *testing.T
 	o, slot := m.fileExtent(f, 1)
 	assert.NotEqual(t, NilPFN, o.file.pages[slot])
 }
+
+// A read whose second allocation attempt (filemap_create_folio's, after
+// readahead's __GFP_NORETRY one failed) stops at a cond_resched() resumes
+// that attempt when the read is repeated, instead of skipping both and
+// returning at once forever (a reader looping in place at one instant).
+func TestAReadResumesItsSecondAttemptAfterACondResched(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	// Nothing reclaimable, nothing free: both attempts fail, the second
+	// only after its direct reclaim's cond_resched() points.
+	carveZone(t, m, nil, func(block, off int) role { return roleKernel })
+	f := m.NewFile("data", nil)
+	f.Size = 4
+	steps, resumed := 0, 0
+	var done uint64
+	finished := false
+	spawn(m, "reader", 1, m.World.Now(), func(tk *sim.Task) sim.Time {
+		steps++
+		start := tk.Now
+		d, _ := m.FileRead(tk, f, 0, 4, GFP_HIGHUSER_MOVABLE)
+		if m.AllocPending(tk) {
+			resumed++
+			require.Greater(t, tk.Now, start, "every resumed step does work")
+			return sim.Resched
+		}
+		done, finished = d, true
+		return sim.Exit
+	})
+	runWorld(t, m, m.World.Now()+sim.Second)
+	require.True(t, finished, "the read ended (after %d steps)", steps)
+	assert.Greater(t, resumed, 0, "the allocation stopped at a cond_resched() at least once")
+	assert.Zero(t, done, "no page could be allocated")
+	assert.Zero(t, m.Slow.Abandoned)
+}
