@@ -218,6 +218,8 @@ func TestDirectReclaimForA64KFaultStopsEarlyUnlessSeed001Patch3(t *testing.T) {
 			inWorld(t, m, 1, func(t *sim.Task) {
 				progress = m.tryToFreePages(t, ac.zonelist, 4, gfp, 0, flags, ac.migratetype)
 			})
+			assert.Equal(t, uint64(1), m.Reclaim.DirectRuns[4])
+			assert.Equal(t, m.Event(PGSTEAL_DIRECT), m.Reclaim.DirectReclaimed[4], "pages reclaimed by order-4 direct reclaim")
 			if tc.ready {
 				assert.Equal(t, uint64(1), progress, "stopped for compaction")
 				assert.Zero(t, m.Event(PGSTEAL_DIRECT), "pgsteal_direct")

@@ -151,6 +151,7 @@ func (m *Machine) tryToFreePages(t *sim.Task, zonelist []*Zone, order Order, gfp
 	m.Trace.Emit(t, TraceMmVmscanDirectReclaimBegin, int64(order), int64(gfp), pid, 0)
 	m.Reclaim.DirectRuns[order]++
 	nr := m.doTryToFreePages(t, zonelist, &sc)
+	m.Reclaim.DirectReclaimed[order] += sc.nrReclaimed
 	m.Trace.Emit(t, TraceMmVmscanDirectReclaimEnd, int64(nr), pid, 0)
 	return nr
 }
@@ -1376,6 +1377,11 @@ func (m *Machine) shouldContinueReclaim(n *Node, nrReclaimed uint64, sc *scanCon
 type ReclaimStats struct {
 	// DirectRuns[order] counts try_to_free_pages calls by sc.order.
 	DirectRuns [NrPageOrders]uint64
+	// DirectReclaimed[order] sums the pages those calls reclaimed
+	// (sc->nr_reclaimed; mm_vmscan_direct_reclaim_end prints the return
+	// value instead, which is 1 when reclaim stopped for compaction
+	// having freed nothing). Seed 001 reports it per order-4 call.
+	DirectReclaimed [NrPageOrders]uint64
 	// FastForwardedBatches counts 32-page scan batches of pinned-only
 	// lists done by count (a wall-time optimisation; no behaviour).
 	FastForwardedBatches uint64
