@@ -1,11 +1,17 @@
-# pagesim: `make run` builds the site and serves it; `make test` runs every test.
+# pagesim: `make run` builds the site and serves it (on ADDR, default
+# localhost:8080); `make test` runs every test.
 GO ?= go
 export PATH := $(PATH):$(shell $(GO) env GOROOT)/lib/wasm
 
 .PHONY: run test bench bench-page pgo site pagesim vet unit jstest browser fuzz
 
-run: pagesim
-	./bin/pagesim serve
+# run serves the page on ADDR (make run ADDR=localhost:8081); it says so
+# before building anything when the address is busy.
+ADDR ?= localhost:8080
+run:
+	$(GO) run ./internal/sitetool check-addr $(ADDR)
+	$(MAKE) pagesim
+	./bin/pagesim serve --addr $(ADDR)
 
 site:
 	./build.sh

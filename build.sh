@@ -28,8 +28,22 @@ else
 fi
 # go build reads wasm/default.pgo, the profile `make pgo` writes: Go's
 # profile-guided inlining matters more in wasm, where calls are dear.
+# PAGESIM_SOURCE_URL is the base URL of the repository's files that the
+# page's links to a scenario's source and to docs/FIDELITY.md start with
+# (default: https://github.com/pagesim/pagesim/blob/main/).
+ldflags='-s -w'
+if [ -n "${PAGESIM_SOURCE_URL:-}" ]; then
+	case "$PAGESIM_SOURCE_URL" in
+	http://* | https://*) ;;
+	*) echo "build.sh: PAGESIM_SOURCE_URL must be an http(s) URL, got '$PAGESIM_SOURCE_URL'" >&2; exit 1 ;;
+	esac
+	case "$PAGESIM_SOURCE_URL" in
+	*[[:space:]\'\"]*) echo "build.sh: PAGESIM_SOURCE_URL must not hold spaces or quotes" >&2; exit 1 ;;
+	esac
+	ldflags="$ldflags -X github.com/pagesim/pagesim/ui/app.SourceURL=$PAGESIM_SOURCE_URL"
+fi
 echo "build.sh: building pagesim.wasm" >&2
-GOOS=js GOARCH=wasm go build "$modfile" -trimpath -ldflags='-s -w' -o "$cache/pagesim.wasm" ./wasm
+GOOS=js GOARCH=wasm go build "$modfile" -trimpath -ldflags="$ldflags" -o "$cache/pagesim.wasm" ./wasm
 # sitetool put copies through a temporary file, only if the bytes differ.
 go run ./internal/sitetool put "$site" "$cache/pagesim.wasm" static/index.html static/style.css static/boot.js \
 	"$(go env GOROOT)/lib/wasm/wasm_exec.js"

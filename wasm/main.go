@@ -37,7 +37,7 @@ func main() {
 		ctl := app.NewController(cat, app.Options{Link: br.Fragment()})
 		loop := app.NewLoop(ctl)
 		br.Mark("controller")
-		loop.OnLink = br.ReplaceFragment
+		loop.OnLink = br.SetFragment
 		br.OnHashChange(func(frag string) {
 			loop.Do(func(c *app.Controller) {
 				if frag != c.Fragment() {

@@ -8,6 +8,7 @@
 //	go run ./internal/sitetool vugu-script OUT.js
 //	go run ./internal/sitetool put DIR FILE...
 //	go run ./internal/sitetool compress DIR
+//	go run ./internal/sitetool check-addr HOST:PORT
 //
 // put copies each FILE into DIR under its own name through WriteIfChanged,
 // so an unchanged file keeps its time and its compressed copies.
@@ -16,6 +17,10 @@
 // to eval() (the jsHelperScript constant of the vugu module in go.mod).
 // The page's Content-Security-Policy forbids eval, so index.html loads the
 // script as a file instead (see jsbridge.Bridge.WithoutEval).
+//
+// check-addr fails, saying so, when HOST:PORT cannot be listened on (the
+// port is busy, or the host is not this machine's): `make run` asks before
+// it builds anything.
 //
 // compress writes NAME.gz (gzip, best) and NAME.br (brotli) next to every
 // compressible file of DIR and its subfolders, skipping files whose
@@ -33,6 +38,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,7 +50,7 @@ import (
 
 func main() {
 	if len(os.Args) < 3 || (os.Args[1] != "put" && len(os.Args) != 3) {
-		fmt.Fprintln(os.Stderr, "usage: sitetool vugu-script OUT.js | sitetool put DIR FILE... | sitetool compress DIR | sitetool ebiten-patch DIR")
+		fmt.Fprintln(os.Stderr, "usage: sitetool vugu-script OUT.js | sitetool put DIR FILE... | sitetool compress DIR | sitetool ebiten-patch DIR | sitetool check-addr HOST:PORT")
 		os.Exit(2)
 	}
 	var err error
@@ -55,6 +61,8 @@ func main() {
 		err = writeVuguScript(os.Args[2])
 	case "ebiten-patch":
 		err = ebitenPatch(os.Args[2])
+	case "check-addr":
+		err = checkAddr(os.Args[2])
 	case "compress":
 		q := 9
 		if s := os.Getenv("PAGESIM_BROTLI_QUALITY"); s != "" {
@@ -72,6 +80,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "sitetool:", err)
 		os.Exit(1)
 	}
+}
+
+// checkAddr reports whether addr can be listened on, by listening on it
+// and closing at once.
+func checkAddr(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("cannot serve on %s (%v): is another server using it? Pick another address, for example make run ADDR=localhost:8081", addr, err)
+	}
+	return ln.Close()
 }
 
 // vuguDir asks the go command where the vugu module of this build lives.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -132,4 +133,14 @@ func TestPutCopiesFilesUnderTheirNamesAndKeepsUnchangedOnes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "b2", string(got), "a changed file is rewritten")
 	assert.Error(t, put(dst, []string{filepath.Join(src, "missing")}))
+}
+
+func TestABusyAddressIsReportedBeforeAnythingIsBuilt(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	err = checkAddr(ln.Addr().String())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is another server using it? Pick another address, for example make run ADDR=localhost:8081")
+	assert.NoError(t, checkAddr("127.0.0.1:0"))
 }

@@ -77,9 +77,21 @@ type Controller struct {
 	message string // why the last permalink was refused ("" = none)
 	// relink is set when the address bar holds a refused link
 	// (takeRelink).
-	relink   bool
-	runErr   string // why the runs could not start ("" = none)
-	paramErr map[string]string
+	relink bool
+	// keepAddress is set when the address bar holds a link the page read
+	// only in part: it stays as the user wrote it, so the typo can be
+	// fixed there, until the state changes (takeKeepAddress).
+	keepAddress bool
+	runErr      string // why the runs could not start ("" = none)
+	paramErr    map[string]string
+	// badValues maps a parameter to the refused value a link gave it,
+	// which the panel shows in its field until the parameter is set.
+	badValues map[string]string
+	// history counts the user's own changes of what runs (scenario,
+	// variants, parameters, knobs, seed): each is a new entry of the
+	// browser's history, which Back and Forward walk. Playing, speed,
+	// reset and the view modes are not.
+	history uint64
 
 	// version counts changes to anything drawn: events processed,
 	// restarts. Views redraw when it moves.
@@ -128,6 +140,7 @@ func (c *Controller) apply(st State) {
 	c.st = st
 	c.spec, _ = c.cat.Lookup(st.Scenario)
 	c.paramErr = map[string]string{}
+	c.badValues = map[string]string{}
 	c.restart()
 	if st.Time > 0 {
 		goal := st.Time
@@ -209,31 +222,51 @@ func (c *Controller) setTarget(t sim.Time) {
 	c.clock = float64(t)
 }
 
-// LoadFragment applies a permalink. A fragment the decoder refuses leaves
-// the defaults and a message (Message) saying why. A link whose machines
-// would cost more than PageMaxBytes to simulate is refused with a message
-// before anything boots: the page keeps what it showed (the defaults if it
-// showed nothing yet), and the address bar gets that state's link back.
-// The previous message is cleared otherwise.
+// LoadFragment applies a permalink. A link read only in part keeps what
+// could be read, marks each refused parameter (ParamErrors, BadValues)
+// and says what was refused (Message); a link naming no scenario the page
+// has opens the defaults and says why. Either way the address bar keeps
+// the link as it was written, until the state changes. A link whose
+// machines would cost more than PageMaxBytes to simulate is refused with
+// a message before anything boots: the page keeps what it showed (the
+// defaults if it showed nothing yet), and the address bar gets that
+// state's link back. The previous message is cleared otherwise.
 func (c *Controller) LoadFragment(frag string) {
 	st, err := c.cat.Decode(frag)
 	c.message = ""
-	if err != nil {
+	le, _ := err.(*LinkError)
+	kept := le != nil && le.Kept
+	switch {
+	case err != nil && !kept:
 		c.message = "This link could not be read: " + err.Error() + ". Showing the defaults instead."
-	} else if berr := c.checkBudget(st); berr != nil {
-		c.message = "This link asks for more than a browser tab can simulate: " + berr.Error() +
-			" (pagesim run simulates it natively)."
-		c.relink = true
-		if c.spec != nil {
-			c.message += " The page keeps what it showed."
-			return
-		}
-		c.message += " Showing the defaults instead."
-		st = c.cat.Opening("")
+	case kept:
+		c.message = "Part of this link could not be used: " + err.Error() +
+			". The page kept the rest of it; fix the value in the panel, or in the address bar, which keeps the link as written."
 	}
-	c.relink = c.relink || err != nil
+	if err == nil || kept {
+		if berr := c.checkBudget(st); berr != nil {
+			c.message = "This link asks for more than a browser tab can simulate: " + berr.Error() +
+				" (pagesim run simulates it natively)."
+			c.relink = true
+			if c.spec != nil {
+				c.message += " The page keeps what it showed."
+				return
+			}
+			c.message += " Showing the defaults instead."
+			st, kept = c.cat.Opening(""), false
+		}
+	}
+	c.keepAddress = err != nil && !c.relink
 	c.playing = false
 	c.apply(st)
+	if kept {
+		for k, v := range le.Params {
+			c.paramErr[k] = v
+		}
+		for k, v := range le.Values {
+			c.badValues[k] = v
+		}
+	}
 }
 
 // PageMaxBytes is the page's memory budget: what the variants shown side
@@ -263,6 +296,15 @@ func (c *Controller) checkBudget(st State) error {
 		return nil
 	}
 	return s.CheckBudget(set.Values, len(st.Variants), PageMaxBytes)
+}
+
+// takeKeepAddress reports, once, that the address bar holds a link the
+// page read only in part, which the next published link must not replace
+// unless the state changes.
+func (c *Controller) takeKeepAddress() bool {
+	k := c.keepAddress
+	c.keepAddress = false
+	return k
 }
 
 // takeRelink reports, once, that the address bar holds a link the page
@@ -327,6 +369,13 @@ func (c *Controller) RunError() string { return c.runErr }
 
 // ParamErrors maps parameter names to the last refused value's error.
 func (c *Controller) ParamErrors() map[string]string { return c.paramErr }
+
+// BadValues maps parameter names to the refused value a link gave them.
+func (c *Controller) BadValues() map[string]string { return c.badValues }
+
+// History counts the user's changes of what runs; each is a history
+// entry of its own (see the field).
+func (c *Controller) History() uint64 { return c.history }
 
 // Now is the simulated time every run still going has reached (the
 // lockstep time); once all are finished, the time of the last to finish.
@@ -448,6 +497,9 @@ func (c *Controller) SetSpeed(x float64) error {
 
 // SetSeed restarts the runs with a new seed.
 func (c *Controller) SetSeed(seed uint64) {
+	if seed != c.st.Seed {
+		c.history++
+	}
 	c.st.Seed = seed
 	c.restart()
 }
@@ -468,7 +520,9 @@ func (c *Controller) SelectScenario(name string) error {
 	}
 	st := c.cat.Opening(name)
 	st.Seed, st.Speed = c.st.Seed, c.st.Speed
+	st.Present, st.Embed, st.TextSize = c.st.Present, c.st.Embed, c.st.TextSize
 	c.playing = false
+	c.history++
 	c.apply(st)
 	return nil
 }
@@ -502,6 +556,7 @@ func (c *Controller) SetVariant(name string, on bool) error {
 		return fmt.Errorf("%s more side by side is over the page's memory: %w", name, err)
 	}
 	c.st.Variants = out
+	c.history++
 	c.restart()
 	return nil
 }
@@ -519,6 +574,7 @@ func (c *Controller) SetParam(name, value string) error {
 	}
 	if c.st.Params[name] == value {
 		delete(c.paramErr, name)
+		delete(c.badValues, name)
 		return nil
 	}
 	// Each value may be in range and the combination still too large
@@ -531,7 +587,9 @@ func (c *Controller) SetParam(name, value string) error {
 		return err
 	}
 	delete(c.paramErr, name)
+	delete(c.badValues, name)
 	c.st.Params[name] = value
+	c.history++
 	c.restart()
 	return nil
 }
@@ -557,7 +615,29 @@ func (c *Controller) SetKnobs(knobs []scenario.Knob) error {
 		return nil
 	}
 	c.st.Knobs = out
+	c.history++
 	c.restart()
+	return nil
+}
+
+// SetPresent turns presentation mode on or off (a view mode: the runs go
+// on as they were).
+func (c *Controller) SetPresent(on bool) {
+	if c.st.Present != on {
+		c.st.Present = on
+		c.version++
+	}
+}
+
+// SetTextSize sets the map text's size setting, 1 to MaxTextSize.
+func (c *Controller) SetTextSize(n int) error {
+	if n < 1 || n > MaxTextSize {
+		return fmt.Errorf("text size %d is not one of 1 to %d", n, MaxTextSize)
+	}
+	if max(c.st.TextSize, 1) != n {
+		c.st.TextSize = n
+		c.version++
+	}
 	return nil
 }
 

@@ -325,10 +325,11 @@ func TestABrokenLinkShowsAMessageAndTheDefaults(t *testing.T) {
 	cat, err := NewCatalog(playground(t))
 	require.NoError(t, err)
 	c := NewController(cat, Options{})
-	c.LoadFragment("#v1/playground?nodes=<img src=x onerror=alert(1)>")
+	c.LoadFragment("#v2/playground?nodes=2")
 	assert.Contains(t, c.Message(), "This link could not be read")
 	assert.Contains(t, c.Message(), "Showing the defaults")
 	assert.True(t, c.State().Equal(cat.Defaults("")))
+	assert.True(t, c.takeKeepAddress(), "the address bar keeps the link as written")
 	assert.Len(t, c.Runs(), 2)
 	c.DismissMessage()
 	assert.Empty(t, c.Message())
@@ -381,7 +382,10 @@ func TestTheLoopRunsCommandsOnTheOwnerAndPublishesSnapshots(t *testing.T) {
 	c, w := newTestController(t, "v1/playground?mem=32")
 	l := NewLoop(c)
 	var links []string
-	l.OnLink = func(s string) { links = append(links, s) }
+	l.OnLink = func(s string, push bool) {
+		assert.False(t, push, "stepping is no history entry")
+		links = append(links, s)
+	}
 	first := l.Snapshot()
 	require.NotNil(t, first)
 	<-l.Updated()
@@ -485,4 +489,77 @@ func TestAParameterThatMakesTheMachinesTooLargeIsRefused(t *testing.T) {
 	assert.NoError(t, c.checkBudget(st))
 	st.Variants = append(st.Variants, "drop-thisnode")
 	assert.ErrorAs(t, c.checkBudget(st), &be)
+}
+
+func TestTheUsersChangesAreHistoryEntriesAndPlayingIsNot(t *testing.T) {
+	c, _ := newTestController(t, "v1/playground?mem=32")
+	l := NewLoop(c)
+	type entry struct {
+		link string
+		push bool
+	}
+	var got []entry
+	l.OnLink = func(s string, push bool) { got = append(got, entry{s, push}) }
+	l.Tick(0, time.Hour)
+	require.Len(t, got, 1)
+	assert.False(t, got[0].push, "the page's first link replaces the address")
+
+	step := func(what string, f func(c *Controller), push bool) {
+		t.Helper()
+		n := len(got)
+		l.Do(f)
+		l.Tick(0, time.Hour)
+		require.Len(t, got, n+1, what)
+		assert.Equal(t, push, got[n].push, what)
+	}
+	step("a step moves t", func(c *Controller) { c.Step() }, false)
+	step("a parameter", func(c *Controller) { require.NoError(t, c.SetParam("fill", "90")) }, true)
+	step("a variant", func(c *Controller) { require.NoError(t, c.SetVariant("high_wmark", true)) }, true)
+	step("knobs", func(c *Controller) {
+		require.NoError(t, c.SetKnobs([]scenario.Knob{{Name: "vm.watermark_scale_factor", Value: "200"}}))
+	}, true)
+	step("the seed", func(c *Controller) { c.SetSeed(9) }, true)
+	step("the speed", func(c *Controller) { require.NoError(t, c.SetSpeed(10)) }, false)
+	step("presentation mode", func(c *Controller) { c.SetPresent(true) }, false)
+	step("the scenario", func(c *Controller) { require.NoError(t, c.SelectScenario("fake")) }, true)
+	assert.Contains(t, got[len(got)-1].link, "present", "a view mode outlives a change of scenario")
+
+	// Back: the browser gives the previous entry's link; loading it adds
+	// no entry of its own.
+	n := len(got)
+	prev := got[n-2].link
+	l.Do(func(c *Controller) { c.LoadFragment(prev) })
+	l.Tick(0, time.Hour)
+	for _, e := range got[n:] {
+		assert.False(t, e.push)
+	}
+	assert.Equal(t, prev, l.Snapshot().Link)
+}
+
+func TestALinkReadInPartKeepsTheRestAndMarksTheBadParameter(t *testing.T) {
+	c, _ := newTestController(t, "v1/playground?mem=32")
+	l := NewLoop(c)
+	var got []string
+	l.OnLink = func(s string, push bool) { got = append(got, s) }
+	l.Do(func(c *Controller) { c.LoadFragment("v1/playground?mem=32&nodes=9&fill=90&bogus=1") })
+	l.Tick(0, time.Hour)
+	s := l.Snapshot()
+	assert.Equal(t, "32", s.State.Params["mem"])
+	assert.Equal(t, "90", s.State.Params["fill"])
+	assert.Equal(t, "1", s.State.Params["nodes"], "the refused value is left at its default")
+	assert.Equal(t, "9 is above the maximum 4", s.ParamErrors["nodes"])
+	assert.Equal(t, "9", s.BadValues["nodes"])
+	assert.Equal(t, `Part of this link could not be used: nodes: 9 is above the maximum 4; scenario playground has no parameter "bogus". `+
+		`The page kept the rest of it; fix the value in the panel, or in the address bar, which keeps the link as written.`, s.Message)
+	assert.Equal(t, 1, strings.Count(s.Message, "nodes"), "the parameter is named once")
+	assert.Empty(t, got, "the address bar keeps the link as the user wrote it")
+
+	// Fixing the value clears the mark and publishes the new link.
+	l.Do(func(c *Controller) { require.NoError(t, c.SetParam("nodes", "2")) })
+	l.Tick(0, time.Hour)
+	s = l.Snapshot()
+	assert.Empty(t, s.ParamErrors)
+	assert.Empty(t, s.BadValues)
+	require.Len(t, got, 1)
+	assert.Equal(t, "v1/playground?seed=1&nodes=2&mem=32&fill=90", got[0])
 }

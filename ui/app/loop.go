@@ -22,6 +22,7 @@ type Loop struct {
 	seq         uint64        // owner only
 	lastPublish time.Duration // owner only
 	lastLink    string        // owner only
+	lastHistory uint64        // owner only
 	lastVersion uint64        // owner only
 	lastPlaying bool          // owner only
 	dirty       bool          // owner only: changed since the last snapshot
@@ -36,8 +37,10 @@ type Loop struct {
 	lastLinkAt time.Duration
 	// OnLink, if set, is called on the owner goroutine with the new
 	// permalink (without '#') whenever it changes, at most every
-	// LinkEvery while playing.
-	OnLink func(frag string)
+	// LinkEvery while playing. push is true when the user changed what
+	// runs (Controller.History): the link is then a new entry of the
+	// browser's history, where otherwise it replaces the current one.
+	OnLink func(frag string, push bool)
 }
 
 // NewLoop wraps a controller and publishes its first snapshot.
@@ -106,14 +109,22 @@ func (l *Loop) publish() {
 	case l.updated <- struct{}{}:
 	default:
 	}
-	// A refused link in the address bar is replaced at once, even when
-	// the state (and so the link) did not change.
+	if l.OnLink == nil {
+		return
+	}
+	// A link read in part stays in the address bar as written until the
+	// state changes; an over-budget one is replaced at once, even when the
+	// state (and so the link) did not change.
+	if l.ctl.takeKeepAddress() {
+		l.lastLink, l.lastHistory = s.Link, s.History
+	}
 	relink := l.ctl.takeRelink()
-	if l.OnLink != nil && (s.Link != l.lastLink || relink) {
-		if !s.Playing || relink || l.lastPublish-l.lastLinkAt >= l.LinkEvery {
-			l.lastLink = s.Link
+	if s.Link != l.lastLink || relink {
+		push := s.History != l.lastHistory && l.lastLink != ""
+		if !s.Playing || relink || push || l.lastPublish-l.lastLinkAt >= l.LinkEvery {
+			l.lastLink, l.lastHistory = s.Link, s.History
 			l.lastLinkAt = l.lastPublish
-			l.OnLink(s.Link)
+			l.OnLink(s.Link, push)
 		}
 	}
 }

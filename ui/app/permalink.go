@@ -16,16 +16,34 @@ package app
 //	NAME  a scenario parameter, only when it differs from its default
 //	A.B   a kernel knob (vm.defrag_mode=1, transparent_hugepage.defrag=
 //	      madvise): any key with a dot, in the order the user gave them
+//	text  the map text's size setting, 2 or 3 (1 is left out)
+//	present  presentation mode (a flag: no value)
+//	embed    the mode for an iframe (a flag)
 //
 // v and x are left out when they equal the defaults and t when it is 0, so
 // a typical link is "#v1/playground?seed=7&t=12.5". Values are
 // query-escaped. The version prefix lets a later format (v2) change all
 // of this; a v1 decoder refuses anything else with a message that says so.
 //
-// Decoding is strict: an unknown key, a repeated key, a parameter that
-// fails its check or a damaged escape rejects the whole link, and the
-// caller falls back to the defaults and shows the error. The error text
-// may quote parts of the link; the page inserts it as text, never as HTML.
+// Decoding reads each key on its own: an unknown key, a repeated key (the
+// first counts), a value that fails its check or a damaged escape is
+// refused and left at its default, the rest of the link still applies,
+// and the error says what was refused (LinkError). Only a link that names
+// no scenario the page has (another format, an unknown scenario, more than
+// MaxLinkLen characters) falls back to the page's opening state. The
+// error text may quote parts of the link; the page inserts it as text,
+// never as HTML.
+//
+// # Length
+//
+// A link is one unbroken word: Encode escapes everything but letters,
+// digits, "-_.~", the list commas and the separators, so a mail client
+// that wraps lines at spaces never breaks it, and a plain-text reader can
+// select it whole. Its one limit is the line of a mail: RFC 5322 caps a
+// line at 998 characters, and MaxShareLen keeps the whole URL, origin and
+// path included, under that (the panel warns past it). The longest link a
+// scenario's parameters and a dozen knobs make is far shorter
+// (TestALongParameterListStaysOneShortWord).
 
 import (
 	"errors"
@@ -45,11 +63,16 @@ const LinkVersion = "v1"
 // MaxLinkLen bounds the fragment a decoder accepts.
 const MaxLinkLen = 4096
 
+// MaxShareLen is the longest whole URL (origin, path and fragment) the
+// page offers without a warning: RFC 5322's 998-character line, less
+// the angle brackets a mail puts around a URL.
+const MaxShareLen = 996
+
 // MaxLinkTime bounds the simulated time a link may ask the page to reach.
 const MaxLinkTime = 24 * 3600 * sim.Second
 
 // reservedKeys are the permalink keys that are not scenario parameters.
-var reservedKeys = map[string]bool{"seed": true, "v": true, "x": true, "t": true}
+var reservedKeys = map[string]bool{"seed": true, "v": true, "x": true, "t": true, "present": true, "embed": true, "text": true}
 
 // Speeds are the speeds the page offers, in simulated seconds per wall
 // second.
@@ -74,11 +97,23 @@ type State struct {
 	Time sim.Time
 	// Knobs are the user's kernel knobs, in order.
 	Knobs []scenario.Knob
+
+	// How the page shows the runs (they change nothing in them):
+	// Present is presentation mode, Embed the mode for an iframe, and
+	// TextSize the map text's size setting (1 to MaxTextSize; 0 is 1).
+	Present, Embed bool
+	TextSize       int
 }
+
+// MaxTextSize is the largest map text size setting (3x).
+const MaxTextSize = 3
 
 // Equal reports whether two states are the same.
 func (s State) Equal(o State) bool {
 	if s.Scenario != o.Scenario || s.Seed != o.Seed || s.Speed != o.Speed || s.Time != o.Time {
+		return false
+	}
+	if s.Present != o.Present || s.Embed != o.Embed || max(s.TextSize, 1) != max(o.TextSize, 1) {
 		return false
 	}
 	if !slices.Equal(s.Variants, o.Variants) || len(s.Params) != len(o.Params) || !slices.Equal(s.Knobs, o.Knobs) {
@@ -196,11 +231,33 @@ func (c *Catalog) Encode(st State) string {
 	for _, k := range st.Knobs {
 		kv = append(kv, k.Name+"="+strings.ReplaceAll(url.QueryEscape(k.Value), "%2C", ","))
 	}
+	if st.TextSize > 1 {
+		kv = append(kv, "text="+strconv.Itoa(st.TextSize))
+	}
+	if st.Present {
+		kv = append(kv, "present")
+	}
+	if st.Embed {
+		kv = append(kv, "embed")
+	}
 	return LinkVersion + "/" + st.Scenario + "?" + strings.Join(kv, "&")
 }
 
-// LinkError is a fragment the decoder refused.
-type LinkError struct{ Reason string }
+// LinkError is a link the decoder could not read in full.
+type LinkError struct {
+	// Reason says what was wrong: every part refused, in the link's
+	// order, each named once.
+	Reason string
+	// Kept is true when the link named a scenario the page has: Decode's
+	// state then holds every part it could read, with the defaults in
+	// place of the refused ones. When false, the state is the page's
+	// opening one.
+	Kept bool
+	// Params maps each refused scenario parameter to why it was refused
+	// (without its name: "9 is above the maximum 4"), and Values to the
+	// value as the link wrote it (clipped), for the panel to mark.
+	Params, Values map[string]string
+}
 
 func (e *LinkError) Error() string { return e.Reason }
 
@@ -209,8 +266,10 @@ func linkErr(format string, args ...any) error {
 }
 
 // Decode reads a fragment (with or without the leading '#'). An empty
-// fragment gives the opening state and no error; anything it cannot read
-// in full gives the opening state and a *LinkError saying why.
+// fragment gives the opening state and no error. A link the decoder
+// cannot read in full gives a *LinkError: if it names a known scenario,
+// the state keeps every part that could be read (LinkError.Kept);
+// otherwise it is the opening state.
 func (c *Catalog) Decode(frag string) (State, error) {
 	frag = strings.TrimPrefix(frag, "#")
 	if frag == "" {
@@ -218,10 +277,17 @@ func (c *Catalog) Decode(frag string) (State, error) {
 	}
 	st, err := c.decode(frag)
 	if err != nil {
+		if le, ok := err.(*LinkError); ok && le.Kept {
+			return st, err
+		}
 		return c.Opening(""), err
 	}
 	return st, nil
 }
+
+// linkFlags are the permalink keys that take no value: "&embed" or
+// "&embed=1" turn the mode on.
+var linkFlags = map[string]bool{"present": true, "embed": true}
 
 func (c *Catalog) decode(frag string) (State, error) {
 	if len(frag) > MaxLinkLen {
@@ -240,72 +306,109 @@ func (c *Catalog) decode(frag string) (State, error) {
 		return State{}, linkErr("unknown scenario %q", clip(name))
 	}
 	st := c.Defaults(name)
+	// Each part is read on its own: a refused one is noted and left at
+	// its default, the rest still apply.
+	var problems []string
+	bad := &LinkError{Kept: true, Params: map[string]string{}, Values: map[string]string{}}
+	refuse := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	seen := map[string]bool{}
-	if query == "" {
-		return st, nil
-	}
 	for _, pair := range strings.Split(query, "&") {
 		if pair == "" {
 			continue
 		}
 		k, v, hasEq := strings.Cut(pair, "=")
 		key, err := url.QueryUnescape(k)
-		if err != nil || !hasEq {
-			return State{}, linkErr("the link is damaged near %q", clip(pair))
+		if err != nil || (!hasEq && !linkFlags[key]) {
+			refuse("the link is damaged near %q", clip(pair))
+			continue
 		}
 		val, err := url.QueryUnescape(v)
 		if err != nil {
-			return State{}, linkErr("the link is damaged near %q", clip(pair))
+			refuse("the link is damaged near %q", clip(pair))
+			continue
 		}
 		if seen[key] {
-			return State{}, linkErr("%q is given twice", clip(key))
+			refuse("%q is given twice (the first is used)", clip(key))
+			continue
 		}
 		seen[key] = true
 		switch {
+		case linkFlags[key]:
+			if hasEq && val != "1" && val != "0" {
+				refuse("%s is a flag: write &%s (or %s=1)", key, key, key)
+				continue
+			}
+			on := !hasEq || val == "1"
+			if key == "present" {
+				st.Present = on
+			} else {
+				st.Embed = on
+			}
+		case key == "text":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 1 || n > MaxTextSize {
+				refuse("text size %q is not one of 1, 2, 3", clip(val))
+				continue
+			}
+			st.TextSize = n
 		case key == "seed":
 			n, err := strconv.ParseUint(val, 10, 64)
 			if err != nil {
-				return State{}, linkErr("seed %q is not a whole number between 0 and %d", clip(val), uint64(1<<64-1))
+				refuse("seed %q is not a whole number between 0 and %d", clip(val), uint64(1<<64-1))
+				continue
 			}
 			st.Seed = n
 		case key == "v":
 			vs, err := parseVariants(in, val)
 			if err != nil {
-				return State{}, err
+				refuse("%v", err)
+				continue
 			}
 			st.Variants = vs
 		case key == "x":
 			x, err := ParseSpeed(val)
 			if err != nil {
-				return State{}, linkErr("%v", err)
+				refuse("%v", err)
+				continue
 			}
 			st.Speed = x
 		case key == "t":
 			t, err := ParseSeconds(val)
 			if err != nil {
-				return State{}, linkErr("time %q: %v", clip(val), err)
+				refuse("time %q: %v", clip(val), err)
+				continue
 			}
 			st.Time = t
 		case strings.Contains(key, "."):
 			k, err := checkKnob(in, key, val)
 			if err != nil {
-				return State{}, err
+				refuse("%v", err)
+				continue
 			}
 			if seen[k.Name] && k.Name != key {
-				return State{}, linkErr("%q is given twice", clip(k.Name))
+				refuse("%q is given twice (the first is used)", clip(k.Name))
+				continue
 			}
 			seen[k.Name] = true
 			st.Knobs = append(st.Knobs, k)
 		default:
 			p, ok := in.Param(key)
 			if !ok {
-				return State{}, linkErr("scenario %s has no parameter %q", in.ID, clip(key))
+				refuse("scenario %s has no parameter %q", in.ID, clip(key))
+				continue
 			}
 			if _, err := p.Check(val); err != nil {
-				return State{}, linkErr("%s=%q: %v", p.Name, clip(val), err)
+				msg := clipMessage(err.Error())
+				bad.Params[p.Name], bad.Values[p.Name] = msg, clip(val)
+				refuse("%s: %s", p.Name, msg)
+				continue
 			}
 			st.Params[p.Name] = val
 		}
+	}
+	if len(problems) > 0 {
+		bad.Reason = strings.Join(problems, "; ")
+		return st, bad
 	}
 	return st, nil
 }
@@ -317,19 +420,24 @@ func checkKnob(in *scenario.Spec, name, value string) (scenario.Knob, error) {
 	}
 	k, err := scenario.CheckKnob(name, value)
 	if err != nil {
-		return scenario.Knob{}, linkErr("%s=%q: %v", clip(name), clip(value), err)
+		msg := err.Error()
+		if !strings.HasPrefix(msg, name+":") {
+			msg = name + ": " + msg
+		}
+		return scenario.Knob{}, linkErr("%s", clipMessage(msg))
 	}
 	return k, nil
 }
 
 // validKnobName reports whether s looks like a knob path: 3-100
-// characters of a-z, 0-9, '_', '-' and '.', with a dot.
+// characters of letters, digits, '_', '-' and '.', with a dot (mTHP's
+// knobs have capitals: hugepages-64kB).
 func validKnobName(s string) bool {
 	if len(s) < 3 || len(s) > 100 || !strings.Contains(s, ".") {
 		return false
 	}
 	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
 			return false
 		}
 	}
@@ -366,6 +474,15 @@ func clip(s string) string {
 	r := []rune(s)
 	if len(r) > 40 {
 		return string(r[:40]) + "..."
+	}
+	return s
+}
+
+// clipMessage shortens an error message that may quote a long value.
+func clipMessage(s string) string {
+	r := []rune(s)
+	if len(r) > 160 {
+		return string(r[:160]) + "..."
 	}
 	return s
 }

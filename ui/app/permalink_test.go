@@ -1,6 +1,7 @@
 package app
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -78,7 +79,7 @@ func TestVariantsComeBackInTheScenarioOrder(t *testing.T) {
 	assert.Equal(t, []string{"baseline", "high_wmark"}, st.Variants)
 }
 
-func TestABrokenLinkIsRefusedWithAReasonAndTheDefaults(t *testing.T) {
+func TestALinkNamingNoScenarioGivesTheDefaultsAndAReason(t *testing.T) {
 	cat := testCatalog(t)
 	cases := []struct {
 		frag, want string
@@ -86,9 +87,28 @@ func TestABrokenLinkIsRefusedWithAReasonAndTheDefaults(t *testing.T) {
 		{"hello", "not a pagesim v1 link"},
 		{"v2/churn?seed=1", "has format v2; this page reads v1"},
 		{"v1/nosuch", `unknown scenario "nosuch"`},
+		{"v1/playground?" + strings.Repeat("a", MaxLinkLen), "too long"},
+	}
+	for _, c := range cases {
+		t.Run(c.frag[:min(len(c.frag), 30)], func(t *testing.T) {
+			st, err := cat.Decode(c.frag)
+			var le *LinkError
+			require.ErrorAs(t, err, &le)
+			assert.False(t, le.Kept)
+			assert.Contains(t, err.Error(), c.want)
+			assert.True(t, st.Equal(cat.Defaults("")))
+		})
+	}
+}
+
+func TestABadPartOfALinkIsRefusedAndTheRestKept(t *testing.T) {
+	cat := testCatalog(t)
+	cases := []struct {
+		frag, want string
+	}{
 		{"v1/playground?seed=x", `seed "x" is not a whole number`},
 		{"v1/playground?seed=-1", `seed "-1"`},
-		{"v1/playground?seed=1&seed=2", `"seed" is given twice`},
+		{"v1/playground?seed=1&seed=2", `"seed" is given twice (the first is used)`},
 		{"v1/playground?v=", "no variant is selected"},
 		{"v1/playground?v=baseline,baseline", `variant "baseline" is given twice`},
 		{"v1/playground?v=kernel", `no variant "kernel"`},
@@ -97,26 +117,92 @@ func TestABrokenLinkIsRefusedWithAReasonAndTheDefaults(t *testing.T) {
 		{"v1/playground?t=-1", `time "-1"`},
 		{"v1/playground?t=100000", "more than 86400 seconds"},
 		{"v1/playground?t=1.0000000001", "not a number of seconds"},
-		{"v1/playground?nodes=9", `nodes="9": 9 is above the maximum 4`},
+		{"v1/playground?nodes=9", `nodes: 9 is above the maximum 4`},
+		{"v1/playground?nodes=abc", `nodes: "abc" is not an integer`},
 		{"v1/playground?bogus=1", `no parameter "bogus"`},
-		{"v1/playground?vm.nosuch=1", `vm.nosuch="1": no such sysctl`},
-		{"v1/playground?vm.watermark_scale_factor=0", `vm.watermark_scale_factor="0"`},
+		{"v1/playground?vm.nosuch=1", `vm.nosuch: no such sysctl`},
+		{"v1/playground?vm.watermark_scale_factor=0", `vm.watermark_scale_factor: 0 is out of range`},
 		{"v1/playground?vm.defrag_mode=1&vm.defrag_mode=0", `"vm.defrag_mode" is given twice`},
-		{"v1/playground?Vm.X=1", `"Vm.X" is not a kernel knob name`},
+		{"v1/playground?Vm.X=1", `Vm.X: no such sysctl`},
+		{"v1/playground?vm.x%3Cb%3E=1", `"vm.x<b>" is not a kernel knob name`},
 		{"v1/playground?seed", `damaged near "seed"`},
 		{"v1/playground?seed=%zz", `damaged near "seed=%zz"`},
-		{"v1/playground?" + strings.Repeat("a", MaxLinkLen), "too long"},
+		{"v1/playground?present=yes", `present is a flag`},
+		{"v1/playground?text=4", `text size "4" is not one of 1, 2, 3`},
 	}
 	for _, c := range cases {
-		t.Run(c.frag[:min(len(c.frag), 30)], func(t *testing.T) {
-			st, err := cat.Decode(c.frag)
-			require.Error(t, err)
+		t.Run(c.frag[:min(len(c.frag), 40)], func(t *testing.T) {
+			st, err := cat.Decode(c.frag + "&mem=64&fill=90")
 			var le *LinkError
 			require.ErrorAs(t, err, &le)
+			assert.True(t, le.Kept)
 			assert.Contains(t, err.Error(), c.want)
-			assert.True(t, st.Equal(cat.Defaults("")))
+			assert.Equal(t, "64", st.Params["mem"], "the rest of the link is kept")
+			assert.Equal(t, "90", st.Params["fill"])
 		})
 	}
+	st, err := cat.Decode("v1/playground?nodes=9&mem=abc&fill=90")
+	var le *LinkError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, map[string]string{"nodes": "9 is above the maximum 4", "mem": `"abc" is not an integer`}, le.Params)
+	assert.Equal(t, map[string]string{"nodes": "9", "mem": "abc"}, le.Values)
+	assert.Equal(t, "nodes: 9 is above the maximum 4; mem: \"abc\" is not an integer", le.Reason)
+	assert.Equal(t, "1", st.Params["nodes"])
+	assert.Equal(t, "256", st.Params["mem"])
+}
+
+func TestTheViewModesAreFlagsAtTheEndOfTheLink(t *testing.T) {
+	cat := testCatalog(t)
+	st := cat.Defaults("")
+	st.Present, st.Embed, st.TextSize = true, true, 2
+	link := cat.Encode(st)
+	assert.Equal(t, "v1/playground?seed=1&text=2&present&embed", link)
+	back, err := cat.Decode(link)
+	require.NoError(t, err)
+	assert.True(t, back.Equal(st))
+	back, err = cat.Decode("v1/playground?embed=1&present=0")
+	require.NoError(t, err)
+	assert.True(t, back.Embed)
+	assert.False(t, back.Present)
+}
+
+// A link pasted into a plain-text mail must come out whole: one word
+// (no space, nothing a mail client wraps at) far shorter than a mail's
+// 998-character line, however many parameters and knobs it carries.
+func TestALongParameterListStaysOneShortWord(t *testing.T) {
+	cat, err := DefaultCatalog()
+	require.NoError(t, err)
+	in, ok := cat.Lookup("thp-thisnode")
+	require.True(t, ok)
+	st := cat.Defaults(in.ID)
+	var sizes []string
+	for i := 0; i < 16; i++ {
+		sizes = append(sizes, strconv.FormatFloat(30.25+float64(i)*1.5, 'f', -1, 64))
+	}
+	st.Params["guest_gb"] = strings.Join(sizes, ",")
+	st.Params["nodes"], st.Params["node_gb"], st.Params["cpus"] = "4", "48.5", "16"
+	st.Params["vfio"], st.Params["madvise"], st.Params["mempolicy"] = "false", "false", "interleave:0-3"
+	st.Params["swap_gb"], st.Params["host_gb"], st.Params["scale"] = "16.5", "2.25", "0.0625"
+	for _, k := range []string{"vm.defrag_mode=1", "vm.watermark_scale_factor=200", "vm.watermark_boost_factor=0",
+		"vm.min_free_kbytes=90112", "vm.extfrag_threshold=500", "vm.compaction_proactiveness=20", "vm.swappiness=100",
+		"transparent_hugepage.defrag=defer+madvise", "transparent_hugepage.enabled=madvise",
+		"transparent_hugepage.hugepages-64kB.enabled=always", "transparent_hugepage.hugepages-2048kB.enabled=inherit",
+		"vm.percpu_pagelist_high_fraction=8"} {
+		name, value, _ := strings.Cut(k, "=")
+		kb, err := scenario.CheckKnob(name, value)
+		require.NoError(t, err, k)
+		st.Knobs = append(st.Knobs, kb)
+	}
+	st.Seed, st.Speed, st.Time, st.Variants = 18446744073709551615, 0.25, 86399999999999, []string{"upstream", "modern"}
+	st.Present, st.TextSize = true, 3
+	frag := cat.Encode(st)
+	link := "https://pagesim.example.org/#" + frag
+	t.Logf("%d characters: %s", len(link), link)
+	assert.Less(t, len(frag), MaxShareLen-200, "room for an origin and path of 200 characters")
+	assert.Regexp(t, `^[A-Za-z0-9:/.#?=&,_+%~-]+$`, link, "one word, nothing a mail client breaks a line at")
+	back, err := cat.Decode(link[strings.Index(link, "#"):])
+	require.NoError(t, err)
+	assert.True(t, back.Equal(st))
 }
 
 func TestAnErrorQuotesAtMostAShortPieceOfTheLink(t *testing.T) {
@@ -157,9 +243,9 @@ func TestAParamValueIsEscapedInTheLink(t *testing.T) {
 	assert.Equal(t, "a b&c=d/é", back.Params["label"])
 }
 
-// FuzzDecodeFragment: the decoder never panics, an error always leaves
-// the defaults, and whatever it accepts encodes to a link that decodes to
-// the same state.
+// FuzzDecodeFragment: the decoder never panics, an error that keeps
+// nothing leaves the defaults, and whatever it keeps (all of the link or
+// its valid parts) encodes to a link that decodes to the same state.
 func FuzzDecodeFragment(f *testing.F) {
 	cat := testCatalog(f)
 	for _, s := range []string{"", "v1/playground", "v1/playground?seed=3&v=high_wmark&x=10&t=1.5&nodes=2",
@@ -169,13 +255,15 @@ func FuzzDecodeFragment(f *testing.F) {
 	f.Fuzz(func(t *testing.T, frag string) {
 		st, err := cat.Decode(frag)
 		if err != nil {
-			if !st.Equal(cat.Defaults("")) {
-				t.Fatalf("error %v but state %+v", err, st)
-			}
 			if utf8.ValidString(frag) && !utf8.ValidString(err.Error()) {
 				t.Fatalf("error text is not UTF-8: %q", err.Error())
 			}
-			return
+			if le, ok := err.(*LinkError); !ok || !le.Kept {
+				if !st.Equal(cat.Defaults("")) {
+					t.Fatalf("error %v but state %+v", err, st)
+				}
+				return
+			}
 		}
 		link := cat.Encode(st)
 		back, err := cat.Decode(link)
@@ -209,8 +297,9 @@ func TestThePageOpensWithItsOwnParametersAndTheLinkSaysSo(t *testing.T) {
 	st, err = cat.Decode("v1/small?seed=1")
 	require.NoError(t, err)
 	assert.Equal(t, "256", st.Params["mem"])
-	// A broken link falls back to what the page opens with.
-	st, err = cat.Decode("v1/small?mem=x")
+	// A link that names no scenario falls back to what the page opens
+	// with.
+	st, err = cat.Decode("v1/nosuch?mem=x")
 	require.Error(t, err)
 	assert.Equal(t, "64", st.Params["mem"])
 

@@ -28,8 +28,13 @@ type Snapshot struct {
 	Message string
 	// RunError says why the runs did not start ("" = they did).
 	RunError string
-	// ParamErrors maps parameter names to the last refused value's error.
+	// ParamErrors maps parameter names to the last refused value's error;
+	// BadValues to the refused value a link gave them.
 	ParamErrors map[string]string
+	BadValues   map[string]string
+	// History counts the user's changes of what runs: a new value is a
+	// new entry of the browser's history.
+	History uint64
 
 	Playing   bool
 	Restoring bool
@@ -141,9 +146,14 @@ func (c *Controller) Snapshot(seq uint64) *Snapshot {
 		ActualSpeed: c.actual,
 		StepSize:    c.StepSize(),
 		ParamErrors: map[string]string{},
+		BadValues:   map[string]string{},
+		History:     c.history,
 	}
 	for k, v := range c.paramErr {
 		s.ParamErrors[k] = v
+	}
+	for k, v := range c.badValues {
+		s.BadValues[k] = v
 	}
 	for _, sp := range c.cat.Scenarios() {
 		s.Scenarios = append(s.Scenarios, ScenarioItem{Name: sp.ID, Title: Title(sp)})

@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
@@ -35,6 +36,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/stretchr/testify/require"
 
 	"github.com/pagesim/pagesim/internal/webserve"
 	"github.com/pagesim/pagesim/ui/mapview"
@@ -222,7 +224,23 @@ func OpenAsVisitor(t *testing.T, frag string) *Page {
 	return open(t, frag, true)
 }
 
+// OpenURL opens a whole URL (as pasted from a mail) in a new browser
+// context: no cache, no storage, nothing shared with the tab it came from.
+func OpenURL(t *testing.T, u string) *Page {
+	t.Helper()
+	return openTarget(t, u, true)
+}
+
 func open(t *testing.T, frag string, visitor bool) *Page {
+	t.Helper()
+	target := server.URL + "/"
+	if frag != "" {
+		target += "#" + frag
+	}
+	return openTarget(t, target, visitor)
+}
+
+func openTarget(t *testing.T, target string, visitor bool) *Page {
 	t.Helper()
 	trackOnce.Do(func() {
 		if err := trackInputs(); err != nil {
@@ -259,10 +277,6 @@ func open(t *testing.T, frag string, visitor bool) *Page {
 		if _, err := chromedp.Call(ctx, network.Disable, cdp.Empty{}); err != nil {
 			t.Fatalf("turning the network domain off: %v", err)
 		}
-	}
-	target := server.URL + "/"
-	if frag != "" {
-		target += "#" + frag
 	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(target)); err != nil {
 		t.Fatalf("navigating to %s: %v", target, err)
@@ -469,6 +483,26 @@ func (p *Page) Text(id string) string {
 func (p *Page) Click(id string) {
 	p.t.Helper()
 	Eval[bool](p, fmt.Sprintf(`(() => { document.getElementById(%q).click(); return true; })()`, id))
+}
+
+// SetField types value into the input with the given id and commits it
+// as a person leaving the field does (a change event).
+func (p *Page) SetField(id, value string) {
+	p.t.Helper()
+	Eval[bool](p, fmt.Sprintf(`(() => { const e = document.getElementById(%q); e.value = %q; e.dispatchEvent(new Event("input", {bubbles: true})); e.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`, id, value))
+}
+
+// GrantClipboard lets the page read and write the clipboard.
+func (p *Page) GrantClipboard() {
+	p.t.Helper()
+	u, err := url.Parse(server.URL)
+	require.NoError(p.t, err)
+	for _, name := range []string{"clipboard-read", "clipboard-write"} {
+		_, err := chromedp.CallBrowser(p.ctx, browser.SetPermission, browser.SetPermissionParams{
+			Permission: &browser.PermissionDescriptor{Name: name}, Setting: browser.PermissionSettingGranted, Origin: u.Scheme + "://" + u.Host,
+		})
+		require.NoError(p.t, err)
+	}
 }
 
 // Press presses a key on the focused element and releases it two frames

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
-	"net/url"
 	"os"
 	"os/exec"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -82,14 +80,7 @@ func TestThePageLoadsAndDraws(t *testing.T) {
 
 	t.Run("copy as text puts the table on the clipboard", func(t *testing.T) {
 		p.t = t
-		u, err := url.Parse(server.URL)
-		require.NoError(t, err)
-		for _, name := range []string{"clipboard-read", "clipboard-write"} {
-			_, err := chromedp.CallBrowser(p.ctx, browser.SetPermission, browser.SetPermissionParams{
-				Permission: &browser.PermissionDescriptor{Name: name}, Setting: browser.PermissionSettingGranted, Origin: u.Scheme + "://" + u.Host,
-			})
-			require.NoError(t, err)
-		}
+		p.GrantClipboard()
 		p.Click("copy-results")
 		p.WaitJS(`document.getElementById("copy-results-status").textContent !== ""`)
 		require.Equal(t, "Copied.", p.Text("copy-results-status"))
@@ -264,7 +255,7 @@ func TestAPermalinkRestoresTheSameState(t *testing.T) {
 	p.WaitJS(`JSON.parse(window.pagesimDebug()).nowNs > 400e6`)
 	p.Click("play")
 	d := p.WaitSettled()
-	p.WaitJS(fmt.Sprintf(`document.getElementById("permalink").value === "#%s"`, d.Link))
+	p.WaitJS(fmt.Sprintf(`document.getElementById("permalink").value === %q`, server.URL+"/#"+d.Link))
 	assert.Contains(t, d.Link, "t="+app.FormatSeconds(sim.Time(d.NowNS)))
 	assert.True(t, strings.HasSuffix(Eval[string](p, "location.hash"), d.Link), "the address bar carries the link")
 	results, live := p.Text("results"), p.Text("live")
@@ -283,11 +274,10 @@ func TestAPermalinkRestoresTheSameState(t *testing.T) {
 
 func TestABrokenLinkShowsTheMessageAndTheDefaults(t *testing.T) {
 	cases := []struct{ frag, want string }{
-		{"v1/playground?nodes=<img src=x onerror=alert(1)>", `nodes="<img src=x onerror=alert(1)>": "<img src=x onerror=alert(1)>" is not an integer`},
 		{"garbage", "is not a pagesim v1 link"},
 		{"v9/churn", "has format v9; this page reads v1"},
 	}
-	// The first link opens a new page; the others arrive as an edit of
+	// The first link opens a new page; the other arrives as an edit of
 	// the address bar (hashchange) on the same page.
 	p := Open(t, cases[0].frag)
 	for i, c := range cases {
@@ -301,14 +291,38 @@ func TestABrokenLinkShowsTheMessageAndTheDefaults(t *testing.T) {
 			assert.Contains(t, msg, "This link could not be read")
 			assert.Contains(t, msg, c.want)
 			assert.Contains(t, msg, "Showing the defaults instead")
-			assert.Zero(t, Eval[int](p, `document.querySelectorAll("#panel img, #panel script").length`))
 			assert.Equal(t, openingLink(t), p.Debug().Link)
+			assert.Equal(t, "#"+c.frag, Eval[string](p, "location.hash"), "the address bar keeps the link as written")
 			assert.Contains(t, p.Text("status"), "paused")
 			p.WaitFrames(2)
 			p.Click("dismiss")
 			p.WaitJS(`document.getElementById("link-error") === null`)
 		})
 	}
+}
+
+// A link with a typo keeps everything else, marks the bad parameter with
+// the scenario's own message, and stays in the address bar as written;
+// the message is text, never HTML.
+func TestALinkWithABadValueKeepsTheRestAndMarksIt(t *testing.T) {
+	const frag = "v1/playground?mem=64&nodes=<img src=x onerror=alert(1)>&fill=90"
+	p := Open(t, frag)
+	p.WaitJS(`document.getElementById("link-error") !== null`)
+	msg := p.Text("link-error")
+	assert.Contains(t, msg, `Part of this link could not be used: nodes: "<img src=x onerror=alert(1)>" is not an integer.`)
+	assert.Equal(t, 1, strings.Count(msg, "nodes"), "the parameter is named once")
+	assert.Zero(t, Eval[int](p, `document.querySelectorAll("#panel img, #panel script").length`))
+	assert.Equal(t, `"<img src=x onerror=alert(1)>" is not an integer`, p.Text("param-error-nodes"))
+	assert.Equal(t, "<img src=x onerror=alert(1)>", Eval[string](p, `document.getElementById("param-nodes").value`))
+	assert.True(t, Eval[bool](p, `document.getElementById("param-nodes").classList.contains("bad")`))
+	assert.Equal(t, "v1/playground?seed=1&mem=64&fill=90", p.Debug().Link, "the rest of the link is kept")
+	p.WaitFrames(10)
+	assert.Equal(t, frag, strings.TrimPrefix(Eval[string](p, "decodeURI(location.hash)"), "#"), "the address bar keeps the link as written")
+
+	// Fixing it in the panel clears the mark and the address follows.
+	p.SetField("param-nodes", "2")
+	p.WaitJS(`document.getElementById("param-error-nodes") === null`)
+	p.WaitJS(`location.hash === "#v1/playground?seed=1&nodes=2&mem=64&fill=90"`)
 }
 
 // An over-budget link (8 x 64 GiB at scale 1, three variants: 7.8 GiB to

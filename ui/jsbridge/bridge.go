@@ -56,8 +56,31 @@ func (b *Bridge) ReplaceFragment(frag string) {
 	h.Call("replaceState", js.Null(), "", "#"+frag)
 }
 
-// OnHashChange calls f with the new fragment when the user edits it (or
-// follows a link to another fragment of the page).
+// PushFragment sets the URL fragment as a new history entry
+// (history.pushState, which fires no hashchange): Back returns to the
+// entry before it.
+func (b *Bridge) PushFragment(frag string) {
+	h := b.global.Get("history")
+	if !h.Truthy() {
+		return
+	}
+	h.Call("pushState", js.Null(), "", "#"+frag)
+}
+
+// SetFragment is ReplaceFragment, or PushFragment when push is set: the
+// shape of app.Loop's OnLink.
+func (b *Bridge) SetFragment(frag string, push bool) {
+	if push {
+		b.PushFragment(frag)
+	} else {
+		b.ReplaceFragment(frag)
+	}
+}
+
+// OnHashChange calls f with the new fragment when the user edits it,
+// follows a link to another fragment of the page, or walks the history
+// with Back and Forward (popstate; a browser may fire hashchange too, so
+// f can be called twice with the same fragment).
 func (b *Bridge) OnHashChange(f func(frag string)) {
 	fn := js.FuncOf(func(this js.Value, args []js.Value) any {
 		frag := b.Fragment()
@@ -67,7 +90,29 @@ func (b *Bridge) OnHashChange(f func(frag string)) {
 	b.keep(fn)
 	if add := b.global.Get("addEventListener"); add.Type() == js.TypeFunction {
 		b.global.Call("addEventListener", "hashchange", fn)
+		b.global.Call("addEventListener", "popstate", fn)
 	}
+}
+
+// PageURL returns the page's address without its fragment (origin, path
+// and query), to which a permalink's fragment is appended; "" when there
+// is no location (Node).
+func (b *Bridge) PageURL() string {
+	loc := b.global.Get("location")
+	if !loc.Truthy() {
+		return ""
+	}
+	href := loc.Get("href")
+	if href.Type() != js.TypeString {
+		return ""
+	}
+	s := href.String()
+	for i := 0; i < len(s); i++ {
+		if s[i] == '#' {
+			return s[:i]
+		}
+	}
+	return s
 }
 
 func (b *Bridge) keep(f js.Func) {

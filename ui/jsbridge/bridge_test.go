@@ -16,6 +16,7 @@ import (
 // addEventListener on the global object, as a browser page has them.
 type fakeBrowser struct {
 	hash      string
+	pushed    []string
 	listeners map[string][]js.Value
 	written   []string
 	refuse    bool
@@ -36,6 +37,12 @@ func installFakeBrowser(t *testing.T) *fakeBrowser {
 	loc.Set("hash", "")
 	hist := js.Global().Get("Object").New()
 	hist.Set("replaceState", fn(func(args []js.Value) any {
+		fb.hash = args[2].String()
+		loc.Set("hash", fb.hash)
+		return nil
+	}))
+	hist.Set("pushState", fn(func(args []js.Value) any {
+		fb.pushed = append(fb.pushed, args[2].String())
 		fb.hash = args[2].String()
 		loc.Set("hash", fb.hash)
 		return nil
@@ -86,6 +93,39 @@ func TestReplaceFragmentUsesReplaceState(t *testing.T) {
 	b.ReplaceFragment("v1/playground?seed=9&t=1.5")
 	assert.Equal(t, "#v1/playground?seed=9&t=1.5", fb.hash)
 	assert.Equal(t, "v1/playground?seed=9&t=1.5", b.Fragment())
+}
+
+func TestAUsersChangeIsPushedAndTheClockReplaced(t *testing.T) {
+	fb := installFakeBrowser(t)
+	b := New()
+	b.SetFragment("v1/playground?seed=1&t=1", false)
+	assert.Empty(t, fb.pushed)
+	b.SetFragment("v1/playground?seed=2", true)
+	assert.Equal(t, []string{"#v1/playground?seed=2"}, fb.pushed)
+	assert.Equal(t, "v1/playground?seed=2", b.Fragment())
+}
+
+func TestThePageURLIsTheAddressWithoutTheFragment(t *testing.T) {
+	installFakeBrowser(t)
+	assert.Equal(t, "", New().PageURL(), "no href: no address")
+	js.Global().Get("location").Set("href", "http://localhost:8080/pagesim/?x=1#v1/playground")
+	assert.Equal(t, "http://localhost:8080/pagesim/?x=1", New().PageURL())
+}
+
+func TestBackAndForwardCallBackLikeAnEditedFragment(t *testing.T) {
+	fb := installFakeBrowser(t)
+	b := New()
+	got := make(chan string, 2)
+	b.OnHashChange(func(f string) { got <- f })
+	require.Len(t, fb.listeners["popstate"], 1)
+	js.Global().Get("location").Set("hash", "#v1/playground?seed=5")
+	fb.listeners["popstate"][0].Invoke(js.Global().Get("Object").New())
+	select {
+	case f := <-got:
+		assert.Equal(t, "v1/playground?seed=5", f)
+	case <-time.After(5 * time.Second):
+		t.Fatal("no callback")
+	}
 }
 
 func TestHashChangeCallsBackWithTheNewFragment(t *testing.T) {

@@ -37,6 +37,8 @@ type Host interface {
 	// CopyText puts text on the clipboard and reports the outcome to
 	// done, possibly later and on another goroutine.
 	CopyText(text string, done func(error))
+	// PageURL is the page's address without its fragment.
+	PageURL() string
 }
 
 // Root is the panel's root component.
@@ -246,7 +248,17 @@ func (c *Root) fieldText(name, current string) string {
 	return d
 }
 
-func (c *Root) paramText(name string) string { return c.fieldText(name, c.snap().State.Params[name]) }
+// paramText is a parameter's field: what is being typed, else the value a
+// link gave it that was refused, else the value in use.
+func (c *Root) paramText(name string) string {
+	cur := c.snap().State.Params[name]
+	if _, typing := c.drafts[name]; !typing {
+		if bad, ok := c.snap().BadValues[name]; ok {
+			return bad
+		}
+	}
+	return c.fieldText(name, cur)
+}
 
 func (c *Root) seedText() string {
 	return c.fieldText("seed", strconv.FormatUint(c.snap().State.Seed, 10))
@@ -299,7 +311,25 @@ func (c *Root) setCopyStatus(id, msg string) {
 
 // View helpers.
 
-func (c *Root) linkURL() string { return "#" + c.snap().Link }
+// linkURL is the whole link: the page's address and the permalink, as it
+// is pasted into a mail.
+func (c *Root) linkURL() string {
+	base := ""
+	if c.Host != nil {
+		base = c.Host.PageURL()
+	}
+	return base + "#" + c.snap().Link
+}
+
+// linkNote says what the link holds, and warns when it is too long for
+// a line of mail.
+func (c *Root) linkNote() string {
+	n := len(c.linkURL())
+	if n > app.MaxShareLen {
+		return fmt.Sprintf("This link is %d characters long: a mail's line holds at most %d, so some mail software may break it; the command line above runs the same.", n, app.MaxShareLen)
+	}
+	return "The whole state (scenario, variants, parameters, knobs, seed, time) is in the link: pasted into a plain-text mail, it opens the same run."
+}
 
 func (c *Root) playLabel() string {
 	if c.playing() {

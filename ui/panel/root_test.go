@@ -53,6 +53,8 @@ type fakeHost struct {
 	err    error
 }
 
+func (h *fakeHost) PageURL() string { return "http://pagesim.test:8080/" }
+
 func (h *fakeHost) CopyText(text string, done func(error)) {
 	h.copied = append(h.copied, text)
 	done(h.err)
@@ -173,11 +175,44 @@ func TestALinkErrorIsShownAsTextNeverAsHTML(t *testing.T) {
 	b := newBackend(t, `#v1/playground?nodes=<img src=x onerror=alert(1)><script>alert(2)</script>`)
 	page := render(t, &Root{Backend: b})
 	msg := textOf(t, page, "link-error")
-	assert.Contains(t, msg, "This link could not be read")
+	assert.Contains(t, msg, "Part of this link could not be used: nodes: ")
 	assert.Contains(t, msg, `<img src=x onerror=alert(1)>`)
 	assert.Zero(t, countElements(t, page, "img"))
 	assert.Zero(t, countElements(t, page, "script"))
 	assert.Contains(t, page, "&lt;img")
+}
+
+func TestABadParameterOfALinkIsMarkedInItsFieldAndTheRestKept(t *testing.T) {
+	b := newBackend(t, "v1/playground?mem=32&nodes=9")
+	root := &Root{Backend: b}
+	page := render(t, root)
+	assert.Equal(t, "9 is above the maximum 4", textOf(t, page, "param-error-nodes"))
+	assert.Equal(t, "9", root.paramText("nodes"), "the field shows the link's value")
+	assert.Equal(t, "32", root.paramText("mem"), "the rest of the link is kept")
+	assert.Contains(t, page, `class="bad" id="param-nodes"`)
+	root.commitParam("nodes", fakeEvent{value: "2"})
+	b.settle(t)
+	page = render(t, root)
+	assert.NotContains(t, page, "param-error-nodes")
+	assert.Equal(t, "2", root.paramText("nodes"))
+}
+
+func TestThePanelLinksOutAndTheLinkIsTheWholeURL(t *testing.T) {
+	cat, err := app.DefaultCatalog()
+	require.NoError(t, err)
+	ctl := app.NewController(cat, app.Options{Link: "v1/thp-thisnode?scale=0.03&guest_gb=30"})
+	b := &loopBackend{app.NewLoop(ctl)}
+	h := &fakeHost{}
+	root := &Root{Backend: b, Host: h}
+	page := render(t, root)
+	assert.Equal(t, 3, strings.Count(page, `target="_blank" rel="noopener noreferrer"`))
+	assert.Contains(t, page, `href="https://lore.kernel.org/linux-mm/20180820032204.9591-3-aarcange@redhat.com/"`)
+	assert.Contains(t, page, `href="https://github.com/pagesim/pagesim/blob/main/docs/FIDELITY.md#thp-thisnode"`)
+	assert.Contains(t, page, `href="https://github.com/pagesim/pagesim/blob/main/engine/scenario/thp_thisnode.go"`)
+	root.copyLink()
+	assert.Equal(t, []string{"http://pagesim.test:8080/#v1/thp-thisnode?seed=1&guest_gb=30&scale=0.03"}, h.copied)
+	assert.Equal(t, h.copied[0], root.linkURL(), "the permalink field shows what Copy link copies")
+	assert.Contains(t, textOf(t, page, "link-note"), "pasted into a plain-text mail")
 }
 
 func TestButtonsQueueCommandsForTheOwner(t *testing.T) {
@@ -252,7 +287,7 @@ func TestCopyPutsTheResultTableOnTheClipboard(t *testing.T) {
 	root.copyResults()
 	assert.Contains(t, textOf(t, render(t, root), "copy-results-status"), "Could not copy (denied)")
 	root.copyLink()
-	assert.Equal(t, "#v1/playground?seed=1&mem=32", h.copied[2])
+	assert.Equal(t, "http://pagesim.test:8080/#v1/playground?seed=1&mem=32", h.copied[2])
 	h.err = nil
 	root.copyJSON()
 	assert.Equal(t, b.Snapshot().Result.JSON, h.copied[3])
