@@ -7,34 +7,64 @@ package mm
 // compaction (try_to_compact_pages, compact_zone_order) and kcompactd with
 // proactive compaction.
 //
-// # The scanners work on pageblock counters where the kernel would find
-// nothing to do
+// # The scanners, and the free-list searches that steer them
 //
 // The migrate scanner walks pageblocks upward from the zone start (or the
 // cached position), the free scanner downward from the zone end; a run ends
-// when they meet. Per pageblock the kernel walks 512 struct pages. pagesim
-// does too when the walk can change something (there are LRU folios to
-// isolate, or free pages to take); when the block's counters say the walk
-// must come up empty (no unpinned LRU pages for the migrate scanner, no free
-// pages for the free scanner) it charges the pages the kernel would have
-// visited and sets the skip bit as the kernel would, in O(1). Which PFNs are
-// "visited" follows the kernel's rules: a full block (512) for sync modes,
-// one PFN per cc->order-aligned chunk for async direct compaction, which
-// abandons a chunk at its first failure (skip_on_failure), and 512/32 for
-// the async free scanner's stride.
+// when they meet. Before either takes its next block, a fast search looks
+// at the buddy free lists instead of the memory map, as the kernel has
+// since 5.1 (Mel Gorman's series "Increase success rates and reduce
+// latency of compaction"):
 //
-// # Simplifications (documented; spec B section 7 allows them)
+//   - fast_isolate_freepages, for any cc->order > 0, walks the
+//     MIGRATE_MOVABLE lists of the orders below cc->order (from
+//     cc->search_order, round-robin down) from their tails, at most
+//     freelist_scan_limit/2 entries (pageblock_nr_pages/2 on a fresh
+//     start), for a chunk in the top quarter of the space between the
+//     scanners, else the highest one in its top half. It takes one chunk;
+//     outside async direct compaction, fast_isolate_around then scans that
+//     chunk's pageblock for more. A fresh start that finds nothing moves
+//     the free scanner to the highest block seen or, for direct
+//     compaction, to the top half's lower mark. Lists are rotated
+//     (move_freelist_head) so the next search starts where this one
+//     stopped, and cc->fast_search_fail halves the limit per failure.
+//   - fast_find_migrateblock, for costly orders (and not for
+//     sub-pageblock unmovable direct requests, SYNC_FULL's ignored skip
+//     hints, a pageblock being finished or a mid-block restart), walks the
+//     MIGRATE_MOVABLE lists of orders cc->order-1 down to
+//     PAGE_ALLOC_COSTLY_ORDER from their heads for a chunk low in the zone
+//     whose block is not marked skipped, and sends the migrate scanner
+//     there: that block already has free pages. When it fails, the linear
+//     scan restarts once from the lowest block it had found
+//     (cc->fast_start_pfn).
 //
-//   - The fast searches (fast_isolate_freepages, fast_find_migrateblock)
-//     are replaced by the linear scans: which blocks are tried first
-//     differs, and compact_*_scanned count somewhat more pages than a
-//     kernel would; success and failure on pinned blocks are the same.
+// Every list entry visited counts in compact_free_scanned or
+// compact_migrate_scanned, as in the kernel. The searches matter most to
+// async compaction, whose free scanner samples one PFN in
+// COMPACT_CLUSTER_MAX per block and so misses every free page of a block
+// whose holes fall between its samples; the sync free scanner samples too
+// once it has met full blocks (its stride doubles per empty block).
+//
+// The skip bit is the searches' memory: the migrate scanner sets it on a
+// block as it first isolates from it (test_and_set_skip), any scanner on a
+// block it scanned to the end without a result, so that searches and
+// scans pass those blocks by until __reset_isolation_suitable.
+//
+// Per pageblock the kernel walks 512 struct pages. pagesim does too when
+// the walk can change something; when the block's counters say a sync
+// migrate scan must come up empty (no unpinned LRU pages) it charges the
+// pages the kernel would have visited and sets the skip bit as the kernel
+// would, in O(1).
+//
+// # Simplifications
+//
 //   - No lock contention aborts (COMPACT_CONTENDED) and no
 //     too_many_isolated(): a step runs to completion.
 //   - Non-LRU movable pages (zsmalloc, balloon) do not exist.
-//   - compact_gap(order) is 2 << order, the mainline form (one header in
-//     the index caps it at COMPACT_CLUSTER_MAX; the tree's compaction.c
-//     came from a different point in history, see the kernel notes).
+//   - compact_gap(order) is 2 << order, the mainline form (some trees cap
+//     it at COMPACT_CLUSTER_MAX).
+//   - compaction_alloc takes the most recently isolated target first; the
+//     kernel takes the first isolated (cc->freepages are FIFO lists).
 
 import (
 	"github.com/pagesim/pagesim/engine/sim"
@@ -140,6 +170,20 @@ type compactControl struct {
 	finishPageblock     bool
 	freePFN             PFN
 	migratePFN          PFN
+	// fastStartPFN is cc->fast_start_pfn: 0 until fast_find_migrateblock
+	// finds a block, then the lowest free PFN it found there;
+	// fastStartPFNUsed (the kernel's ULONG_MAX) once reinit_migrate_pfn
+	// has restarted the linear scan from it. compact_zone() zeroes it.
+	fastStartPFN PFN
+	// searchOrder is cc->search_order: the order fast_isolate_freepages
+	// searches first, in [0, order) once a search has run. It and
+	// fastSearchFail live as long as the compact_control: one zone for
+	// direct compaction, every zone of a kcompactd_do_work() pass.
+	searchOrder int
+	// fastSearchFail is cc->fast_search_fail: fast searches that found
+	// nothing since the last one that did; each halves the lists' scan
+	// limit (freelist_scan_limit).
+	fastSearchFail      uint
 	totalMigrateScanned uint64
 	totalFreeScanned    uint64
 	migratepages        []PFN // isolated source folio heads
@@ -353,12 +397,26 @@ func (cc *compactControl) updateCachedMigrate(pfn PFN) {
 	}
 }
 
-// updatePageblockSkip is update_pageblock_skip().
-func (m *Machine) updatePageblockSkip(cc *compactControl, pfn PFN) {
-	m.pageblockOf(pfn).skip = true
+// updatePageblockSkip is update_pageblock_skip(): mark the block at
+// blockPFN skipped and pull the cached free scanner position down to pfn.
+func (m *Machine) updatePageblockSkip(cc *compactControl, blockPFN, pfn PFN) {
+	m.pageblockOf(blockPFN).skip = true
 	if pfn < cc.zone.compact.cachedFreePFN {
 		cc.zone.compact.cachedFreePFN = pfn
 	}
+}
+
+// testAndSetSkip is test_and_set_skip(): mark the block skipped as the
+// migrate scanner first isolates from it, and report whether it already
+// was (another scan got there first). Runs that ignore the hint neither
+// read nor set it.
+func (cc *compactControl) testAndSetSkip(b *pageblock) bool {
+	if cc.ignoreSkipHint {
+		return false
+	}
+	skip := b.skip
+	b.skip = true
+	return skip
 }
 
 func alignPFNUp(pfn PFN, a PFN) PFN { return (pfn + a - 1) &^ (a - 1) }
@@ -555,63 +613,62 @@ func (m *Machine) suitableMigrationTarget(cc *compactControl, pfn PFN) bool {
 	return mt == MigrateMovable || mt == MigrateCMA
 }
 
-// isolateFreepagesBlock is isolate_freepages_block() for one block: take
-// free chunks until there are enough targets. Returns the PFN the scan
-// stopped at and the pages isolated.
+// isolateFreepagesBlock is isolate_freepages_block() (not strict) for one
+// block: walk [start, end) with the stride, stepping over compound pages
+// and taking free chunks until there are enough targets. Returns the PFN
+// the scan stopped at and the pages isolated. nr_scanned counts as the
+// kernel counts it (a compound page or an isolated chunk counts all its
+// pages); the time charged is one CompactScanPage per struct page read.
 func (m *Machine) isolateFreepagesBlock(t *sim.Task, cc *compactControl, start, end PFN, stride PFN) (PFN, uint64) {
 	z := cc.zone
-	var scanned, isolated uint64
-	b := m.pageblockOf(start)
+	var scanned, visits, isolated uint64
 	pfn := start
-	if b.nrFree == 0 {
-		// Nothing free in the block: the kernel walks it with its
-		// stride and finds nothing.
-		scanned = uint64((end - start + stride - 1) / stride)
-		pfn = end
-	} else {
-		locked := false
-		for pfn < end {
-			scanned++
-			p := &m.pages[pfn]
-			if p.flags&pgBuddy == 0 {
-				if p.flags&pgHead != 0 && p.order > 0 {
-					n := PFN(1) << p.order
-					if pfn+n <= end {
-						scanned += uint64(n) - 1
-						pfn += n
-						continue
-					}
+	locked := false
+	for ; pfn < end; pfn += stride {
+		scanned++
+		visits++
+		p := &m.pages[pfn]
+		if p.flags&(pgHead|pgTail) != 0 {
+			// PageCompound: skip a whole compound page at its head
+			// (compound_order() of a tail page is 0).
+			if p.flags&pgHead != 0 {
+				if n := PFN(1) << p.order; pfn+n <= end {
+					pfn += n - 1
+					scanned += uint64(n) - 1
 				}
-				pfn += stride
-				continue
 			}
-			if !locked {
-				z.Lock.Lock(t)
-				locked = true
-			}
-			order := Order(p.order)
-			if !m.isolateFreePage(z, pfn, order) {
-				break
-			}
-			n := order.Pages()
-			scanned += n - 1
-			isolated += n
-			cc.nrFreepages += n
-			cc.freepages[order] = append(cc.freepages[order], pfn)
-			pfn += PFN(n)
-			if cc.nrMigratepages <= cc.nrFreepages {
-				break
-			}
+			continue
 		}
-		if locked {
-			t.Charge(m.Cost.BuddyOp * sim.Time(1+isolated/32))
-			z.Lock.Unlock(t)
+		if p.flags&pgBuddy == 0 {
+			continue
 		}
-		if pfn > end {
-			pfn = end
+		if !locked {
+			z.Lock.Lock(t)
+			locked = true
 		}
+		order := Order(p.order)
+		if !m.isolateFreePage(z, pfn, order) {
+			break
+		}
+		n := PFN(1) << order
+		scanned += uint64(n) - 1
+		isolated += uint64(n)
+		cc.nrFreepages += uint64(n)
+		cc.freepages[order] = append(cc.freepages[order], pfn)
+		if cc.nrMigratepages <= cc.nrFreepages {
+			pfn += n
+			break
+		}
+		pfn += n - 1
 	}
-	t.Charge(m.Cost.CompactScanPage * sim.Time(scanned))
+	if locked {
+		t.Charge(m.Cost.BuddyOp * sim.Time(1+isolated/32))
+		z.Lock.Unlock(t)
+	}
+	if pfn > end {
+		pfn = end
+	}
+	t.Charge(m.Cost.CompactScanPage * sim.Time(visits))
 	m.Trace.Emit(t, TraceMmCompactionIsolateFreepages, int64(start), int64(pfn), int64(scanned), int64(isolated))
 	cc.totalFreeScanned += scanned
 	if isolated > 0 {
@@ -620,19 +677,259 @@ func (m *Machine) isolateFreepagesBlock(t *sim.Task, cc *compactControl, start, 
 	return pfn, isolated
 }
 
-// isolateFreepages is isolate_freepages().
+// freelistScanLimit is freelist_scan_limit(): how many free-list entries a
+// fast search may visit, halved by every consecutive failed search.
+func (cc *compactControl) freelistScanLimit() uint {
+	return compactClusterMax>>min(cc.fastSearchFail, 63) + 1
+}
+
+// pageblockStartPFN is pageblock_start_pfn().
+func pageblockStartPFN(pfn PFN) PFN { return pfn &^ (PageblockNrPages - 1) }
+
+// pageblockEndPFN is pageblock_end_pfn().
+func pageblockEndPFN(pfn PFN) PFN { return alignPFNUp(pfn+1, PageblockNrPages) }
+
+// pageblockPFNToPage is pageblock_pfn_to_page(): true if [start, end) lies
+// in the zone (the kernel returns start's struct page, or NULL).
+func pageblockPFNToPage(z *Zone, start, end PFN) bool {
+	return start < end && z.SpansPFN(start) && z.SpansPFN(end-1)
+}
+
+// moveFreelistHead is move_freelist_head(): rotate the list so that pfn is
+// its first entry. fast_isolate_freepages walks the list from its tail, so
+// the entries it has not reached yet (those before pfn) are next to be
+// walked.
+func (l *freeList) moveFreelistHead(pages []page, pfn PFN) {
+	if pfn == l.head {
+		return
+	}
+	before := pages[pfn].prev
+	pages[l.tail].next = l.head
+	pages[l.head].prev = l.tail
+	pages[before].next = NilPFN
+	pages[pfn].prev = NilPFN
+	l.head, l.tail = pfn, before
+}
+
+// moveFreelistTail is move_freelist_tail(): rotate the list so that pfn is
+// its last entry. fast_find_migrateblock walks the list from its head, so
+// the entries it has passed (pfn and those before it) are walked last next
+// time.
+func (l *freeList) moveFreelistTail(pages []page, pfn PFN) {
+	if pfn == l.tail {
+		return
+	}
+	after := pages[pfn].next
+	pages[l.tail].next = l.head
+	pages[l.head].prev = l.tail
+	pages[pfn].next = NilPFN
+	pages[after].prev = NilPFN
+	l.head, l.tail = after, pfn
+}
+
+// fastIsolateAround is fast_isolate_around(): after the fast search found a
+// free page, scan the rest of its pageblock (stride 1) for more, and mark
+// the block skipped if the scan reached its end. Async direct compaction
+// keeps to the one page.
+func (m *Machine) fastIsolateAround(t *sim.Task, cc *compactControl, pfn PFN) {
+	if cc.nrFreepages >= cc.nrMigratepages {
+		return
+	}
+	if cc.directCompaction && cc.mode == migrateAsync {
+		return
+	}
+	z := cc.zone
+	start := max(pageblockStartPFN(pfn), z.StartPFN)
+	end := min(pageblockEndPFN(pfn), z.EndPFN())
+	if !pageblockPFNToPage(z, start, end) {
+		return
+	}
+	if stop, _ := m.isolateFreepagesBlock(t, cc, start, end, 1); stop == end {
+		// set_pageblock_skip() directly: the kernel does this even
+		// when the skip hint is ignored (only alloc_contig's
+		// no_set_skip_hint prevents it).
+		m.pageblockOf(start).skip = true
+	}
+}
+
+// nextSearchOrder is next_search_order(): the orders below cc.order are
+// searched round-robin, downward from cc.searchOrder; -1 once the search
+// has come round to where it started (which moves the next search's start
+// one order down).
+func (cc *compactControl) nextSearchOrder(order int) int {
+	order--
+	if order < 0 {
+		order = cc.order - 1
+	}
+	if order == cc.searchOrder {
+		cc.searchOrder--
+		if cc.searchOrder < 0 {
+			cc.searchOrder = cc.order - 1
+		}
+		return -1
+	}
+	return order
+}
+
+// fastIsolateFreepages is fast_isolate_freepages() (linux-mm @04e60ad1):
+// before the free scanner walks pageblocks, look on the MIGRATE_MOVABLE
+// free lists of the orders below cc.order for a chunk in the top quarter
+// of the space between the scanners (or, failing that, the highest one in
+// the top half seen within the scan limit), and take it. Each list is
+// walked from its tail, at most limit entries, and rotated so that the
+// next search starts where this one stopped. Every entry visited counts in
+// compact_free_scanned.
+func (m *Machine) fastIsolateFreepages(t *sim.Task, cc *compactControl) {
+	// Full compaction passes in a negative order.
+	if cc.order <= 0 {
+		return
+	}
+	z := cc.zone
+	limit := max(1, cc.freelistScanLimit()>>1)
+	var nrScanned, totalIsolated uint64
+	var highest PFN
+	page := NilPFN
+	scanStart := false
+	// Starting the scan: search deeper, and fall back to the highest
+	// PFN seen.
+	if cc.freePFN >= z.compact.initFreePFN {
+		limit = PageblockNrPages >> 1
+		scanStart = true
+	}
+	// Preferred: the top quarter of the scan space; acceptable: the top
+	// half. (The kernel's unsigned long arithmetic wraps when the free
+	// scanner has passed the migrate scanner, which puts both marks
+	// above every PFN: nothing qualifies.)
+	lowPFN, minPFN := NilPFN, NilPFN
+	if cc.freePFN >= cc.migratePFN {
+		distance := cc.freePFN - cc.migratePFN
+		lowPFN = pageblockStartPFN(cc.freePFN - distance>>2)
+		minPFN = pageblockStartPFN(cc.freePFN - distance>>1)
+	}
+	// Start from the order of the last success, or the next one after
+	// a failure.
+	cc.searchOrder = min(cc.order-1, cc.searchOrder)
+	order := cc.searchOrder
+	for page == NilPFN && order >= 0 {
+		area := &z.freeArea[order]
+		if area.nrFree == 0 {
+			order = cc.nextSearchOrder(order)
+			continue
+		}
+		z.Lock.Lock(t)
+		freelist := &area.list[MigrateMovable]
+		var orderScanned uint
+		var highPFN PFN
+		// freepage is where the walk stopped; NilPFN if it ran off
+		// the list (then the kernel's move_freelist_head is a no-op).
+		freepage := NilPFN
+		for pfn := freelist.tail; pfn != NilPFN; pfn = m.pages[pfn].prev {
+			orderScanned++
+			nrScanned++
+			if pfn >= highest {
+				highest = max(pageblockStartPFN(pfn), z.StartPFN)
+			}
+			if pfn >= lowPFN {
+				cc.fastSearchFail = 0
+				cc.searchOrder = order
+				page = pfn
+				freepage = pfn
+				break
+			}
+			if pfn >= minPFN && pfn > highPFN {
+				highPFN = pfn
+				// Shorten the scan once a candidate is found.
+				limit >>= 1
+			}
+			if orderScanned >= limit {
+				freepage = pfn
+				break
+			}
+		}
+		t.Charge(m.Cost.FreeListEntry * sim.Time(orderScanned))
+		// A candidate from the top half if none from the top quarter.
+		if page == NilPFN && highPFN != 0 {
+			page = highPFN
+			freepage = page
+		}
+		// Reorder so that a future search skips recent pages.
+		if freepage != NilPFN {
+			freelist.moveFreelistHead(m.pages, freepage)
+		}
+		if page != NilPFN {
+			if m.isolateFreePage(z, page, Order(order)) {
+				nrIsolated := Order(order).Pages()
+				nrScanned += nrIsolated - 1
+				totalIsolated += nrIsolated
+				cc.nrFreepages += nrIsolated
+				cc.freepages[order] = append(cc.freepages[order], page)
+				m.countVMEvents(COMPACTISOLATED, nrIsolated)
+				t.Charge(m.Cost.BuddyOp)
+			} else {
+				// Isolation failed (the zone is at its min
+				// watermark): abort the search.
+				order = cc.searchOrder + 1
+				page = NilPFN
+			}
+		}
+		z.Lock.Unlock(t)
+		// Enough targets: skip the rest of the search.
+		if cc.nrFreepages >= cc.nrMigratepages {
+			break
+		}
+		// Scan less of the next order, so the total is tied to
+		// freelist_scan_limit.
+		if orderScanned >= limit {
+			limit = max(1, limit>>1)
+		}
+		order = cc.nextSearchOrder(order)
+	}
+	m.Trace.Emit(t, TraceMmCompactionFastIsolateFreepages, int64(minPFN), int64(cc.freePFN), int64(nrScanned), int64(totalIsolated))
+	if page == NilPFN {
+		cc.fastSearchFail++
+		if scanStart {
+			// Use the highest PFN seen in the top half; if none,
+			// direct compaction is pessimistic and starts the
+			// free scanner at the top half's lower mark.
+			if highest >= minPFN {
+				page = highest
+				cc.freePFN = highest
+			} else if cc.directCompaction && minPFN < m.maxPFN {
+				end := min(pageblockEndPFN(minPFN), z.EndPFN())
+				if pageblockPFNToPage(z, minPFN, end) && m.suitableMigrationTarget(cc, minPFN) {
+					page = minPFN
+				}
+				cc.freePFN = minPFN
+			}
+		}
+	}
+	if highest != 0 && highest >= z.compact.cachedFreePFN {
+		highest -= PageblockNrPages
+		z.compact.cachedFreePFN = highest
+	}
+	cc.totalFreeScanned += nrScanned
+	if page == NilPFN {
+		return
+	}
+	m.fastIsolateAround(t, cc, page)
+}
+
+// isolateFreepages is isolate_freepages(): a fast search of the free lists
+// first; if it isolated nothing, the linear scan of pageblocks downward
+// from cc.freePFN to the block after the migrate scanner's.
 func (m *Machine) isolateFreepages(t *sim.Task, cc *compactControl) {
+	m.fastIsolateFreepages(t, cc)
+	if cc.nrFreepages > 0 {
+		return
+	}
 	z := cc.zone
 	isolateStart := cc.freePFN
-	blockStart := isolateStart &^ (PageblockNrPages - 1)
-	blockEnd := blockStart + PageblockNrPages
-	if blockEnd > z.EndPFN() {
-		blockEnd = z.EndPFN()
-	}
-	lowPFN := alignPFNUp(cc.migratePFN+1, PageblockNrPages)
+	blockStart := pageblockStartPFN(isolateStart)
+	blockEnd := min(blockStart+PageblockNrPages, z.EndPFN())
+	lowPFN := pageblockEndPFN(cc.migratePFN)
 	stride := PFN(1)
 	if cc.mode == migrateAsync {
-		stride = 32
+		stride = compactClusterMax
 	}
 	for ; blockStart >= lowPFN; blockEnd, blockStart, isolateStart = blockStart, blockStart-PageblockNrPages, blockStart-PageblockNrPages {
 		if blockStart < z.StartPFN {
@@ -652,8 +949,11 @@ func (m *Machine) isolateFreepages(t *sim.Task, cc *compactControl) {
 		}
 		var nrIsolated uint64
 		isolateStart, nrIsolated = m.isolateFreepagesBlock(t, cc, isolateStart, blockEnd, stride)
-		if isolateStart == blockEnd && !cc.ignoreSkipHint {
-			m.updatePageblockSkip(cc, blockStart)
+		// A fully scanned block is marked skipped, whether or not
+		// this run ignores the hint, and the cached position moves
+		// to the block below.
+		if isolateStart == blockEnd {
+			m.updatePageblockSkip(cc, blockStart, blockStart-PageblockNrPages)
 		}
 		if cc.nrFreepages >= cc.nrMigratepages {
 			if isolateStart >= blockEnd {
@@ -663,10 +963,12 @@ func (m *Machine) isolateFreepages(t *sim.Task, cc *compactControl) {
 		} else if isolateStart < blockEnd {
 			break
 		}
+		// Sparse blocks widen the stride (every mode), a block that
+		// gave pages narrows it.
 		if nrIsolated > 0 {
 			stride = 1
-		} else if cc.mode == migrateAsync {
-			stride = min(32, stride<<1)
+		} else {
+			stride = min(compactClusterMax, stride<<1)
 		}
 		if blockStart < PageblockNrPages {
 			break
@@ -762,31 +1064,39 @@ func skipIsolationOnOrder(order Order, target int) bool {
 
 // isolateMigratepagesBlock is isolate_migratepages_block(): walk one
 // pageblock from low to end, isolating up to COMPACT_CLUSTER_MAX pages.
+// The first isolation marks the block skipped (test_and_set_skip), so
+// that later scans, the fast search included, pass it by; a block left
+// with nothing isolated is marked at the end. nr_scanned counts as the
+// kernel counts it (a free chunk or a skipped compound page counts all its
+// pages); the time charged is one CompactScanPage per struct page read.
 func (m *Machine) isolateMigratepagesBlock(t *sim.Task, cc *compactControl, low, end PFN) PFN {
 	z := cc.zone
 	start := low
-	var scanned, isolated uint64
+	var scanned, visits, isolated uint64
 	b := m.pageblockOf(low)
 	skipOnFailure := cc.directCompaction && cc.mode == migrateAsync
+	skipUpdated := false
 	chunk := PFN(PageblockNrPages)
 	if cc.order >= 0 && cc.order < PageblockOrder {
 		chunk = PFN(1) << cc.order
 	}
 	validPage := low&(PageblockNrPages-1) == 0 || low == z.StartPFN
-	if validPage && !cc.isolationSuitable(b) {
+	switch {
+	case validPage && !cc.isolationSuitable(b):
+		// The kernel reads the first page, sees the hint and gives
+		// up the block (valid_page not yet set: no skip update).
+		scanned, visits = 1, 1
 		low = end
-		goto done
-	}
-	if b.nrLRU == b.nrPinned {
-		// Nothing in the block can be isolated: every non-free page
-		// fails. Charge the walk the kernel would make.
-		if skipOnFailure {
-			scanned = uint64((end - low + chunk - 1) / chunk)
-		} else {
-			scanned = uint64(end - low)
-		}
+		validPage = false
+	case b.nrLRU == b.nrPinned && !skipOnFailure:
+		// Nothing in the block can be isolated: every page fails or
+		// is free. Charge the walk the kernel would make. (Async
+		// direct compaction's walk, one PFN per failed chunk plus
+		// the free chunks it steps over, goes through the loop.)
+		scanned = uint64(end - low)
+		visits = scanned
 		low = end
-	} else {
+	default:
 		nextSkip := PFN(0)
 		if skipOnFailure {
 			nextSkip = alignPFNUp(low+1, chunk)
@@ -799,6 +1109,7 @@ func (m *Machine) isolateMigratepagesBlock(t *sim.Task, cc *compactControl, low,
 				nextSkip = alignPFNUp(low+1, chunk)
 			}
 			scanned++
+			visits++
 			p := &m.pages[low]
 			fail := false
 			switch {
@@ -834,6 +1145,15 @@ func (m *Machine) isolateMigratepagesBlock(t *sim.Task, cc *compactControl, low,
 				fail = true
 			}
 			if !fail {
+				// Under the lru_lock, the first isolation claims
+				// the block.
+				if !skipUpdated && validPage {
+					skipUpdated = true
+					if cc.testAndSetSkip(b) && !cc.finishPageblock {
+						low = end
+						break
+					}
+				}
 				nr := m.folioNr(low)
 				lv := m.lruvecOf(low)
 				lv.Lock.Lock(t)
@@ -869,13 +1189,15 @@ func (m *Machine) isolateMigratepagesBlock(t *sim.Task, cc *compactControl, low,
 		}
 	}
 	if low == end && (isolated == 0 || cc.finishPageblock) {
-		if !cc.ignoreSkipHint && validPage {
+		// Set even when the run ignores the hint, if no isolation
+		// took the lock (only alloc_contig's no_set_skip_hint
+		// prevents it).
+		if validPage && !skipUpdated {
 			b.skip = true
 		}
 		cc.updateCachedMigrate(low - 1)
 	}
-done:
-	t.Charge(m.Cost.CompactScanPage * sim.Time(scanned))
+	t.Charge(m.Cost.CompactScanPage * sim.Time(visits))
 	m.Trace.Emit(t, TraceMmCompactionIsolateMigratepages, int64(start), int64(low), int64(scanned), int64(isolated))
 	cc.totalMigrateScanned += scanned
 	if isolated > 0 {
@@ -906,22 +1228,140 @@ const (
 	isolateSuccess
 )
 
-// isolateMigratepages is isolate_migratepages(): find the next suitable
-// block and isolate from it.
-func (m *Machine) isolateMigratepages(t *sim.Task, cc *compactControl) isolateResult {
-	z := cc.zone
-	low := cc.migratePFN
-	blockStart := low &^ (PageblockNrPages - 1)
-	if blockStart < z.StartPFN {
-		blockStart = z.StartPFN
+// updateFastStartPFN is update_fast_start_pfn(): remember the lowest free
+// PFN the fast search has led the migrate scanner to.
+func (cc *compactControl) updateFastStartPFN(pfn PFN) {
+	if cc.fastStartPFN == fastStartPFNUsed {
+		return
 	}
-	blockEnd := alignPFNUp(low+1, PageblockNrPages)
-	for ; blockEnd <= cc.freePFN; cc.migratePFN, low, blockStart, blockEnd = blockEnd, blockEnd, blockEnd, blockEnd+PageblockNrPages {
-		b := m.pageblockOf(low)
-		if (low&(PageblockNrPages-1) == 0 || low == z.StartPFN) && !cc.isolationSuitable(b) {
+	if cc.fastStartPFN == 0 {
+		cc.fastStartPFN = pfn
+	}
+	cc.fastStartPFN = min(cc.fastStartPFN, pfn)
+}
+
+// reinitMigratePFN is reinit_migrate_pfn(): after a failed fast search,
+// restart the linear scan once from the lowest PFN an earlier search found.
+func (cc *compactControl) reinitMigratePFN() PFN {
+	if cc.fastStartPFN == 0 || cc.fastStartPFN == fastStartPFNUsed {
+		return cc.migratePFN
+	}
+	cc.migratePFN = cc.fastStartPFN
+	cc.fastStartPFN = fastStartPFNUsed
+	return cc.migratePFN
+}
+
+// fastStartPFNUsed is the kernel's ULONG_MAX in cc->fast_start_pfn.
+const fastStartPFNUsed = NilPFN
+
+// fastFindMigrateblock is fast_find_migrateblock() (linux-mm @04e60ad1):
+// for a costly order, instead of taking the next pageblock, look on the
+// MIGRATE_MOVABLE free lists of orders cc.order-1 down to
+// PAGE_ALLOC_COSTLY_ORDER for a free chunk low in the zone (the first half
+// of the space between the scanners on a fresh start, the first eighth
+// later) whose block is not marked skipped: a block that already has free
+// pages needs fewer migrations to empty. Each list is walked from its
+// head, at most freelist_scan_limit entries in all, and the entries passed
+// are rotated to the tail. Every entry visited counts in
+// compact_migrate_scanned. Returns the PFN to scan from.
+func (m *Machine) fastFindMigrateblock(t *sim.Task, cc *compactControl) PFN {
+	limit := cc.freelistScanLimit()
+	var nrScanned uint
+	z := cc.zone
+	pfn := cc.migratePFN
+	// Skip hints are what keeps the fast search from repeating itself.
+	if cc.ignoreSkipHint {
+		return pfn
+	}
+	// A pageblock being finished is not left for another.
+	if cc.finishPageblock {
+		return pfn
+	}
+	// Mid-block: the continuation of a scan stopped at
+	// COMPACT_CLUSTER_MAX.
+	if pfn != z.StartPFN && pfn != pageblockStartPFN(pfn) {
+		return pfn
+	}
+	// Small orders scan linearly: few pages to migrate.
+	if cc.order <= PageAllocCostlyOrder {
+		return pfn
+	}
+	// Keep sub-pageblock unmovable/reclaimable requests out of movable
+	// blocks.
+	if cc.directCompaction && cc.migratetype != MigrateMovable && cc.order < PageblockOrder {
+		return pfn
+	}
+	// Starting: any block in the first half of the search space; later,
+	// the first eighth, so that a target is unlikely to become a source.
+	// (The free scanner is always above the migrate scanner here:
+	// compact_finished() has just said they have not met.)
+	var distance PFN
+	if cc.freePFN > cc.migratePFN {
+		distance = (cc.freePFN - cc.migratePFN) >> 1
+	}
+	if cc.migratePFN != z.StartPFN {
+		distance >>= 2
+	}
+	highPFN := pageblockStartPFN(cc.migratePFN + distance)
+	found := false
+	for order := cc.order - 1; order >= PageAllocCostlyOrder && !found && nrScanned < limit; order-- {
+		area := &z.freeArea[order]
+		if area.nrFree == 0 {
 			continue
 		}
-		if !m.suitableMigrationSource(cc, low) {
+		z.Lock.Lock(t)
+		freelist := &area.list[MigrateMovable]
+		visited := nrScanned
+		for freepage := freelist.head; freepage != NilPFN; {
+			next := m.pages[freepage].next
+			nrScanned++
+			if nrScanned > limit {
+				freelist.moveFreelistTail(m.pages, freepage)
+				break
+			}
+			if freepage < highPFN {
+				// Recently skipped: leave it where it is (the
+				// kernel cannot reorder during the walk).
+				if m.pageblockOf(freepage).skip {
+					freepage = next
+					continue
+				}
+				freelist.moveFreelistTail(m.pages, freepage)
+				cc.updateFastStartPFN(freepage)
+				pfn = max(pageblockStartPFN(freepage), z.StartPFN)
+				cc.fastSearchFail = 0
+				found = true
+				break
+			}
+			freepage = next
+		}
+		t.Charge(m.Cost.FreeListEntry * sim.Time(nrScanned-visited))
+		z.Lock.Unlock(t)
+	}
+	cc.totalMigrateScanned += uint64(nrScanned)
+	// Failed: start the linear scan from a block an earlier search
+	// found free pages in.
+	if !found {
+		cc.fastSearchFail++
+		pfn = cc.reinitMigratePFN()
+	}
+	return pfn
+}
+
+// isolateMigratepages is isolate_migratepages(): find the next suitable
+// block, by the fast search or the linear walk, and isolate from it.
+func (m *Machine) isolateMigratepages(t *sim.Task, cc *compactControl) isolateResult {
+	z := cc.zone
+	low := m.fastFindMigrateblock(t, cc)
+	blockStart := max(pageblockStartPFN(low), z.StartPFN)
+	// The fast search has checked its block's skip bit already.
+	fastFindBlock := low != cc.migratePFN && cc.fastSearchFail == 0
+	blockEnd := pageblockEndPFN(low)
+	for ; blockEnd <= cc.freePFN; fastFindBlock, cc.migratePFN, low, blockStart, blockEnd = false, blockEnd, blockEnd, blockEnd, blockEnd+PageblockNrPages {
+		if (low&(PageblockNrPages-1) == 0 || low == z.StartPFN) && !fastFindBlock && !cc.isolationSuitable(m.pageblockOf(low)) {
+			continue
+		}
+		if !m.suitableMigrationSource(cc, blockStart) {
 			cc.updateCachedMigrate(blockEnd - 1)
 			continue
 		}
@@ -1060,6 +1500,7 @@ func (m *Machine) compactZone(t *sim.Task, cc *compactControl) CompactResult {
 		}
 	}
 	c := &z.compact
+	cc.fastStartPFN = 0
 	if cc.wholeZone {
 		cc.migratePFN = startPFN
 		cc.freePFN = (endPFN - 1) &^ (PageblockNrPages - 1)
@@ -1161,7 +1602,7 @@ out:
 // compactZoneOrder is compact_zone_order().
 func (m *Machine) compactZoneOrder(t *sim.Task, z *Zone, order Order, gfp GFP, prio CompactPriority, allocFlags AllocFlags, highest ZoneType) CompactResult {
 	cc := &compactControl{
-		zone: z, order: int(order), gfp: gfp, allocFlags: allocFlags, highestZoneidx: highest,
+		zone: z, order: int(order), searchOrder: int(order), gfp: gfp, allocFlags: allocFlags, highestZoneidx: highest,
 		directCompaction: true, wholeZone: prio == CompactPrioSyncFull, ignoreSkipHint: prio == CompactPrioSyncFull,
 		ignoreBlockSuitable: prio == CompactPrioSyncFull,
 	}

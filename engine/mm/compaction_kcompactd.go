@@ -130,6 +130,11 @@ func (m *Machine) kcompactdDoWork(t *sim.Task, n *Node) {
 	highest := kc.highestZoneidx
 	m.Trace.Emit(t, TraceMmCompactionKcompactdWake, int64(n.ID), int64(order), int64(highest))
 	m.countVMEvent(KCOMPACTD_WAKE)
+	// One compact_control for the pass, as in the kernel: the fast
+	// searches' search_order and fast_search_fail (and whole_zone, once
+	// a zone's run has set it) carry over from one zone to the next.
+	cc := &compactControl{order: int(order), searchOrder: int(order), highestZoneidx: highest, mode: migrateSyncLight,
+		gfp: GFP_KERNEL, allocFlags: flags}
 	for i := ZoneType(0); i <= highest && i < MaxNrZones; i++ {
 		z := n.Zones[i]
 		if !z.Populated() {
@@ -141,8 +146,7 @@ func (m *Machine) kcompactdDoWork(t *sim.Task, n *Node) {
 		if m.compactionSuitAllocationOrder(t, z, order, i, flags, false, true, MigrateUnmovable) != CompactContinue {
 			continue
 		}
-		cc := &compactControl{zone: z, order: int(order), highestZoneidx: highest, mode: migrateSyncLight,
-			gfp: GFP_KERNEL, allocFlags: flags}
+		cc.zone = z
 		status := m.compactZone(t, cc)
 		switch status {
 		case CompactSuccess:

@@ -52,6 +52,7 @@ const (
 	TraceMmVmscanLruIsolate
 	TraceMmVmscanLruShrinkActive
 	TraceMmVmscanThrottled
+	TraceMmCompactionFastIsolateFreepages
 	NrTraceIDs
 )
 
@@ -126,6 +127,9 @@ var traceDefs = [NrTraceIDs]traceDef{
 		return fmt.Sprintf("range=(0x%x ~ 0x%x) nr_scanned=%d nr_taken=%d", a[0], a[1], a[2], a[3])
 	}},
 	TraceMmCompactionIsolateFreepages: {"compaction", "mm_compaction_isolate_freepages", func(a *[8]int64) string {
+		return fmt.Sprintf("range=(0x%x ~ 0x%x) nr_scanned=%d nr_taken=%d", a[0], a[1], a[2], a[3])
+	}},
+	TraceMmCompactionFastIsolateFreepages: {"compaction", "mm_compaction_fast_isolate_freepages", func(a *[8]int64) string {
 		return fmt.Sprintf("range=(0x%x ~ 0x%x) nr_scanned=%d nr_taken=%d", a[0], a[1], a[2], a[3])
 	}},
 	TraceMmCompactionMigratepages: {"compaction", "mm_compaction_migratepages", func(a *[8]int64) string {
