@@ -46,9 +46,10 @@ package mm
 // once it has met full blocks (its stride doubles per empty block).
 //
 // The skip bit is the searches' memory: the migrate scanner sets it on a
-// block as it first isolates from it (test_and_set_skip), any scanner on a
-// block it scanned to the end without a result, so that searches and
-// scans pass those blocks by until __reset_isolation_suitable.
+// block as it first isolates from it (test_and_set_skip) or when it leaves
+// one with nothing isolated, the free scanner on a block it scanned to the
+// end, so that searches and scans pass those blocks by until
+// __reset_isolation_suitable.
 //
 // Per pageblock the kernel walks 512 struct pages. pagesim does too when
 // the walk can change something; when the block's counters say a sync

@@ -38,7 +38,7 @@ func isolateRanges(t *testing.T, m *Machine, name string) []isolateRange {
 // down. A freed order-0 page whose buddy is busy goes to the head of its
 // free list (__free_one_page: buddy_merge_likely is false), so the page
 // freed first ends up at the list's tail. Counters and trace are reset.
-func carveAndFree(t *testing.T, m *Machine, topDown bool, place func(block, off int) role) (*layout, []PFN) {
+func carveAndFree(t testing.TB, m *Machine, topDown bool, place func(block, off int) role) (*layout, []PFN) {
 	t.Helper()
 	l := carveZone(t, m, nil, place)
 	tk := m.testTask(0)
@@ -197,7 +197,7 @@ func TestFastIsolateFreepagesFollowsTheKernelsRules(t *testing.T) {
 					require.NotEqual(t, l.anon.ID, m.pages[pfn].owner)
 				}
 			}},
-		{"compact_memory (order -1) does no fast search", chunkBlocks(), 0, true,
+		{"compact_memory (order -1) does no fast search", chunkBlocks(nil), 0, true,
 			func(t *testing.T, m *Machine, l *layout, free []PFN, fast, linear []isolateRange) {
 				assert.Empty(t, fast)
 				assert.NotEmpty(t, linear)
@@ -234,13 +234,16 @@ func TestFastIsolateFreepagesFollowsTheKernelsRules(t *testing.T) {
 
 // chunkBlocks returns a 64-block layout where each listed block starts with
 // a free order-4 chunk (freed from the top down, so that the lowest block
-// heads the order-4 free list), blocks 32-61 have every even page free (targets the
-// async free scanner's stride lands on) and the rest is anonymous.
-func chunkBlocks(blocks ...int) func(block, off int) role {
+// heads the order-4 free list), blocks 32-61 have every even page free
+// (targets the async free scanner's stride lands on) and the rest is
+// anonymous, with a pinned page after the chunk in each block of pinned.
+func chunkBlocks(chunks []int, pinned ...int) func(block, off int) role {
 	return func(block, off int) role {
 		switch {
-		case slices.Contains(blocks, block) && off < 16:
+		case slices.Contains(chunks, block) && off < 16:
 			return roleKernel
+		case slices.Contains(pinned, block) && off == 16:
+			return roleAnonPinned
 		case block >= 32 && block < 62 && off%2 == 0:
 			return roleFree
 		}
@@ -252,23 +255,26 @@ func TestFastFindMigrateblockFollowsTheKernelsRules(t *testing.T) {
 	tests := []struct {
 		name   string
 		chunks []int
+		pinned []int // blocks async compaction cannot empty
 		skip   []int // blocks marked PB_compact_skip before compacting
 		prio   CompactPriority
-		// first is the block the migrate scanner starts in; visits the
-		// free-list entries the search walked (compact_migrate_scanned
-		// beyond what the block scans report).
-		first, visits int
+		// blocks lists the pageblocks the migrate scanner works in, in
+		// order; visits the free-list entries the searches walked
+		// (compact_migrate_scanned beyond what the block scans report).
+		blocks []int
+		visits int
 	}{
-		{"ASYNC THP compaction starts in the block of the first listed chunk below the halfway mark", []int{8, 16, 24}, nil, CompactPrioAsync, 8, 1},
-		{"a block marked skipped is passed over", []int{8, 16, 24}, []int{8}, CompactPrioAsync, 16, 2},
-		{"a chunk above the halfway mark is not taken: the linear scan starts at the zone start", []int{31}, nil, CompactPrioAsync, 0, 1},
-		{"SYNC_LIGHT compaction searches too", []int{8, 16, 24}, []int{8}, CompactPrioSyncLight, 16, 2},
-		{"SYNC_FULL ignores skip hints, so it does not search", []int{8, 16, 24}, nil, CompactPrioSyncFull, 0, 0},
+		{"ASYNC THP compaction starts in the block of the first listed chunk below the halfway mark", []int{8, 16, 24}, nil, nil, CompactPrioAsync, []int{8}, 1},
+		{"a block marked skipped is passed over", []int{8, 16, 24}, nil, []int{8}, CompactPrioAsync, []int{16}, 2},
+		{"a chunk above the halfway mark is not taken: the linear scan starts at the zone start", []int{31}, nil, nil, CompactPrioAsync, []int{0}, 1},
+		{"SYNC_LIGHT compaction searches too", []int{8, 16, 24}, nil, []int{8}, CompactPrioSyncLight, []int{16}, 2},
+		{"SYNC_FULL ignores skip hints, so it does not search", []int{8, 16, 24}, nil, nil, CompactPrioSyncFull, []int{0}, 0},
+		{"after a failed search the linear scan restarts from the lowest block a search found (fast_start_pfn)", []int{12, 16}, []int{12, 16}, nil, CompactPrioAsync, []int{12, 16, 13}, 4},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newQuietMachine(t, 64*PageblockNrPages, 1, 2)
-			l, _ := carveAndFree(t, m, true, chunkBlocks(tc.chunks...))
+			l, _ := carveAndFree(t, m, true, chunkBlocks(tc.chunks, tc.pinned...))
 			z := l.zone
 			require.Equal(t, uint64(len(tc.chunks)), z.NrFree(4))
 			for _, b := range tc.skip {
@@ -277,12 +283,16 @@ func TestFastFindMigrateblockFollowsTheKernelsRules(t *testing.T) {
 			m.compactOnce(m.testTask(1), GFP_TRANSHUGE, 9, 0, tc.prio)
 			mustCheck(t, m, "compaction")
 			migrate := isolateRanges(t, m, "mm_compaction_isolate_migratepages")
-			require.NotEmpty(t, migrate)
-			assert.Equal(t, z.StartPFN+PFN(tc.first)*PageblockNrPages, migrate[0].start, "the first block scanned")
+			var blocks []int
 			var blockScans uint64
 			for _, r := range migrate {
+				if b := int(r.start-z.StartPFN) / PageblockNrPages; len(blocks) == 0 || blocks[len(blocks)-1] != b {
+					blocks = append(blocks, b)
+				}
 				blockScans += r.scanned
 			}
+			require.GreaterOrEqual(t, len(blocks), len(tc.blocks))
+			assert.Equal(t, tc.blocks, blocks[:len(tc.blocks)], "the blocks the migrate scanner worked in")
 			assert.Equal(t, uint64(tc.visits), m.Event(COMPACTMIGRATE_SCANNED)-blockScans, "free-list entries counted in compact_migrate_scanned")
 			for _, b := range tc.skip {
 				assert.Equal(t, PageblockNrPages-16, m.inUse(z.StartPFN+PFN(b)*PageblockNrPages), "skipped block %d untouched", b)
@@ -371,4 +381,26 @@ func TestFastSearchOrderAndLimitFollowTheKernel(t *testing.T) {
 			assert.Equal(t, tc.want, cc.freelistScanLimit())
 		})
 	}
+}
+
+// BenchmarkFastIsolateFreepagesWalk: one fast_isolate_freepages() call
+// on a fresh start that walks pageblock_nr_pages/2 order-0 list entries
+// and finds nothing (every free page lies below the top half of the scan
+// space). Reports the wall time per list entry visited.
+func BenchmarkFastIsolateFreepagesWalk(b *testing.B) {
+	m := newQuietMachine(b, 64*PageblockNrPages, 1, 2)
+	l, _ := carveAndFree(b, m, false, lowHoles)
+	z := l.zone
+	tk := m.testTask(1)
+	cc := &compactControl{zone: z, order: 9, searchOrder: 9, mode: migrateAsync, directCompaction: true, nrMigratepages: compactClusterMax}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cc.freePFN, cc.migratePFN, cc.fastSearchFail = pageblockStartPFN(z.EndPFN()-1), z.StartPFN, 0
+		m.fastIsolateFreepages(tk, cc)
+	}
+	b.StopTimer()
+	if cc.nrFreepages != 0 || cc.totalFreeScanned != uint64(b.N)*PageblockNrPages/2 {
+		b.Fatalf("the walk took %d pages and visited %d entries, want 0 and %d", cc.nrFreepages, cc.totalFreeScanned, b.N*PageblockNrPages/2)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(cc.totalFreeScanned), "ns/entry")
 }

@@ -305,7 +305,7 @@ func TestCompactionIsSkippedBelowTheWatermarkPlusGap(t *testing.T) {
 
 // evenHolesLayout frees every even page and fills every odd one with
 // unpinned anon. (The async free scanner strides 32 pages from the block
-// start, and pagesim has no fast_isolate_freepages: it must land on holes.)
+// start, so its samples land on holes whatever the fast search finds.)
 func evenHolesLayout(block, off int) role {
 	if off%2 == 0 {
 		return roleFree
