@@ -126,6 +126,12 @@ type compactState struct {
 	orderFailed    int
 	cachedFreePFN  PFN
 	cachedMigPFN   [2]PFN
+	// initMigratePFN and initFreePFN are compact_init_migrate_pfn and
+	// compact_init_free_pfn: 0 from boot until __reset_isolation_suitable
+	// first sets them to the lowest block with LRU pages and the highest
+	// MIGRATE_MOVABLE block with free pages. Until then no run counts as
+	// a whole-zone scan unless asked to be (compact_zone), and every
+	// fast_isolate_freepages search is a fresh start.
 	initMigratePFN PFN
 	initFreePFN    PFN
 	blockskipFlush bool
@@ -142,8 +148,7 @@ func (c *compactState) init(z *Zone) {
 	}
 	c.cachedFreePFN = (z.EndPFN() - 1) &^ (PageblockNrPages - 1)
 	c.cachedMigPFN = [2]PFN{z.StartPFN, z.StartPFN}
-	c.initMigratePFN = z.StartPFN
-	c.initFreePFN = c.cachedFreePFN
+	c.initMigratePFN, c.initFreePFN = 0, 0
 }
 
 // captureControl is struct capture_control (owned by the allocator).

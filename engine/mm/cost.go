@@ -149,10 +149,9 @@ type CostTable struct {
 	CompactScanPage sim.Time
 	// FreeListEntry is compaction's fast searches (fast_isolate_freepages,
 	// fast_find_migrateblock) visiting one entry of a free list under
-	// zone->lock: a dependent load of the next struct page's list links,
-	// which free pages scattered over memory make a cache miss that no
-	// prefetch hides, about 80 ns (estimate from ~80 ns DRAM latency, as
-	// for LRUScanPage, without its prefetch discount).
+	// zone->lock. Estimate: one local miss [CSIT] per entry, 81 ns: the
+	// next entry's address is in the struct page just read, so unlike
+	// LRUScanPage's walk no prefetch hides it.
 	FreeListEntry sim.Time
 	// ZoneCheck is one zone of a zonelist walk outside the fast path
 	// (get_page_from_freelist's zone_watermark_fast in the slow path,
@@ -202,7 +201,7 @@ func DefaultCosts() CostTable {
 		RemotePCPDrain:   1 * sim.Microsecond,
 		FolioRefWalk:     500,
 		CompactScanPage:  10,
-		FreeListEntry:    80,
+		FreeListEntry:    81,
 		MigratePage:      3 * sim.Microsecond,
 		ZoneCheck:        20,
 		PerCPUStatRead:   10,

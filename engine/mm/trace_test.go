@@ -149,8 +149,11 @@ func TestMmPageAllocTracesFailuresWithANullPage(t *testing.T) {
 
 // reclaim_retry_zone and compact_retry (include/trace/events/oom.h) show
 // why a costly __GFP_RETRY_MAYFAIL request gives up when every pageblock
-// holds a pin: nothing reclaimable, and compaction failed at the costly
-// floor, COMPACT_PRIO_SYNC_LIGHT.
+// holds a pin: nothing reclaimable, and compaction gave up at the costly
+// floor, COMPACT_PRIO_SYNC_LIGHT. Its result reads "withdrawn": on a zone
+// whose skip bits were never reset, compact_init_migrate_pfn is still 0,
+// no run is a whole-zone scan, and the scanners' meeting is
+// COMPACT_PARTIAL_SKIPPED.
 func TestRetryTracepointsExplainAGiveUp(t *testing.T) {
 	m := newQuietMachine(t, 8192, 1, 2)
 	require.NoError(t, m.Trace.Enable("oom", true))
@@ -161,7 +164,7 @@ func TestRetryTracepointsExplainAGiveUp(t *testing.T) {
 	z := m.Nodes[0].Zones[ZoneNormal]
 	assert.Equal(t, []string{fmt.Sprintf("node=0 zone=Normal   order=9 reclaimable=0 available=%d min_wmark=%d no_progress_loops=1 wmark_check=0",
 		z.Stat[NR_FREE_PAGES], z.WmarkPages(WmarkMin))}, traceFields(m, "reclaim_retry_zone"))
-	assert.Equal(t, []string{"order=9 priority=COMPACT_PRIO_SYNC_LIGHT compaction_result=failed retries=0 max_retries=16 should_retry=0"},
+	assert.Equal(t, []string{"order=9 priority=COMPACT_PRIO_SYNC_LIGHT compaction_result=withdrawn retries=0 max_retries=16 should_retry=0"},
 		traceFields(m, "compact_retry"))
 }
 
