@@ -1,7 +1,7 @@
 package main
 
 // cli.go holds what every subcommand shares: the exit-status rule, the
-// memory budget's --max-mem flag, and progress on a terminal.
+// memory budget's --max-mem flag, --jobs, and progress on a terminal.
 //
 // # Exit status, one rule for every subcommand
 //
@@ -24,12 +24,14 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/engine/script"
 )
 
@@ -121,6 +123,50 @@ func budgetHint(err error) error {
 	return err
 }
 
+// Runs at once.
+
+// jobsUsage is the --jobs line of the usage of the commands that run
+// scenarios.
+const jobsUsage = `  --jobs N       runs at once, each on its own core (default: every core
+                 this process may use); fewer when their machines would
+                 not fit in --max-mem together`
+
+// jobs is the --jobs flag's value: n, and whether the user gave it.
+type jobs struct {
+	n     int
+	given bool
+}
+
+// addJobs registers --jobs on fs; the returned function gives its value
+// after Parse, or an error for a bad one.
+func addJobs(fs *flag.FlagSet) func() (jobs, error) {
+	n := fs.Int("jobs", 0, "")
+	return func() (jobs, error) {
+		given := false
+		fs.Visit(func(f *flag.Flag) { given = given || f.Name == "jobs" })
+		if !given {
+			return jobs{n: runtime.GOMAXPROCS(0)}, nil
+		}
+		if *n < 1 || *n > 1024 {
+			return jobs{}, fmt.Errorf("--jobs must be between 1 and 1024, got %d", *n)
+		}
+		return jobs{n: *n, given: true}, nil
+	}
+}
+
+// note says on w, in one line, that the budget lowered a --jobs the user
+// gave to fit; it says nothing when --jobs was left to its default.
+func (j jobs) note(w io.Writer, cmd string, fit int, limit uint64) {
+	if j.given && fit < j.n {
+		runs := "runs"
+		if fit == 1 {
+			runs = "run"
+		}
+		fmt.Fprintf(w, "%s: --jobs %d lowered to %d: the memory budget of %s (--max-mem) holds the machines of %d %s at once\n",
+			cmd, j.n, fit, mm.FormatBytes(limit), fit, runs)
+	}
+}
+
 // Progress on a terminal.
 
 // isTerminal reports whether w is a terminal (tests replace it).
@@ -166,6 +212,20 @@ func (p *progress) show(line string) {
 	}
 	fmt.Fprintf(p.w, "\r\033[K%s", line)
 	p.shown = true
+}
+
+// runs sets o's callbacks to show how many of a scenario's runs are done
+// and where the latest one to report stands; it leaves o alone when p is
+// nil.
+func (p *progress) runs(id string, o *scenario.Options) {
+	if p == nil {
+		return
+	}
+	done, total := 0, 0
+	o.RunDone = func(d, t int) { done, total = d, t }
+	o.Progress = func(variant string, run int, r *scenario.Run) {
+		p.show(fmt.Sprintf("%s: %d/%d runs done; %s run %d, %.1f s simulated: %s", id, done, total, variant, run+1, r.Now().Seconds(), r.Status()))
+	}
 }
 
 // done clears the line.

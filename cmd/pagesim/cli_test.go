@@ -23,7 +23,7 @@ func TestEverySubcommandFollowsTheExitStatusRule(t *testing.T) {
 	}{
 		"bench":     {[]string{"--count", "x"}, []string{"extra"}},
 		"proc":      {[]string{"buddyinfo", "--mem", "0"}, nil},
-		"run":       {[]string{"thp-thisnode", "--runs", "abc"}, nil},
+		"run":       {[]string{"thp-thisnode", "--jobs", "0"}, nil},
 		"scenarios": {[]string{"--format", "bogus"}, []string{"extra"}},
 		"script":    {[]string{"-", "--max-mem", "lots"}, nil},
 		"serve":     {[]string{"--dir", "/no/such/folder"}, []string{"extra"}},
@@ -86,7 +86,7 @@ func TestProgressGoesToATerminalOnly(t *testing.T) {
 	isTerminal = func(io.Writer) bool { return true }
 	code, _, errs = run(args...)
 	require.Equal(t, exitOK, code)
-	assert.Contains(t, errs, "\r\033[Kthp-thisnode: upstream, run 1 of 1: guest 30 GB: ")
+	assert.Contains(t, errs, "\r\033[Kthp-thisnode: 0/1 runs done; upstream run 1, 0.1 s simulated: guest 30 GB: ")
 	assert.True(t, strings.HasSuffix(errs, "\r\033[K"), "the line is cleared at the end: %q", errs)
 
 	// A long script run shows where it is.

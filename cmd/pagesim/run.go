@@ -38,12 +38,15 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 const runUsage = `Usage: pagesim run SCENARIO [--variant NAME]... [--seed N] [--runs N]
-                    [--set NAME=VALUE]... [--format text|json] [--max-mem SIZE]
+                    [--set NAME=VALUE]... [--format text|json]
+                    [--jobs N] [--max-mem SIZE]
 
 Runs a patch scenario: every variant (or the ones named) from the same
 seed, and prints the result in the form of the patch's cover letter
-(text, at most 72 columns) or as one JSON object. The runs go one after
-another; on a terminal, standard error shows which one and how far.
+(text, at most 72 columns) or as one JSON object. Run r of each variant
+starts from seed N+r. The runs go on every core at once (--jobs); the
+output is the same bytes whatever --jobs is. On a terminal, standard
+error shows how many runs are done and where the latest one is.
 
 --set takes the scenario's parameters (see 'pagesim scenarios') and any
 sysctl or THP knob by its kernel path, each at most once:
@@ -52,6 +55,7 @@ sysctl or THP knob by its kernel path, each at most once:
   --set transparent_hugepage.defrag=madvise
   --set transparent_hugepage.hugepages-64kB.enabled=always
 
+` + jobsUsage + `
 ` + maxMemUsage + `
 
 Exit status: 0 ok, 1 a bad value (a parameter, a number, a machine over
@@ -73,6 +77,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 1, "runs per variant")
 	format := fs.String("format", "text", "text or json")
 	maxMem := addMaxMem(fs)
+	jobsFlag := addJobs(fs)
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "pagesim run: which scenario? (see 'pagesim scenarios' and 'pagesim run --help')")
 		return exitUsage
@@ -108,17 +113,29 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pagesim run: --seed %q is not a non-negative integer\n", *seed)
 		return exitInput
 	}
+	jobs, err := jobsFlag()
+	if err != nil {
+		fmt.Fprintf(stderr, "pagesim run: %v\n", err)
+		return exitInput
+	}
 	s, err := scenario.Get(id)
 	if err != nil {
 		fmt.Fprintf(stderr, "pagesim run: %v\n", err)
 		return exitInput
 	}
-	prog := newProgress(stderr)
-	res, err := s.RunAll(scenario.Options{Variants: variants, Seed: seedN, Runs: *runs, Settings: sets, MaxBytes: limit,
+	o := scenario.Options{Variants: variants, Seed: seedN, Runs: *runs, Settings: sets, MaxBytes: limit, Jobs: jobs.n,
 		Slice: 100 * sim.Millisecond, // how often progress is looked at; the result is the same
-		Progress: func(variant string, run int, r *scenario.Run) {
-			prog.show(fmt.Sprintf("%s: %s, run %d of %d: %s", id, variant, run+1, *runs, r.Status()))
-		}})
+	}
+	if st, vs, err := s.Prepare(o); err == nil {
+		// The budget's word on --jobs, before anything runs (RunAll
+		// applies the same rule; its errors are reported below).
+		if fit, err := s.FitJobs([]scenario.Values{st.Values}, jobs.n, len(vs)**runs, limit); err == nil {
+			jobs.note(stderr, "pagesim run", fit, limit)
+		}
+	}
+	prog := newProgress(stderr)
+	prog.runs(id, &o)
+	res, err := s.RunAll(o)
 	prog.done()
 	if err != nil {
 		fmt.Fprintf(stderr, "pagesim run: %v\n", budgetHint(err))

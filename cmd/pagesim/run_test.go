@@ -30,6 +30,35 @@ func TestRunPrintsTheCoverLetterTable(t *testing.T) {
 	assert.Equal(t, out, again)
 }
 
+func TestRunGivesTheSameBytesOnEveryNumberOfCores(t *testing.T) {
+	args := []string{"run", "thp-thisnode", "--set", "scale=0.02", "--set", "guest_gb=30,42", "--runs", "3"}
+	for _, format := range []string{"text", "json"} {
+		code, one, errs := run(append(args, "--format", format, "--jobs", "1")...)
+		require.Equal(t, exitOK, code, errs)
+		code, four, errs := run(append(args, "--format", format, "--jobs", "4")...)
+		require.Equal(t, exitOK, code, errs)
+		assert.Empty(t, errs)
+		assert.Equal(t, one, four, format)
+	}
+}
+
+func TestRunLowersJobsToWhatTheMemoryBudgetHolds(t *testing.T) {
+	// One machine of this layout costs 7.2 MiB to simulate: 16 MiB
+	// hold two of them.
+	args := []string{"run", "thp-thisnode", "--set", "scale=0.02", "--set", "guest_gb=30", "--variant", "upstream", "--runs", "3", "--max-mem", "16M"}
+	code, out, errs := run(append(args, "--jobs", "3")...)
+	require.Equal(t, exitOK, code, errs)
+	assert.Equal(t, "pagesim run: --jobs 3 lowered to 2: the memory budget of 16 MiB (--max-mem) holds the machines of 2 runs at once\n", errs)
+	_, alone, _ := run(append(args, "--jobs", "1")...)
+	assert.Equal(t, alone, out)
+	code, _, errs = run(append(args, "--jobs", "2")...)
+	require.Equal(t, exitOK, code)
+	assert.Empty(t, errs, "two fit: nothing to say")
+	code, _, errs = run(args...)
+	require.Equal(t, exitOK, code)
+	assert.Empty(t, errs, "--jobs left to its default drops without a word")
+}
+
 func TestRunPrintsJSON(t *testing.T) {
 	code, out, errs := run(append(smallRun, "--format", "json")...)
 	require.Equal(t, exitOK, code, errs)
@@ -59,6 +88,8 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{[]string{"run", "thp-thisnode", "--set", "vm.defrag_mode=1", "--set", "/proc/sys/vm/defrag_mode=0"}, exitInput, "--set vm.defrag_mode is given twice"},
 		{[]string{"run", "thp-thisnode", "--set", "guest_gb=30,30,34"}, exitInput, "guest_gb: 30 is listed twice"},
 		{[]string{"run", "thp-thisnode", "--max-mem", "lots"}, exitInput, `--max-mem: "lots" is not a size`},
+		{[]string{"run", "thp-thisnode", "--jobs", "0"}, exitInput, "--jobs must be between 1 and 1024, got 0"},
+		{[]string{"run", "thp-thisnode", "--jobs", "many"}, exitInput, `invalid value "many" for flag -jobs`},
 		{[]string{"run", "thp-thisnode", "--set", "scale=1", "--set", "nodes=8", "--set", "node_gb=900", "--max-mem", "8G"}, exitInput,
 			"pagesim run: a machine of 7.0 TiB over 8 node(s) with 64 CPU(s) needs 37.0 GiB of memory to simulate, over the limit of 8 GiB (--max-mem SIZE changes the limit)\n"},
 		{[]string{"run", "no-such-scenario"}, exitInput, "no-such-scenario"},

@@ -51,15 +51,25 @@ type Options struct {
 	Seed     uint64
 	Runs     int
 	Settings []string
+	// Jobs is how many runs go at once, each on its own goroutine (0 or
+	// 1: one after another). RunAll lowers it to what the memory budget
+	// allows (FitJobs); the result is the same bytes for any value.
+	Jobs int
 	// Slice is the simulated time advanced per call of Run.Advance;
 	// any value gives the same result (it only changes how often
 	// Progress is called).
 	Slice sim.Time
-	// Progress, if set, is called after every slice.
+	// Progress, if set, is called after every slice of every run, one
+	// call at a time (runs on other goroutines wait for it).
 	Progress func(variant string, run int, r *Run)
+	// RunDone, if set, is called once before the runs start (done 0)
+	// and then whenever a run has finished, with how many have and how
+	// many there are in all; like Progress, one call at a time.
+	RunDone func(done, total int)
 	// MaxBytes is the memory budget (mm.MachineBytes) of the machines
-	// in flight: RunAll runs one at a time and keeps only each run's
-	// metrics and lines. 0 means no limit.
+	// in flight together: each run holds one, so Jobs drops to what
+	// fits. Only each run's metrics and lines outlive it. 0 means no
+	// limit.
 	MaxBytes uint64
 	// CheckEvery, if > 0, runs the machine's CheckInvariants after every
 	// CheckEvery-th simulated event and at the end of every run; a
@@ -73,18 +83,9 @@ func (s *Spec) Prepare(o Options) (Settings, []string, error) {
 	if err != nil {
 		return Settings{}, nil, err
 	}
-	variants := o.Variants
-	if len(variants) == 0 {
-		variants = s.DefaultVariants()
-	}
-	for _, v := range variants {
-		if !s.HasVariant(v) {
-			var names []string
-			for _, sv := range s.Variants {
-				names = append(names, sv.Name)
-			}
-			return Settings{}, nil, fmt.Errorf("scenario %s has no variant %q (have: %s)", s.ID, v, strings.Join(names, ", "))
-		}
+	variants, err := s.checkVariants(o.Variants)
+	if err != nil {
+		return Settings{}, nil, err
 	}
 	if o.Runs < 1 || o.Runs > 100 {
 		return Settings{}, nil, fmt.Errorf("runs must be between 1 and 100, got %d", o.Runs)
@@ -92,39 +93,57 @@ func (s *Spec) Prepare(o Options) (Settings, []string, error) {
 	return st, variants, nil
 }
 
+// checkVariants returns the variants asked for, or the default ones.
+func (s *Spec) checkVariants(asked []string) ([]string, error) {
+	if len(asked) == 0 {
+		return s.DefaultVariants(), nil
+	}
+	for _, v := range asked {
+		if !s.HasVariant(v) {
+			var names []string
+			for _, sv := range s.Variants {
+				names = append(names, sv.Name)
+			}
+			return nil, fmt.Errorf("scenario %s has no variant %q (have: %s)", s.ID, v, strings.Join(names, ", "))
+		}
+	}
+	return asked, nil
+}
+
 // RunAll runs every requested variant o.Runs times, each run r from seed
-// o.Seed + r, and gathers the metrics.
+// o.Seed + r, up to o.Jobs of them at once, and gathers the metrics in
+// the order of the variants and runs.
 func (s *Spec) RunAll(o Options) (*Result, error) {
 	st, variants, err := s.Prepare(o)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.CheckBudget(st.Values, 1, o.MaxBytes); err != nil {
+	jobs := make([]job, 0, len(variants)*o.Runs)
+	for _, v := range variants {
+		for r := range o.Runs {
+			jobs = append(jobs, job{st: st, variant: v, run: r, seed: o.Seed + uint64(r), label: fmt.Sprintf("%s run %d", v, r+1)})
+		}
+	}
+	workers, err := s.FitJobs([]Values{st.Values}, o.Jobs, len(jobs), o.MaxBytes)
+	if err != nil {
 		return nil, err
 	}
 	if o.Slice <= 0 {
 		o.Slice = sim.Second
 	}
+	// Only what the report needs outlives a run: its metrics, and the
+	// first run's lines. The machines go with the run.
+	done, err := s.runJobs(jobs, o, workers)
+	if err != nil {
+		return nil, err
+	}
 	res := s.NewResult(o.Seed, o.Runs, st)
-	for _, v := range variants {
-		// Only what the report needs outlives a run: its metrics, and
-		// the first run's lines. The machines go with the run.
+	for i, v := range variants {
 		var metrics []map[string]float64
-		var lines []string
-		for r := 0; r < o.Runs; r++ {
-			run, err := s.NewRun(v, st, o.Seed+uint64(r), o.MaxBytes)
-			if err != nil {
-				return nil, err
-			}
-			if err := run.advanceAll(o, func() { o.Progress(v, r, run) }); err != nil {
-				return nil, fmt.Errorf("%s run %d, %w", v, r+1, err)
-			}
-			metrics = append(metrics, run.Metrics())
-			if r == 0 {
-				lines = run.Lines()
-			}
+		for _, d := range done[i*o.Runs : (i+1)*o.Runs] {
+			metrics = append(metrics, d.metrics)
 		}
-		res.addVariant(v, metrics, lines)
+		res.addVariant(v, metrics, done[i*o.Runs].lines)
 	}
 	return res, nil
 }
