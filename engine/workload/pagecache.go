@@ -8,7 +8,8 @@ import (
 // PageCacheWriter streams buffered writes into new files and writes each
 // file back when it is full (a backup job, a log shipper): the page cache
 // grows until reclaim has to take the oldest clean pages. Its rate is set
-// by the disk (engine/mm FileSync holds the device) and the copy cost.
+// by the block device (engine/mm/blk_mq.go: the writers share its
+// bandwidth, and FileSync waits for their writes) and the copy cost.
 type PageCacheWriter struct {
 	M  *mm.Machine
 	Cg *mm.Memcg
