@@ -279,6 +279,15 @@ func (m *Machine) CheckInvariants() error {
 				b, got.nrFree, got.nrPCP, got.nrLRU, got.nrPinned, want.free, want.pcp, want.lru, want.pinned)
 		}
 	}
+	// Every folio a block request carries is under writeback until the
+	// request is retired (blk_mq.go relies on its PFN staying valid).
+	for _, rq := range m.Blk.inflight {
+		for _, head := range rq.folios {
+			if p := &m.pages[head]; p.flags&pgWriteback == 0 || p.owner == 0 {
+				return m.fail(head, "folio %#x is carried by a block request (completes at %v) but is not under writeback (flags %s)", head, rq.complete, flagString(p.flags))
+			}
+		}
+	}
 	// NR_FILE_DIRTY and NR_WRITEBACK by node, NR_ZONE_WRITE_PENDING (dirty
 	// plus writeback) by zone, equal what the folios say.
 	for _, n := range m.Nodes {
