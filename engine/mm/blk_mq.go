@@ -36,14 +36,19 @@ package mm
 //     request (below);
 //   - then transfers through the device's one pipe: n / bandwidth, or the
 //     device's per-request time at its random IOPS if that is longer. The
-//     pipe is first come, first served, so requests from several tasks
-//     share the bandwidth: two writers beyond the bandwidth take twice as
-//     long, and writeback and swap-out contend.
+//     transfer takes the pipe's first idle time from the end of the
+//     access latency on, in as many pieces as the pipe's earlier bookings
+//     leave, so requests from several tasks share the bandwidth: two
+//     writers beyond the bandwidth take twice as long, and writeback and
+//     swap-out contend.
 //
-// completion = max(dispatch + latency, pipe free) + transfer. Completion
-// times are therefore in submission order, which lets in-flight requests
-// live in a FIFO. Submission is in the order steps run, the same
-// approximation as every lock timeline (package sim).
+// The pipe is a booking of intervals rather than one "free from" time
+// because tasks submit in the order their steps run while their clocks
+// differ: a task whose step ran ahead (a long reclaim, a sleep inside the
+// step) books the pipe in the future, and a request submitted afterwards
+// for an earlier time still finds the idle time before that booking, as
+// it would on the device. Completion times are therefore not in
+// submission order; in-flight requests are kept sorted by completion.
 //
 // # The device
 //
@@ -89,8 +94,10 @@ package mm
 // latency: every read pays the random latency (readahead would hide some).
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -146,15 +153,18 @@ type BlockDevice struct {
 	Props BlockDeviceProps
 	Stat  DiskStats
 
-	// pipeFree is when the device's transfer pipe is next free.
-	pipeFree sim.Time
-	// tags holds the completion times of the last NrRequests requests,
-	// oldest first (completions are in submission order).
+	// busy holds, sorted and disjoint, the intervals in which the
+	// device's transfer pipe is in use, from the world's clock on.
+	busy []psiInterval
+	// tags holds the completion times of the requests that may still be
+	// in flight (completing after the world's clock), sorted.
 	tags []sim.Time
-	// busyEnd is the end of the busy interval counted in IOTicks.
-	busyEnd sim.Time
-	// inflight holds submitted requests not yet retired, in completion
-	// order (blkRetire ends their folios' writeback).
+	// ioBusy holds, sorted and disjoint, the intervals with a request in
+	// flight not yet counted in IOTicks (counted as the world's clock
+	// passes them).
+	ioBusy []psiInterval
+	// inflight holds submitted requests not yet retired, sorted by
+	// completion time (blkRetire ends their folios' writeback).
 	inflight []*bioRequest
 	rand     *sim.Rand
 }
@@ -207,15 +217,17 @@ func DefaultBlockDevice() BlockDevice {
 // until dispatch (blkSubmitBios does).
 func (m *Machine) blkSubmit(now sim.Time, op blkOp, bytes uint64, folios []PFN) (complete, dispatch sim.Time) {
 	d := &m.Blk
+	d.prune(m.World.Now())
 	dispatch = now
+	// Tags: the requests still in flight at now; with nr of them, wait
+	// for enough to complete.
 	nr := int(max(d.Queue.NrRequests, 1))
-	if len(d.tags) >= nr {
-		oldest := d.tags[len(d.tags)-nr]
-		if oldest > dispatch {
-			d.Stat.TagWaits++
-			d.Stat.TagWaitTime += oldest - dispatch
-			dispatch = oldest
-		}
+	first, _ := slices.BinarySearch(d.tags, now+1)
+	if inflight := len(d.tags) - first; inflight >= nr {
+		freeAt := d.tags[first+inflight-nr]
+		d.Stat.TagWaits++
+		d.Stat.TagWaitTime += freeAt - dispatch
+		dispatch = freeAt
 	}
 	p := &d.Props
 	lat, bw, iops, sigma := p.ReadLatency, p.ReadBandwidth, p.ReadIOPS, p.ReadSigma
@@ -230,13 +242,9 @@ func (m *Machine) blkSubmit(now sim.Time, op blkOp, bytes uint64, folios []PFN) 
 	if iops > 0 {
 		xfer = max(xfer, sim.Time(uint64(sim.Second)/iops))
 	}
-	complete = max(dispatch+lat, d.pipeFree) + xfer
-	d.pipeFree = complete
-	// Tags: keep the completion times of the last nr requests.
-	if len(d.tags) >= 2*nr {
-		d.tags = append(d.tags[:0], d.tags[len(d.tags)-nr:]...)
-	}
-	d.tags = append(d.tags, complete)
+	complete = d.book(dispatch+lat, xfer)
+	i, _ := slices.BinarySearch(d.tags, complete)
+	d.tags = slices.Insert(d.tags, i, complete)
 	// Accounting (part_stat_add at completion, summed here).
 	sectors := bytes / sectorSize
 	if op == REQ_OP_WRITE {
@@ -248,20 +256,70 @@ func (m *Machine) blkSubmit(now sim.Time, op blkOp, bytes uint64, folios []PFN) 
 		d.Stat.SectorsRead += sectors
 		d.Stat.ReadTicks += complete - now
 	}
-	switch {
-	case now >= d.busyEnd:
-		d.Stat.IOTicks += complete - now
-		d.busyEnd = complete
-	case complete > d.busyEnd:
-		d.Stat.IOTicks += complete - d.busyEnd
-		d.busyEnd = complete
+	if complete > now {
+		d.ioBusy = insertInterval(d.ioBusy, now, complete)
 	}
 	if len(folios) > 0 {
 		rq := &bioRequest{op: op, complete: complete, folios: folios}
-		d.inflight = append(d.inflight, rq)
+		i, _ := slices.BinarySearchFunc(d.inflight, complete, func(r *bioRequest, c sim.Time) int {
+			return cmp.Compare(r.complete, c+1) // after every request completing at the same time
+		})
+		d.inflight = slices.Insert(d.inflight, i, rq)
 		m.World.At(complete, func(w *sim.World) { m.blkRetire(w.Now()) })
 	}
 	return complete, dispatch
+}
+
+// book takes xfer of the pipe's idle time from start on and returns when
+// the last of it ends (start itself when xfer is 0).
+func (d *BlockDevice) book(start, xfer sim.Time) sim.Time {
+	t, need := start, xfer
+	i := 0
+	for i < len(d.busy) && d.busy[i].end <= t {
+		i++
+	}
+	var pieces []psiInterval
+	for need > 0 {
+		if i < len(d.busy) && d.busy[i].start <= t {
+			t = d.busy[i].end
+			i++
+			continue
+		}
+		use := need
+		if i < len(d.busy) {
+			use = min(need, d.busy[i].start-t)
+		}
+		pieces = append(pieces, psiInterval{t, t + use})
+		t += use
+		need -= use
+	}
+	for _, p := range pieces {
+		d.busy = insertInterval(d.busy, p.start, p.end)
+	}
+	return t
+}
+
+// prune forgets what lies before now, the world's clock, which no task's
+// clock is behind: pipe bookings that ended, completed tags, and busy
+// time, which it counts in IOTicks.
+func (d *BlockDevice) prune(now sim.Time) {
+	i := 0
+	for i < len(d.busy) && d.busy[i].end <= now {
+		i++
+	}
+	d.busy = append(d.busy[:0], d.busy[i:]...)
+	j, _ := slices.BinarySearch(d.tags, now+1)
+	d.tags = append(d.tags[:0], d.tags[j:]...)
+	k := 0
+	for ; k < len(d.ioBusy) && d.ioBusy[k].start < now; k++ {
+		end := min(d.ioBusy[k].end, now)
+		d.Stat.IOTicks += end - d.ioBusy[k].start
+		if d.ioBusy[k].end > now {
+			d.ioBusy[k].start = now
+			break
+		}
+	}
+	d.ioBusy = append(d.ioBusy[:0], d.ioBusy[k:]...)
 }
 
 // blkSubmitBios submits pages contiguous pages as bios merged into requests
@@ -382,17 +440,19 @@ func expRounded(x float64) float64 {
 func (d *BlockDevice) DiskstatsLine(now sim.Time) string {
 	ms := func(t sim.Time) uint64 { return uint64(t / sim.Millisecond) }
 	s := &d.Stat
-	inflight := 0
-	for _, c := range d.tags {
-		if c > now {
-			inflight++
+	first, _ := slices.BinarySearch(d.tags, now+1)
+	inflight := len(d.tags) - first
+	ioTicks := s.IOTicks
+	for _, iv := range d.ioBusy {
+		if iv.start < now {
+			ioTicks += min(iv.end, now) - iv.start
 		}
 	}
 	return fmt.Sprintf("%4d %7d %s %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n",
 		259, 0, d.Name,
 		s.Reads, s.ReadMerges, s.SectorsRead, ms(s.ReadTicks),
 		s.Writes, s.WriteMerges, s.SectorsWritten, ms(s.WriteTicks),
-		inflight, ms(s.IOTicks), ms(s.ReadTicks+s.WriteTicks),
+		inflight, ms(ioTicks), ms(s.ReadTicks+s.WriteTicks),
 		0, 0, 0, 0, 0, 0)
 }
 

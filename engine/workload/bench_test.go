@@ -203,3 +203,34 @@ func BenchmarkSeed002Fixed(b *testing.B) { benchSeed002(b, true) }
 
 // BenchmarkSeed002RC5: the same on v7.3-rc5, where the retry loop can storm.
 func BenchmarkSeed002RC5(b *testing.B) { benchSeed002(b, false) }
+
+// BenchmarkSeed002IO runs the first 2 simulated seconds of seed 002's
+// workload (the posted fix) on the default block device and on one with
+// unlimited bandwidth and no latency, and reports the operations done and
+// the workers' I/O wait: what the device does to the workload's pace.
+func BenchmarkSeed002IO(b *testing.B) {
+	for _, dev := range []struct {
+		name  string
+		ideal bool
+	}{{"nvme", false}, {"ideal", true}} {
+		b.Run(dev.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				m, ws, start0 := seed002Machine(b, true)
+				if dev.ideal {
+					m.Blk.Props = mm.BlockDeviceProps{ReadBandwidth: 1 << 50, WriteBandwidth: 1 << 50}
+				}
+				b.StartTimer()
+				m.World.RunUntil(start0+2*sim.Second, nil)
+				b.StopTimer()
+				var ops uint64
+				for _, w := range ws {
+					ops += w.Ops
+				}
+				b.ReportMetric(float64(ops), "ops")
+				b.ReportMetric(m.IOWait.Seconds(), "iowait-s")
+				b.ReportMetric(float64(m.Blk.Stat.Writes), "write-requests")
+			}
+		})
+	}
+}
