@@ -84,7 +84,13 @@ func TestSeed002StormsOnRC5WhileTheClockAdvances(t *testing.T) {
 	rc5, fix := run(false), run(true)
 	t.Logf("rc5 %+v fixed %+v", rc5, fix)
 	assert.Greater(t, rc5.runs, 10*fix.runs, "rc5 storms in order-9 reclaim; the fix does not")
-	assert.Greater(t, rc5.runs, uint64(100000))
+	// At least 10,000 runs per simulated second. (The workers also wait
+	// for the block device: each file is a write request and every 50th
+	// create an fdatasync, so the storm's rate depends on how much of the
+	// 4.1 s they spend in I/O wait; 58,655 runs with the device's pipe
+	// booked by interval, 149,766 when a task that ran ahead delayed every
+	// other task's I/O.)
+	assert.Greater(t, rc5.runs, uint64(41000))
 	// Both kernels stall the workers in reclaim before the storm; the
 	// storm keeps some avg10 up (seed 002 measured 42% over 180 s).
 	assert.Greater(t, rc5.some, 10.0, "some avg10 rises")
