@@ -55,10 +55,12 @@ func carveAndFree(t testing.TB, m *Machine, topDown bool, place func(block, off 
 	return l, l.pages[roleKernel]
 }
 
-// everyOtherPage is the issue's example: a zone of 336 pageblocks whose
-// 320 middle blocks (10 to 329; the memmap's reserved pages end the zone)
-// have every odd page free, 81,920 order-0 pages in all, and anonymous
-// pages everywhere else.
+// everyOtherPage is docs/FIDELITY.md's example of what the free-list
+// searches change ("Compaction's free-list searches", under "Corrections
+// to the kernel model"): a zone of 336 pageblocks whose 320 middle blocks
+// (10 to 329; the memmap's reserved pages end the zone) have every odd
+// page free, 81,920 order-0 pages in all, and anonymous pages everywhere
+// else.
 func everyOtherPage(block, off int) role {
 	if block >= 10 && block < 330 && off%2 == 1 {
 		return roleKernel

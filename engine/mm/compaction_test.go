@@ -115,8 +115,9 @@ func TestCompactionCannotEmptyAPageblockHoldingAPinnedPage(t *testing.T) {
 	}
 }
 
-// deferRef is the zone deferral state of mm/compaction.c (kref
-// compaction.md section 2), kept independently of compaction.go.
+// deferRef is the zone deferral state of mm/compaction.c
+// (compaction_deferred, defer_compaction, compaction_defer_reset with
+// COMPACT_MAX_DEFER_SHIFT 6), kept independently of compaction.go.
 type deferRef struct {
 	considered  uint64
 	shift       uint

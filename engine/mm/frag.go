@@ -3,7 +3,10 @@ package mm
 // FragStats counts fallback events and pageblock type changes. The kernel
 // has no vmstat counter for these; it reports them through the
 // mm_page_alloc_extfrag tracepoint and /proc/pagetypeinfo. pagesim counts
-// them as the tracepoint would let a script count them (spec B 5.3).
+// them from the tracepoint's fields, as a script reading its lines would
+// (include/trace/events/kmem.h: change_ownership is whether the block now
+// has the allocation's type, fragmenting is fallback_order <
+// pageblock_order).
 type FragStats struct {
 	// ClaimWhole counts fallbacks that took a whole free pageblock
 	// (fallback_order >= pageblock_order).

@@ -4,7 +4,7 @@ package mm
 // mm/huge_memory.c: /sys/kernel/mm/transparent_hugepage/enabled, defrag and
 // the per-size hugepages-<size>kB/enabled knobs (mTHP), and
 // vma_thp_gfp_mask(), which turns the defrag setting into the GFP mask of a
-// THP or mTHP fault (spec C 1.3).
+// THP or mTHP fault (alloc_hugepage_direct_gfpmask() before v5.11).
 
 import (
 	"fmt"

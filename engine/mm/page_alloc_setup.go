@@ -11,7 +11,8 @@ package mm
 // The arithmetic is the kernel's, integer for integer, so that the watermarks
 // pagesim prints in /proc/zoneinfo are the numbers a kernel would print for
 // the same managed pages and sysctls. It was checked against
-// linux-mm/linux-mm mm/page_alloc.c @00cb34b0 (and the spec, A section 2).
+// linux-mm/linux-mm mm/page_alloc.c @00cb34b0 and mm/khugepaged.c, and
+// page_alloc_setup_test.go works its examples by hand.
 
 // intSqrt is int_sqrt(): the integer square root, rounded down.
 func intSqrt(x uint64) uint64 {

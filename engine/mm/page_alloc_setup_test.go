@@ -16,7 +16,17 @@ func oneZone(managed uint64, thp THPEnabled) Config {
 	}
 }
 
-// The worked examples of spec A 2.7, which follow the kernel's arithmetic.
+// The cases are worked by hand from the kernel's formulas, for one Normal
+// zone, 4 KiB pages and pageblock order 9. mm/page_alloc.c:
+// calculate_min_free_kbytes gives int_sqrt(lowmem_kbytes * 16) (7 GiB:
+// int_sqrt(117,440,512) = 10,836); __setup_per_zone_wmarks gives min =
+// min_free_kbytes / 4 in pages and adds max(min / 4, managed *
+// watermark_scale_factor / 10000) three times for low, high and promo (7
+// GiB with THP: 5,632 + 1,835 = 7,467, 9,302, 11,137). mm/khugepaged.c:
+// set_recommended_min_free_kbytes raises min_free_kbytes to
+// pageblock_nr_pages * nr_zones * (2 + MIGRATE_PCPTYPES^2) = 512 * 1 * 11
+// pages = 22,528 KiB when that is larger (at 32 GiB the square root,
+// 23,170, is larger).
 func TestWatermarksMatchTheKernelArithmetic(t *testing.T) {
 	cases := []struct {
 		name                    string

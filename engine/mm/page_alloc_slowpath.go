@@ -3,7 +3,7 @@ package mm
 // page_alloc_slowpath.go models __alloc_pages_slowpath() of mm/page_alloc.c
 // and its helpers, in the kernel's order (linux-mm/linux-mm
 // mm/page_alloc.c @6e2201b1 for the baseline and @00cb34b0 for seed 000 as
-// merged; condensed in the project's kernel notes):
+// merged):
 //
 //	alloc_flags_slowpath          ALLOC_WMARK_MIN|ALLOC_CPUSET, KSWAPD, reserves
 //	wake_all_kswapds              every pass; pageblock_order under defrag_mode

@@ -18,8 +18,8 @@ import (
 
 // ---------------------------------------------------------------------------
 // The kernel's arithmetic, transcribed from kernel/sched/psi.c and
-// include/linux/sched/loadavg.h (/work/kref/psi.md sections 0 and 6)
-// without reference to psi.go.
+// include/linux/sched/loadavg.h (calc_avgs, calc_load, LOAD_INT and
+// LOAD_FRAC) without reference to psi.go.
 
 const (
 	refFShift  = 11
@@ -189,8 +189,10 @@ func TestPSIAveragesRiseAndDecayAsTheKernelComputes(t *testing.T) {
 		ref.update(uint64(at), totals)
 		assert.Equal(t, ref.text(totals), got, "read %d at %s", i, at)
 		if i == 0 {
-			// The example worked in the kernel notes: 100% for one
-			// period from zero gives avg10 37100/2048 = 18.11.
+			// Worked by hand from calc_avgs(): 100% of one period from
+			// zero is calc_load(0, EXP_10s=1677, 100*FIXED_1) =
+			// (204800*(2048-1677) + 1024)/2048 = 37100, which psi_show
+			// prints as 37100/2048 = 18.11.
 			assert.Equal(t, "some avg10=18.11 avg60=3.27 avg300=0.68 total=2001000\nfull avg10=18.11 avg60=3.27 avg300=0.68 total=2001000\n", got)
 		}
 	}

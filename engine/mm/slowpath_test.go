@@ -1,7 +1,8 @@
 package mm
 
 // Behaviour tests for __alloc_pages_slowpath: where each kind of request
-// stops (kref slowpath.md 4.1), __GFP_THISNODE, and defrag_mode.
+// stops (the exits of __alloc_pages_slowpath in mm/page_alloc.c @00cb34b0),
+// __GFP_THISNODE, and defrag_mode.
 
 import (
 	"fmt"

@@ -2,7 +2,7 @@ package mm
 
 // The tracepoints reclaim, kswapd and compaction emit, checked against the
 // kernel's TP_printk formats (include/trace/events/{kmem,compaction,
-// vmscan}.h as condensed in /work/kref), and the trace file's line layout.
+// vmscan}.h), and the trace file's line layout.
 
 import (
 	"fmt"

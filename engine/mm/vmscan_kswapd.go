@@ -1,7 +1,7 @@
 package mm
 
 // vmscan_kswapd.go models kswapd, the per-node background reclaim thread of
-// mm/vmscan.c (vmscan.c @000fc868 in the project's kernel notes): the
+// mm/vmscan.c (linux-mm/linux-mm mm/vmscan.c @000fc868): the
 // kswapd() loop, kswapd_try_to_sleep() with its 100 ms nap and the
 // *_wmark_hit_quickly counters, balance_pgdat() with watermark boosting and
 // the order-0 hand-over to kcompactd, pgdat_balanced() (which counts whole

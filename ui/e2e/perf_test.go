@@ -27,8 +27,8 @@ import (
 // the wasm as baseline (Liftoff) code and optimizes hot functions in the
 // background, so a cold run is slower than a warm one. Then the sides take
 // turns (five native runs, four in the page, twice) and each keeps its
-// fastest run, so a hiccup of the shared machine counts less. The issue's
-// goal is 3x.
+// fastest run, so a hiccup of the shared machine counts less. The goal
+// (docs/PERFORMANCE.md) is 3x.
 //
 // Go's WebAssembly keeps its own stack in linear memory and checks for a
 // goroutine switch after every call, so call-dense loops (the allocator's
