@@ -19,10 +19,17 @@ site:
 pagesim: site
 	$(GO) build -trimpath -o bin/pagesim ./cmd/pagesim
 
+# vet also checks that every doc comment starts with the name it documents
+# (internal/doccheck), and that no comment or doc cites a document the
+# repository does not contain (cite the kernel source or the patch thread).
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags browser ./ui/e2e/
 	GOOS=js GOARCH=wasm $(GO) vet ./...
+	$(GO) run ./internal/doccheck .
+	@! grep -rnE 'spec [ABC]\b|card 00[0-9]|kernel notes|kref|\.\./shared/|/work/' \
+		--include='*.go' --include='*.md' --include='*.vugu' --exclude-dir=bin --exclude-dir=.git . \
+		|| { echo 'vet: the lines above cite documents the repository does not contain'; exit 1; }
 
 # unit needs only Go; it includes the check that the generated Vugu code
 # is up to date.

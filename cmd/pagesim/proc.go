@@ -5,11 +5,12 @@ package main
 // per node) or built from a folder of real /proc files (--import DIR).
 //
 // The files it can print are a table, procFiles, filled by
-// registerProcFile. Another file of this package adds one (pagesim proc
-// pressure, say) with its own init:
+// registerProcFile. Another file of this package adds one with its own
+// init, as proc_pressure.go adds pagesim proc pressure:
 //
 //	func init() {
-//		registerProcFile(&procFile{name: "pressure", summary: "...", write: writePressure})
+//		registerProcFile(&procFile{name: "pressure", summary: "...",
+//			write: func(w io.Writer, m *mm.Machine) error { return m.WritePressure(w) }})
 //	}
 
 import (

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A small, fast run of the seed-003 scenario: two variants, two guests.
+// smallRun is a small, fast run of the seed-003 scenario: two variants, two guests.
 var smallRun = []string{"run", "thp-thisnode", "--set", "scale=0.02", "--set", "guest_gb=20,42", "--variant", "upstream", "--variant", "drop-thisnode"}
 
 func TestRunPrintsTheCoverLetterTable(t *testing.T) {

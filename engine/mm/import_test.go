@@ -13,7 +13,8 @@ import (
 	"github.com/pagesim/pagesim/engine/procfs"
 )
 
-// The /proc samples live with package procfs, which parses them.
+// fixtureDir is the folder of a /proc sample: they live with package
+// procfs, which parses them.
 func fixtureDir(name string) string {
 	return filepath.Join("..", "procfs", "testdata", "fixtures", name)
 }

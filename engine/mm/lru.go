@@ -52,7 +52,8 @@ func (l LRUList) isFile() bool { return l == LRU_INACTIVE_FILE || l == LRU_ACTIV
 // isActive is is_active_lru().
 func (l LRUList) isActive() bool { return l == LRU_ACTIVE_ANON || l == LRU_ACTIVE_FILE }
 
-// lruType is 0 for anon, 1 for file.
+// lruListOf is the LRU list of a file or anon, active or inactive folio
+// (folio_lru_list() without the unevictable list).
 func lruListOf(file, active bool) LRUList {
 	l := LRU_INACTIVE_ANON
 	if file {

@@ -139,13 +139,14 @@ func (m *Machine) initMemcg() {
 	m.owners[0].Memcg = root
 }
 
-// memcgProtection returns whether reclaim must skip cg: below memory.min
-// always, below memory.low unless lowReclaim (mem_cgroup_below_min /
-// mem_cgroup_below_low).
+// belowMin is mem_cgroup_below_min(): reclaim skips cg always.
 func (cg *Memcg) belowMin() bool { return cg.ID != 0 && cg.Min > 0 && cg.Usage <= cg.Min }
+
+// belowLow is mem_cgroup_below_low(): reclaim skips cg unless the pass is a
+// retry after one that reclaimed nothing (sc.memcgLowReclaim).
 func (cg *Memcg) belowLow() bool { return cg.ID != 0 && cg.Low > 0 && cg.Usage <= cg.Low }
 
-// SetMemcgKnob sets memory.min or memory.low (in bytes, like the cgroup
+// SetKnob sets memory.min or memory.low (in bytes, like the cgroup
 // files, "max" allowed).
 func (cg *Memcg) SetKnob(name string, bytes uint64) error {
 	switch name {

@@ -120,8 +120,9 @@ func (l *freeList) remove(pages []page, pfn PFN) {
 	l.n--
 }
 
-// blocksOfChunk calls f for each pageblock a chunk covers with the number of
-// the chunk's pages inside it.
+// addBlockFree adds delta times a free chunk's pages to the free count of
+// each pageblock the chunk covers (a chunk above pageblock order fills
+// every block it spans).
 func (m *Machine) addBlockFree(pfn PFN, order Order, delta int) {
 	if order <= PageblockOrder {
 		b := &m.blocks[pfn>>PageblockOrder]

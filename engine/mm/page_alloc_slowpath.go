@@ -88,7 +88,8 @@ import (
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
-// Compaction priorities (include/linux/compaction.h enum compact_priority).
+// CompactPriority is a compaction priority (include/linux/compaction.h enum
+// compact_priority): lower is more thorough.
 type CompactPriority int
 
 const (
@@ -180,15 +181,18 @@ type slowResume uint8
 
 const (
 	resumeStart slowResume = iota
-	// __perform_reclaim's cond_resched() before try_to_free_pages, and
-	// the one after it.
+	// resumeBeforeReclaim and resumeAfterReclaim are __perform_reclaim's
+	// cond_resched() before try_to_free_pages and the one after it.
 	resumeBeforeReclaim
 	resumeAfterReclaim
-	// __alloc_pages_direct_compact's cond_resched() after COMPACTFAIL.
+	// resumeAfterCompactFail is __alloc_pages_direct_compact's
+	// cond_resched() after COMPACTFAIL.
 	resumeAfterCompactFail
-	// should_reclaim_retry's cond_resched() after its zonelist walk.
+	// resumeReclaimRetry is should_reclaim_retry's cond_resched() after its
+	// zonelist walk.
 	resumeReclaimRetry
-	// the __GFP_NOFAIL loop's cond_resched() before goto retry.
+	// resumeNofail is the __GFP_NOFAIL loop's cond_resched() before goto
+	// retry.
 	resumeNofail
 )
 

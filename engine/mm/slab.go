@@ -10,7 +10,7 @@ package mm
 // fallback pins that block's migratetype history, and a cache that frees
 // only some of its slabs leaves unmovable pageblocks half used.
 //
-// allocateSlab is allocate_slab(): the cache's preferred order s->oo is
+// AllocateSlab is allocate_slab(): the cache's preferred order s->oo is
 // tried first with __GFP_NOWARN|__GFP_NORETRY and without __GFP_NOFAIL, and
 // when the caller could reclaim, without __GFP_RECLAIM at all and with
 // __GFP_NOMEMALLOC ("let the initial higher-order allocation fail under

@@ -108,8 +108,6 @@ type scanControl struct {
 	// allocFlags/migratetype are the allocation's, for seed 001 patch 3.
 	allocFlags  AllocFlags
 	migratetype MigrateType
-	// nrFreed counts pages freed by this control (for traces).
-	nrActivate [2]uint64
 }
 
 func (sc *scanControl) pgscanEvent() VMEventItem {
@@ -462,7 +460,8 @@ func (m *Machine) shrinkNodeMemcgs(t *sim.Task, n *Node, sc *scanControl) {
 	}
 }
 
-// lruvecLRUSize is lruvec_lru_size(lruvec, lru, zone_idx).
+// lruSizeUpTo is lruvec_lru_size(lruvec, lru, zone_idx): the list's pages
+// in the zones up to idx.
 func (lv *lruvec) lruSizeUpTo(l LRUList, idx ZoneType) uint64 {
 	var s uint64
 	for z := ZoneType(0); z <= idx; z++ {

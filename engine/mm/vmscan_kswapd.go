@@ -110,7 +110,7 @@ func kswapdHighestZoneidx(k *kswapdData, prev ZoneType) ZoneType {
 	return k.highestZoneidx
 }
 
-// kswapdTestHopeless is kswapd_test_hopeless().
+// hopeless is kswapd_test_hopeless().
 func (k *kswapdData) hopeless() bool { return k.failures >= maxReclaimRetries }
 
 // KswapdFailures returns pgdat->kswapd_failures.

@@ -397,7 +397,7 @@ func addSeeds(f *testing.F, name string, extra ...string) {
 	}
 }
 
-// The fuzz targets check that no input makes a parser panic, and that what
+// checkFuzzError is what the fuzz targets check besides not panicking: what
 // fails, fails with a located *ParseError.
 func checkFuzzError(t *testing.T, err error) {
 	t.Helper()

@@ -92,7 +92,8 @@ func (c *call) str(k, def string) string {
 	return def
 }
 
-// The typed getters read values check has already validated.
+// uint, size, flag and gfp are the typed getters: they read values check
+// has already validated.
 func (c *call) uint(k string) uint64 { n, _ := parseUint(c.kv[k]); return n }
 func (c *call) size(k string) uint64 { n, _ := ParseSize(c.kv[k]); return n }
 func (c *call) flag(k string) bool   { b, _ := parseBool(c.kv[k]); return b }

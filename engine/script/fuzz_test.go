@@ -75,7 +75,7 @@ func (c *chooser) n(k int) int {
 
 func (c *chooser) pick(xs ...string) string { return xs[c.n(len(xs))] }
 
-// Values for each argument type, small enough that a script runs in
+// value is a value for each argument type, small enough that a script runs in
 // milliseconds: sizes up to 64M on machines of up to 256M, durations up to
 // 20ms, task intervals of at least 100us.
 func (c *chooser) value(p param) string {

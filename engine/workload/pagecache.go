@@ -116,8 +116,8 @@ const (
 // (FGP_WRITE) in the page cache.
 var btrfsDataGFP = mm.GFP_NOFS | mm.G__GFP_HIGHMEM | mm.G__GFP_MOVABLE | mm.G__GFP_HARDWALL
 
-// slabObjsPerPage: a btrfs inode (~1 KiB) plus a dentry (~200 B) per file,
-// about three files per 4 KiB slab page. The slabs are order 0 and come
+// slabObjsPerPage is how many files' slab objects fill a 4 KiB slab page:
+// a btrfs inode (~1 KiB) plus a dentry (~200 B) per file, about three. The slabs are order 0 and come
 // through allocate_slab (mm.AllocateSlab), with its masks.
 const slabObjsPerPage = 3
 

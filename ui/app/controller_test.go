@@ -436,7 +436,7 @@ func TestACatalogRefusesABrokenScenario(t *testing.T) {
 	assert.ErrorContains(t, err, "reserved")
 }
 
-// The seed-003 link that once killed the tab: 8 nodes x 64 GiB at scale 1,
+// overBudgetLink is the seed-003 link that once killed the tab: 8 nodes x 64 GiB at scale 1,
 // each parameter in its range, three variants of 2.6 GiB each to simulate.
 const overBudgetLink = "v1/thp-thisnode?scale=1&nodes=8&node_gb=64"
 

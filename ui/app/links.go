@@ -68,7 +68,7 @@ func SourceFile(s *scenario.Spec) string {
 
 // FidelityAnchor is the anchor of the scenario's section of
 // docs/FIDELITY.md: the file holds `<a id="ID"></a>` at the head of each
-// seed scenario's section (TestEveryScenarioHasItsFidelitySection checks
+// seed scenario's section (TestEveryScenarioHasItsSourceFileAndFidelitySection checks
 // it). Scenarios that are no seed's (the playground) have none.
 func FidelityAnchor(s *scenario.Spec) string {
 	if s.Seed == "" {

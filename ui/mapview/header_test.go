@@ -31,7 +31,7 @@ func labelAt(r *Raster, text string) (Label, bool) {
 	return Label{}, false
 }
 
-// lampColor returns the colour inside the lamp drawn right after a label.
+// lampAfter returns the colour inside the lamp drawn right after a label.
 func lampAfter(t *testing.T, r *Raster, name string, occurrence int) RGB {
 	t.Helper()
 	n := 0

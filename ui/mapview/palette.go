@@ -49,7 +49,10 @@ var (
 	// Pinned marks long-term pinned pages (and, in block view, a corner
 	// of each pageblock that holds any).
 	Pinned = RGB{0xff, 0xff, 0xff}
-	// Gauge colours: free pages against the watermarks.
+)
+
+// Gauge colours: free pages against the watermarks, and the buddyinfo bars.
+var (
 	GaugeTrack = RGB{0x30, 0x30, 0x34}
 	GaugeOK    = RGB{0x00, 0x9e, 0x73}
 	GaugeLow   = RGB{0xf0, 0xe4, 0x42}
@@ -58,6 +61,10 @@ var (
 	TickLow    = RGB{0xf0, 0xe4, 0x42}
 	TickHigh   = RGB{0x56, 0xb4, 0xe9}
 	BuddyBar   = RGB{0xc8, 0xc8, 0xc8}
+)
+
+// Colours of the frames, the tooltip and the text.
+var (
 	// NodeFrame outlines the bands of one NUMA node.
 	NodeFrame = RGB{0x4a, 0x4a, 0x56}
 	// TooltipBG is the background of the page's hover tooltip.
@@ -65,19 +72,28 @@ var (
 	// LabelText and Muted are the colours of text.
 	LabelText = RGB{0xe6, 0xe6, 0xe6}
 	Muted     = RGB{0xa0, 0xa0, 0xa8}
-	// Lamps of kswapd and kcompactd: lit (balancing, compacting), half
-	// lit (kswapd napping before sleep), off (sleeping).
+)
+
+// Lamps of kswapd and kcompactd: lit (balancing, compacting), half lit
+// (kswapd napping before sleep), off (sleeping).
+var (
 	LampOn    = RGB{0xf0, 0xe4, 0x42}
 	LampHalf  = RGB{0x6e, 0x68, 0x2a}
 	LampOff   = RGB{0x24, 0x24, 0x2a}
 	LampFrame = RGB{0x80, 0x80, 0x88}
-	// Compaction markers: the migrate scanner's and the free scanner's
-	// cached positions, and where the latest run's scanners stopped.
+)
+
+// Compaction markers: the migrate scanner's and the free scanner's cached
+// positions, and where the latest run's scanners stopped.
+var (
 	MarkMigrate = RGB{0xf0, 0xe4, 0x42}
 	MarkFree    = RGB{0x56, 0xb4, 0xe9}
 	MarkLastRun = RGB{0xcc, 0x79, 0xa7}
-	// Chart colours, one per chart (PSI, compact_stall, throughput),
-	// and the plot's track.
+)
+
+// Chart colours, one per chart (PSI, compact_stall, throughput), and the
+// plot's track.
+var (
 	ChartPSI     = RGB{0xcc, 0x79, 0xa7}
 	ChartStall   = RGB{0xe6, 0x9f, 0x00}
 	ChartAlloc   = RGB{0x56, 0xb4, 0xe9}

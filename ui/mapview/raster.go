@@ -18,9 +18,9 @@
 //
 // The map is a "world" measured in pages. A pageblock (512 pages) is a
 // tile 32 pages wide and 16 high, pages in PFN order row by row inside it.
-// Tiles are laid out PFN-ascending, PerRow tiles to a row, one band per
+// Tiles are laid out PFN-ascending, perRow tiles to a row, one band per
 // zone, zones of a node together, nodes in order; each band has a gap
-// above it for its label. PerRow is chosen once per layout so that the
+// above it for its label. perRow is chosen once per layout so that the
 // whole machine fits the viewport (the "fit" zoom), and it does not change
 // with zoom: zooming scales the world like an image, so the pixel under
 // the mouse stays under the mouse.
@@ -404,7 +404,7 @@ func (r *Raster) visibleRows(b *band, vh int) (int, int) {
 	return r0, r1
 }
 
-// nodeFrame outlines each NUMA node's bands, so a node reads as a panel.
+// nodeFrames outlines each NUMA node's bands, so a node reads as a panel.
 func (r *Raster) nodeFrames(view Rect) {
 	z := r.Cam.Zoom
 	bands := r.lay.bands
