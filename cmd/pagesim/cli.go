@@ -95,23 +95,34 @@ const maxMemUsage = `  --max-mem SIZE the memory pagesim may use to simulate the
 // run, a guest size's last machine) from doubling the process's memory
 // before the collector runs.
 func addMaxMem(fs *flag.FlagSet) func() (uint64, error) {
-	s := fs.String("max-mem", "", "")
+	fs.String("max-mem", "", "")
 	return func() (uint64, error) {
-		b := defaultMaxMem()
-		if *s != "" {
-			var err error
-			if b, err = script.ParseSize(strings.TrimSpace(*s)); err == nil && b == 0 {
-				err = fmt.Errorf("a budget of 0 bytes allows no machine")
-			}
-			if err != nil {
-				return 0, fmt.Errorf("--max-mem: %v", err)
-			}
+		b, err := parseMaxMem(fs)
+		if err != nil {
+			return 0, err
 		}
 		if os.Getenv("GOMEMLIMIT") == "" {
 			debug.SetMemoryLimit(int64(min(max(b+b/2, 64<<20), math.MaxInt64)))
 		}
 		return b, nil
 	}
+}
+
+// parseMaxMem returns the --max-mem flag's budget in bytes (the default
+// when it is not given), without touching the collector's limit.
+func parseMaxMem(fs *flag.FlagSet) (uint64, error) {
+	s := fs.Lookup("max-mem").Value.String()
+	if s == "" {
+		return defaultMaxMem(), nil
+	}
+	b, err := script.ParseSize(strings.TrimSpace(s))
+	if err == nil && b == 0 {
+		err = fmt.Errorf("a budget of 0 bytes allows no machine")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("--max-mem: %v", err)
+	}
+	return b, nil
 }
 
 // budgetHint completes an over-budget error with how to change the limit.

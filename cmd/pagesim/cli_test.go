@@ -22,11 +22,13 @@ func TestEverySubcommandFollowsTheExitStatusRule(t *testing.T) {
 		badShape []string // exit 2, besides an unknown flag
 	}{
 		"bench":     {[]string{"--count", "x"}, []string{"extra"}},
+		"merge":     {[]string{"/no/such/file.json"}, nil},
 		"proc":      {[]string{"buddyinfo", "--mem", "0"}, nil},
 		"run":       {[]string{"thp-thisnode", "--jobs", "0"}, nil},
 		"scenarios": {[]string{"--format", "bogus"}, []string{"extra"}},
 		"script":    {[]string{"-", "--max-mem", "lots"}, nil},
 		"serve":     {[]string{"--dir", "/no/such/folder"}, []string{"extra"}},
+		"sweep":     {[]string{"thp-thisnode", "--vary", "guest_gb=x"}, nil},
 	}
 	var names []string
 	for name := range commands {
