@@ -165,6 +165,9 @@ type Machine struct {
 	// totalreservePages is totalreserve_pages, the sum of the nodes'
 	// (calculateTotalreservePages keeps both).
 	totalreservePages uint64
+	// rec is the recorder's part for this machine (trace_record.go), nil
+	// when nothing records it; it only reads the machine.
+	rec *recMachine
 	// noFastForward makes reclaim scan pinned-only lists batch by batch
 	// instead of in closed form (tests compare the two).
 	noFastForward bool

@@ -109,6 +109,10 @@ type Config struct {
 	// Sched is the scheduler timing of the machine's world (sim.SchedModel:
 	// idle-state exits, timer expiry, fork placement); nil: exact.
 	Sched *sim.SchedModel
+	// Recorder, if set, records the machine from the end of its boot
+	// (trace_record.go); a machine booted later with the same recorder
+	// retires this one from it.
+	Recorder *Recorder
 }
 
 // BootConfig selects what differs from one boot of a machine to the next.
@@ -278,6 +282,9 @@ func NewMachine(cfg Config) (*Machine, error) {
 		if err := m.SetSysctl(s.Name, s.Value); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.Recorder != nil {
+		cfg.Recorder.attach(m)
 	}
 	return m, nil
 }

@@ -302,6 +302,7 @@ func (m *Machine) allocPagesSlowpath(t *sim.Task, f *allocFrame) (PFN, bool) {
 		goto retry
 	}
 	m.slowTrace.begin(st, t, f.gfp, f.order)
+	m.spanBegin(t, SpanSlowpath, f.gfp, f.order, f.order, 0)
 	f.costly = f.order > PageAllocCostlyOrder
 	// Seed 000, v4: costly __GFP_NORETRY callers have a cheap fallback.
 	if m.Patches.CostlyNoretryNoDirectReclaim && f.costly && f.gfp&__GFP_NORETRY != 0 && f.gfp&__GFP_THISNODE == 0 {
@@ -369,6 +370,7 @@ retry:
 	// memory stall; __perform_reclaim() calls cond_resched() before and
 	// after try_to_free_pages().
 	m.psiMemstallEnter(t)
+	m.spanBegin(t, SpanDirectReclaim, f.gfp, f.order, f.reclaimOrder, 0)
 	f.phaseStart = t.Now
 	if m.condResched(t, f, resumeBeforeReclaim) {
 		return NilPFN, false
@@ -382,6 +384,7 @@ afterReclaim:
 	pfn = m.directReclaimFreelist(t, f)
 	m.Slow.DirectReclaimTime += t.Now - f.phaseStart
 	m.psiMemstallLeave(t)
+	m.spanEnd(t, SpanDirectReclaim, int64(f.didSomeProgress))
 	if pfn != NilPFN {
 		goto gotPage
 	}
@@ -485,9 +488,11 @@ nopage:
 	m.Slow.Failed++
 	m.countFailure(f.gfp, f.order)
 	st.end(t, NilPFN, f.gfp)
+	m.spanEnd(t, SpanSlowpath, int64(NilPFN))
 	return NilPFN, true
 gotPage:
 	st.end(t, pfn, f.gfp)
+	m.spanEnd(t, SpanSlowpath, int64(pfn))
 	return pfn, true
 }
 
@@ -543,6 +548,7 @@ func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order, compactOr
 		return NilPFN, CompactSkipped, false
 	}
 	m.psiMemstallEnter(t)
+	m.spanBegin(t, SpanDirectCompact, gfp, order, compactOrder, prio)
 	start := t.Now
 	ts := m.current(t)
 	ts.flags |= PF_MEMALLOC
@@ -559,6 +565,7 @@ func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order, compactOr
 	}
 	m.Slow.DirectCompactTime += t.Now - start
 	m.psiMemstallLeave(t)
+	m.spanEnd(t, SpanDirectCompact, int64(result))
 	st.step(stepDirectCompact, int64(result), int64(prio))
 	// "At least in one zone compaction wasn't deferred or skipped, so
 	// let's count a compaction stall": today only COMPACT_SKIPPED returns

@@ -182,6 +182,9 @@ func (m *Machine) psiStep(t *sim.Task, cpu *sim.CPU, start, end sim.Time) {
 		io.consume(start)
 	}
 	m.psiMaybeUpdate(start)
+	if m.rec != nil {
+		m.rec.step(t, cpu.ID, start, end)
+	}
 }
 
 // psiIOWait records that t sleeps in io_schedule() on its CPU over

@@ -241,6 +241,9 @@ type TraceEvent struct {
 // Name returns the tracepoint's name.
 func (e *TraceEvent) Name() string { return traceDefs[e.ID].name }
 
+// System returns the tracepoint's system (kmem, compaction, vmscan, oom).
+func (e *TraceEvent) System() string { return traceDefs[e.ID].system }
+
 // Fields returns the event's TP_printk text.
 func (e *TraceEvent) Fields() string { return traceDefs[e.ID].format(&e.Args) }
 
@@ -261,6 +264,8 @@ type Trace struct {
 	Written uint64
 	// Hits counts events per tracepoint, including overwritten ones.
 	Hits [NrTraceIDs]uint64
+	// rec, if set, keeps every enabled event (trace_record.go).
+	rec *recMachine
 }
 
 // NewTrace makes a ring of size entries with the default events enabled:
@@ -316,6 +321,9 @@ func (t *Trace) Emit(tk *sim.Task, id TraceID, args ...int64) {
 	}
 	e.Args = [8]int64{}
 	copy(e.Args[:], args)
+	if t.rec != nil {
+		t.rec.event(e)
+	}
 	t.next++
 	t.Written++
 	if t.next == len(t.ring) {

@@ -48,6 +48,12 @@ type jobResult struct {
 // the layout's error, or an *mm.BudgetError when not even one machine of
 // the largest layout fits. A limit of 0 means no limit.
 func (s *Spec) FitJobs(values []Values, jobs, runs int, limit uint64) (int, error) {
+	return s.FitJobsWith(values, jobs, runs, limit, 0)
+}
+
+// FitJobsWith is FitJobs for runs that each hold perRun bytes besides
+// their machine (a recording's budget, Options.Record).
+func (s *Spec) FitJobsWith(values []Values, jobs, runs int, limit, perRun uint64) (int, error) {
 	jobs = max(1, min(jobs, runs))
 	var largest mm.Config
 	var cost uint64
@@ -60,13 +66,37 @@ func (s *Spec) FitJobs(values []Values, jobs, runs int, limit uint64) (int, erro
 			largest, cost = cfg, c
 		}
 	}
-	if err := mm.CheckBudget(largest, 1, limit); err != nil {
+	if err := mm.CheckBudget(largest, 1, machineBytes(limit, perRun)); err != nil {
 		return 0, err
 	}
 	if limit > 0 && cost > 0 {
-		jobs = min(jobs, int(min(limit/cost, uint64(jobs))))
+		jobs = min(jobs, int(min(limit/(cost+perRun), uint64(jobs))))
 	}
 	return max(jobs, 1), nil
+}
+
+// machineBytes is what a budget of limit leaves for a machine when the
+// run holds perRun bytes besides (1 when nothing is left, so that a
+// limit is still a limit).
+func machineBytes(limit, perRun uint64) uint64 {
+	switch {
+	case limit == 0:
+		return 0
+	case limit <= perRun:
+		return 1
+	}
+	return limit - perRun
+}
+
+// recordBytes is what each run's recording may hold.
+func (o Options) recordBytes() uint64 {
+	if o.Record == nil {
+		return 0
+	}
+	if o.Record.MaxBytes == 0 {
+		return mm.DefaultRecordBytes
+	}
+	return o.Record.MaxBytes
 }
 
 // runJobs makes every job on up to o.Jobs goroutines (FitJobs has been
@@ -104,7 +134,12 @@ func (s *Spec) runJobs(jobs []job, o Options, workers int) ([]jobResult, error) 
 			}
 		}()
 		j := &jobs[i]
-		run, err := s.NewRun(j.variant, j.st, j.seed, o.MaxBytes)
+		var run *Run
+		if o.Record != nil {
+			run, err = s.NewRecordedRun(j.variant, j.st, j.seed, machineBytes(o.MaxBytes, o.recordBytes()), *o.Record)
+		} else {
+			run, err = s.NewRun(j.variant, j.st, j.seed, o.MaxBytes)
+		}
 		if err != nil {
 			return err
 		}
@@ -117,6 +152,11 @@ func (s *Spec) runJobs(jobs []job, o Options, workers int) ([]jobResult, error) 
 		}
 		if err := run.advanceAll(o, progress); err != nil {
 			return fmt.Errorf("%s, %w", j.label, err)
+		}
+		if o.Recorded != nil {
+			if err := o.Recorded(j.variant, j.run, run); err != nil {
+				return err
+			}
 		}
 		out[i] = jobResult{metrics: run.Metrics(), lines: run.Lines()}
 		return nil

@@ -75,6 +75,14 @@ type Options struct {
 	// CheckEvery-th simulated event and at the end of every run; a
 	// broken invariant stops RunAll with an error (tests set it).
 	CheckEvery int
+	// Record, if set, records every run (NewRecordedRun): each run in
+	// flight holds a recording of up to Record.MaxBytes besides its
+	// machine, and MaxBytes covers both. Recorded is called with each
+	// run when it has ended, on the run's goroutine, possibly while
+	// other runs' calls are under way (pagesim run --trace writes each
+	// run's files there); an error it returns stops RunAll.
+	Record   *mm.RecordConfig
+	Recorded func(variant string, run int, r *Run) error
 }
 
 // Prepare validates options and returns the settings and variant list.
@@ -124,7 +132,7 @@ func (s *Spec) RunAll(o Options) (*Result, error) {
 			jobs = append(jobs, job{st: st, variant: v, run: r, seed: o.Seed + uint64(r), label: fmt.Sprintf("%s run %d", v, r+1)})
 		}
 	}
-	workers, err := s.FitJobs([]Values{st.Values}, o.Jobs, len(jobs), o.MaxBytes)
+	workers, err := s.FitJobsWith([]Values{st.Values}, o.Jobs, len(jobs), o.MaxBytes, o.recordBytes())
 	if err != nil {
 		return nil, err
 	}

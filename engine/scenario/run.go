@@ -97,6 +97,8 @@ type Run struct {
 	retiredTrace uint64
 	retiredStall string
 	results      []PhaseResult
+	// rec records the run's machines, or is nil (NewRecordedRun).
+	rec *mm.Recorder
 }
 
 // NewRun starts one variant's run with the given settings and seed: the
@@ -105,22 +107,53 @@ type Run struct {
 // CheckBudget). It boots the first phase, so a machine that cannot be
 // built is an error here.
 func (s *Spec) NewRun(variant string, st Settings, seed, maxBytes uint64) (*Run, error) {
+	return s.newRun(variant, st, seed, maxBytes, nil)
+}
+
+// NewRecordedRun is NewRun with a recorder on every machine the run
+// boots (mm.Recorder, rc.Sequential set: the phases on the run's clock),
+// for the trace exports; Recording reads it. The recording's budget
+// (rc.MaxBytes) comes on top of maxBytes.
+func (s *Spec) NewRecordedRun(variant string, st Settings, seed, maxBytes uint64, rc mm.RecordConfig) (*Run, error) {
+	rc.Sequential = true
+	return s.newRun(variant, st, seed, maxBytes, mm.NewRecorder(rc))
+}
+
+func (s *Spec) newRun(variant string, st Settings, seed, maxBytes uint64, rec *mm.Recorder) (*Run, error) {
 	if !s.HasVariant(variant) {
 		return nil, fmt.Errorf("scenario %s has no variant %q", s.ID, variant)
 	}
 	knobs := append(append([]Knob(nil), s.Knobs...), st.Knobs...)
-	ph, err := s.Start(Config{Variant: variant, Params: st.Values, Knobs: knobs, Seed: seed, MaxBytes: maxBytes})
+	ph, err := s.Start(Config{Variant: variant, Params: st.Values, Knobs: knobs, Seed: seed, MaxBytes: maxBytes, Recorder: rec})
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{variant: variant, phases: ph, n: ph.Len()}
+	r := &Run{variant: variant, phases: ph, n: ph.Len(), rec: rec}
 	if r.n < 1 {
 		return nil, fmt.Errorf("scenario %s has no phase to run", s.ID)
 	}
 	if r.cur, err = ph.Boot(0); err != nil {
 		return nil, err
 	}
+	r.nameRecorded()
 	return r, nil
+}
+
+// nameRecorded names the machine the recorder holds last after the
+// current phase.
+func (r *Run) nameRecorded() {
+	if r.rec != nil {
+		r.rec.Name(r.Phase())
+	}
+}
+
+// Recording returns what the run's recorder holds, up to the run's time
+// (nil for a run made without one).
+func (r *Run) Recording() *mm.Recording {
+	if r.rec == nil {
+		return nil
+	}
+	return r.rec.Recording()
 }
 
 // Variant is the run's variant.
@@ -216,6 +249,7 @@ func (r *Run) endPhase(stuck bool) {
 	}
 	r.i++
 	r.cur = next
+	r.nameRecorded()
 }
 
 // Metrics returns the metrics measured so far.

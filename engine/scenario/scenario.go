@@ -148,6 +148,9 @@ type Config struct {
 	// for the boot's own guard (mm.Config.MaxBytes); 0 means none.
 	// Callers check the whole budget first (CheckBudget).
 	MaxBytes uint64
+	// Recorder, if set, records every machine the run boots
+	// (newMachine attaches it).
+	Recorder *mm.Recorder
 }
 
 var registry []*Spec
@@ -610,6 +613,7 @@ func newMachine(lay mm.Config, cfg Config, preV57 bool) (*mm.Machine, error) {
 	lay.Seed, lay.MaxBytes = cfg.Seed, cfg.MaxBytes
 	lay.Boot = mm.BootConfig{KASLR: true, DeferredInitMultithreaded: !preV57}
 	lay.Sched = sim.DefaultSched()
+	lay.Recorder = cfg.Recorder
 	return mm.NewMachine(lay)
 }
 

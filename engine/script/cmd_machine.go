@@ -149,9 +149,14 @@ func runMachine(in *Interp, c *call) error {
 	if c.has("seed") {
 		cfg.Seed = c.uint("seed")
 	}
+	cfg.Recorder = in.opts.Recorder
 	m, err := mm.NewMachine(cfg)
 	if err != nil {
 		return err
+	}
+	in.machines++
+	if cfg.Recorder != nil {
+		cfg.Recorder.Name(fmt.Sprintf("machine%d", in.machines))
 	}
 	in.m = m
 	in.reset()

@@ -61,6 +61,11 @@ type Options struct {
 	// command, the simulated time now and where the command stops (the
 	// command line shows it on a terminal).
 	Progress func(file string, line int, cmd string, now, end sim.Time)
+	// Recorder, if set, records every machine the script boots
+	// (mm.Recorder: the tracepoint log, the slow path's spans, the CPUs'
+	// tasks, the counters), for `pagesim script --trace`; it changes
+	// nothing the script prints.
+	Recorder *mm.Recorder
 }
 
 // progressEvents is how often Options.Progress is called.
@@ -81,6 +86,8 @@ type Interp struct {
 	scriptTasks map[int]*sim.Task
 	// invariants is `invariants on`: check after every event.
 	invariants bool
+	// machines counts the machines booted.
+	machines int
 
 	fileName string
 	line     int

@@ -399,6 +399,12 @@ type World struct {
 	// AfterEvent, if set, runs after every event RunUntil or Step
 	// processes (tests check the machine's invariants there).
 	AfterEvent func()
+	// BeforeEvent, if set, is told the time of every event before it
+	// runs: the state it could read then is the state at every time
+	// from the previous event's up to (not including) at. A recorder
+	// samples counters there (mm's trace_record.go); it must not change
+	// the simulation.
+	BeforeEvent func(at Time)
 	// SchedSlice is the scheduler's slice (see Resched): EEVDF's
 	// sysctl_sched_base_slice, 0.70 ms since "sched: Reduce the default
 	// slice to avoid tasks getting an extra tick" (2025, lore
@@ -554,6 +560,9 @@ func (w *World) Step() bool {
 
 func (w *World) step() {
 	e := heap.Pop(&w.queue).(event)
+	if w.BeforeEvent != nil {
+		w.BeforeEvent(max(e.at, w.now))
+	}
 	if e.at > w.now {
 		w.now = e.at
 	}
