@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pagesim/pagesim/engine/mm"
 	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/engine/sim"
+	"github.com/pagesim/pagesim/engine/tracefmt"
 )
 
 // refuseRepeats returns an error when two NAME=VALUE settings name the
@@ -39,7 +41,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 const runUsage = `Usage: pagesim run SCENARIO [--variant NAME]... [--seed N] [--runs N]
                     [--set NAME=VALUE]... [--format text|json]
-                    [--jobs N] [--max-mem SIZE]
+                    [--jobs N] [--max-mem SIZE] [--trace DIR]
 
 Runs a patch scenario: every variant (or the ones named) from the same
 seed, and prints the result in the form of the patch's cover letter
@@ -57,6 +59,14 @@ sysctl or THP knob by its kernel path, each at most once:
 
 ` + jobsUsage + `
 ` + maxMemUsage + `
+  --trace DIR    record every run and write two files per run into DIR
+                 (created if needed): SCENARIO-VARIANT-runN.json, Chrome's
+                 JSON trace event format for Perfetto UI and
+                 chrome://tracing, and SCENARIO-VARIANT-runN.txt, the
+                 tracepoint log as trace-cmd report prints it. Each run's
+                 recording keeps at most 256 MiB (a quarter of --max-mem if
+                 that is less), counted in the budget of the runs in
+                 flight.
 
 Exit status: 0 ok, 1 a bad value (a parameter, a number, a machine over
 the memory budget), 2 usage error (an unknown flag, a missing argument),
@@ -78,6 +88,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "text or json")
 	maxMem := addMaxMem(fs)
 	jobsFlag := addJobs(fs)
+	trace := fs.String("trace", "", "folder for the trace files")
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "pagesim run: which scenario? (see 'pagesim scenarios' and 'pagesim run --help')")
 		return exitUsage
@@ -126,10 +137,36 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	o := scenario.Options{Variants: variants, Seed: seedN, Runs: *runs, Settings: sets, MaxBytes: limit, Jobs: jobs.n,
 		Slice: 100 * sim.Millisecond, // how often progress is looked at; the result is the same
 	}
+	if flagGiven(fs, "trace") {
+		if err := traceDir(*trace); err != nil {
+			fmt.Fprintf(stderr, "pagesim run: %v\n", err)
+			return exitInput
+		}
+		o.Record = &mm.RecordConfig{MaxBytes: recordBytes(limit)}
+		// Each run writes its files when it ends, on its own
+		// goroutine; the files are the run's own.
+		o.Recorded = func(variant string, run int, r *scenario.Run) error {
+			rec := r.Recording()
+			base := traceBase(*trace, id, variant, run)
+			cmd := fmt.Sprintf("pagesim run %s --variant %s --seed %d", id, variant, seedN+uint64(run))
+			for _, set := range sets {
+				cmd += " --set " + set
+			}
+			meta := tracefmt.Meta{Title: fmt.Sprintf("%s %s, seed %d", id, variant, seedN+uint64(run)), Command: cmd}
+			if err := writeChromeFile(base+".json", rec, meta); err != nil {
+				return err
+			}
+			return writeReportFile(base+".txt", rec)
+		}
+	}
+	var perRun uint64
+	if o.Record != nil {
+		perRun = o.Record.MaxBytes
+	}
 	if st, vs, err := s.Prepare(o); err == nil {
 		// The budget's word on --jobs, before anything runs (RunAll
 		// applies the same rule; its errors are reported below).
-		if fit, err := s.FitJobs([]scenario.Values{st.Values}, jobs.n, len(vs)**runs, limit); err == nil {
+		if fit, err := s.FitJobsWith([]scenario.Values{st.Values}, jobs.n, len(vs)**runs, limit, perRun); err == nil {
 			jobs.note(stderr, "pagesim run", fit, limit)
 		}
 	}

@@ -12,11 +12,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/pagesim/pagesim/engine/mm"
 	"github.com/pagesim/pagesim/engine/script"
 	"github.com/pagesim/pagesim/engine/sim"
+	"github.com/pagesim/pagesim/engine/tracefmt"
 )
 
 const scriptUsage = `Usage: pagesim script FILE [--check] [--max-mem SIZE]
+                      [--trace FILE] [--trace-report FILE]
        pagesim script - [--check] [--max-mem SIZE] < FILE
 
 Runs a pagesim script: it builds a simulated machine, sets the kernel's
@@ -33,6 +36,18 @@ before the first one runs; an error names the script and the line:
 Options:
   --check        run the machine's consistency check after every command
 ` + maxMemUsage + `
+  --trace FILE   record the script's machines and write them to FILE in
+                 Chrome's JSON trace event format (Perfetto UI,
+                 chrome://tracing): tasks and their slow-path, direct
+                 reclaim and direct compaction slices, every tracepoint,
+                 the CPUs, and the memory counters
+  --trace-report FILE
+                 write the recorded tracepoint log to FILE as trace-cmd
+                 report prints it
+                 (Either keeps at most 256 MiB of recording, a quarter of
+                 --max-mem if that is less, taken from the budget; the
+                 files are written also when the script stops on an
+                 error.)
 
 Exit status: 0 on success, 1 when the script is wrong, an expect fails or
 its machine is over the memory budget, 2 for a usage error, 3 for an
@@ -56,6 +71,8 @@ func runScript(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	checkAll := fs.Bool("check", false, "check invariants after every command")
 	maxMem := addMaxMem(fs)
+	tracePath := fs.String("trace", "", "Chrome JSON trace file")
+	reportPath := fs.String("trace-report", "", "trace-cmd report file")
 	// FILE may come before or after the flags.
 	var file string
 	var rest []string
@@ -102,8 +119,19 @@ func runScript(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pagesim script: %s is larger than %d bytes\n", name, maxScriptBytes)
 		return exitInput
 	}
+	var rec *mm.Recorder
+	traceOn, reportOn := flagGiven(fs, "trace"), flagGiven(fs, "trace-report")
+	if (traceOn && *tracePath == "") || (reportOn && *reportPath == "") {
+		fmt.Fprintln(stderr, "pagesim script: --trace and --trace-report need a file name")
+		return exitInput
+	}
+	if traceOn || reportOn {
+		recBytes := recordBytes(limit)
+		limit -= recBytes
+		rec = mm.NewRecorder(mm.RecordConfig{MaxBytes: recBytes})
+	}
 	prog := newProgress(stderr)
-	in := script.New(script.Options{CheckEveryCommand: *checkAll, MaxBytes: limit,
+	in := script.New(script.Options{CheckEveryCommand: *checkAll, MaxBytes: limit, Recorder: rec,
 		Progress: func(file string, line int, cmd string, now, end sim.Time) {
 			file = filepath.Base(file)
 			if end > now+1000*sim.Second*3600 {
@@ -114,6 +142,24 @@ func runScript(args []string, stdout, stderr io.Writer) int {
 		}})
 	err = in.Exec(stdout, name, 1, src)
 	prog.done()
+	if rec != nil {
+		// What was recorded is written even when the script stopped
+		// on an error: it shows how far it got.
+		r := rec.Recording()
+		var werr error
+		if traceOn {
+			werr = writeChromeFile(*tracePath, r, tracefmt.Meta{Title: "pagesim script " + name, Command: "pagesim script " + file})
+		}
+		if werr == nil && reportOn {
+			werr = writeReportFile(*reportPath, r)
+		}
+		if werr != nil {
+			fmt.Fprintf(stderr, "pagesim script: %v\n", werr)
+			if err == nil {
+				return exitInput
+			}
+		}
+	}
 	if err != nil {
 		var se *script.Error
 		if errors.As(err, &se) && se.Internal {
