@@ -70,3 +70,23 @@ func TestARecordedRunPrintsWhatAnUnrecordedOnePrints(t *testing.T) {
 		assert.False(t, rec.Stopped)
 	}
 }
+
+func TestEachRecordingInFlightCountsInTheBudget(t *testing.T) {
+	s, err := Get("thp-thisnode")
+	require.NoError(t, err)
+	st, err := s.Parse([]string{"scale=0.02"})
+	require.NoError(t, err)
+	cfg, err := s.Layout(st.Values)
+	require.NoError(t, err)
+	machine := mm.MachineBytes(cfg)
+	limit := 4 * machine
+	jobs, err := s.FitJobs([]Values{st.Values}, 8, 8, limit)
+	require.NoError(t, err)
+	assert.Equal(t, 4, jobs, "four machines fit")
+	jobs, err = s.FitJobsWith([]Values{st.Values}, 8, 8, limit, machine)
+	require.NoError(t, err)
+	assert.Equal(t, 2, jobs, "with a recording as large as a machine, two runs fit")
+	_, err = s.FitJobsWith([]Values{st.Values}, 8, 8, limit, 4*machine)
+	var be *mm.BudgetError
+	assert.ErrorAs(t, err, &be, "a recording that leaves no room for the machine is refused before anything runs")
+}

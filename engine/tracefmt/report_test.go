@@ -19,7 +19,7 @@ import (
 // The layout of a line, from trace-cmd report's own documentation
 // (Documentation/trace-cmd/trace-cmd-report.1.txt):
 //
-//	           sleep-89142 [001] ..... 162573.215755: lock_release:         0xffffffff855e7448 trace_types_lock
+//	sleep-89142 [001] ..... 162573.215755: lock_release:         0xffffffff855e7448 trace_types_lock
 func TestAReportLineIsLaidOutAsTraceCmdPrintsIt(t *testing.T) {
 	for _, tc := range []struct {
 		name string
