@@ -112,7 +112,6 @@ func plotSweep(res *scenario.SweepResult, metric string) ([]byte, error) {
 	if !numeric {
 		p.X.Min, p.X.Max = -0.5, float64(len(xs))-0.5
 	}
-	lowest := math.Inf(1)
 	for i, l := range lines {
 		if len(l.x) == 0 {
 			continue
@@ -138,7 +137,6 @@ func plotSweep(res *scenario.SweepResult, metric string) ([]byte, error) {
 		var pts plotter.XYs
 		for j := range l.x {
 			pts = append(pts, plotter.XY{X: l.x[j], Y: l.mean[j]})
-			lowest = min(lowest, l.lo[j])
 		}
 		line, marks, err := plotter.NewLinePoints(pts)
 		if err != nil {
@@ -150,8 +148,8 @@ func plotSweep(res *scenario.SweepResult, metric string) ([]byte, error) {
 		p.Add(line, marks)
 		p.Legend.Add(l.label, line, marks)
 	}
-	if lowest >= 0 {
-		p.Y.Min = 0 // a rate or a count starts from zero
+	if lo, hi, ok := yRange(lines); ok {
+		p.Y.Min, p.Y.Max = lo, hi
 	}
 	placeLegend(p, lines)
 	c := vgsvg.New(20*vg.Centimeter, 12*vg.Centimeter)
@@ -161,6 +159,29 @@ func plotSweep(res *scenario.SweepResult, metric string) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// yRange returns the Y axis's range for lines: from zero when no value
+// is below it (a rate or a count starts from zero), else from the lowest
+// band; to a twentieth of the range above the highest band, so that no
+// band touches the frame under the title; one unit tall when every value
+// is the same (no OOM at any point). ok is false when the lines have no
+// point.
+func yRange(lines []*plotLine) (lo, hi float64, ok bool) {
+	lowest, highest := math.Inf(1), math.Inf(-1)
+	for _, l := range lines {
+		for j := range l.x {
+			lowest, highest = min(lowest, l.lo[j]), max(highest, l.hi[j])
+		}
+	}
+	if math.IsInf(lowest, 1) {
+		return 0, 0, false
+	}
+	lo = min(lowest, 0)
+	if !(highest > lo) {
+		return lo, lo + 1, true
+	}
+	return lo, highest + (highest-lo)/20, true
 }
 
 // placeLegend puts the legend in the corner of the plot that the lines'

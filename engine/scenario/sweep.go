@@ -578,12 +578,9 @@ type SweepStat struct {
 // Stat returns metric's statistics over the runs of variant at point.
 func (r *SweepResult) Stat(point int, variant, metric string) SweepStat {
 	var xs []float64
-	for i := range r.Records {
-		rec := &r.Records[i]
-		if rec.Point == point && rec.Variant == variant {
-			if x, ok := rec.Metrics[metric]; ok {
-				xs = append(xs, x)
-			}
+	for _, rec := range r.runsOf(point, variant) {
+		if x, ok := rec.Metrics[metric]; ok {
+			xs = append(xs, x)
 		}
 	}
 	st := SweepStat{N: len(xs)}
@@ -604,6 +601,31 @@ func (r *SweepResult) Stat(point int, variant, metric string) SweepStat {
 		st.Stddev = math.Sqrt(ss / float64(len(xs)-1))
 	}
 	return st
+}
+
+// runsOf returns the records of variant's runs at point. In a whole
+// sweep (Sweep's or MergeSweeps' result) they are the Runs records from
+// index (point x variants + variant) x Runs, and Stat over every point
+// reads each record once; in a shard, or where a record is not in its
+// place, they are looked for.
+func (r *SweepResult) runsOf(point int, variant string) []SweepRecord {
+	v := slices.Index(r.Variants, variant)
+	if v >= 0 && r.Shard == nil && r.Runs > 0 && point >= 0 {
+		k := (point*len(r.Variants) + v) * r.Runs
+		if k+r.Runs <= len(r.Records) {
+			in := r.Records[k : k+r.Runs]
+			if !slices.ContainsFunc(in, func(rec SweepRecord) bool { return rec.Point != point || rec.Variant != variant }) {
+				return in
+			}
+		}
+	}
+	var out []SweepRecord
+	for _, rec := range r.Records {
+		if rec.Point == point && rec.Variant == variant {
+			out = append(out, rec)
+		}
+	}
+	return out
 }
 
 // Combo returns the axes' values at a point.

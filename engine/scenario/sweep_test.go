@@ -320,3 +320,90 @@ func TestEveryScenarioSweepsOverEachOfItsParameters(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadSweep feeds ReadSweep and MergeSweeps what a merge reads from a
+// file: either refuses it with an error or gives a result whose text and
+// CSV print, and never panics or allocates by a number the file states.
+func FuzzReadSweep(f *testing.F) {
+	s := mustGetF(f, "thp-thisnode")
+	res, err := s.Sweep(SweepOptions{Options: Options{Seed: 1, Runs: 2, Variants: []string{"drop-thisnode"}, Settings: []string{"scale=0.02"}},
+		Vary: []string{"guest_gb=30,34"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	b, err := res.JSON()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(`{"pagesim": "` + Version + `", "scenario": "thp-thisnode", "seed": 1, "runs": 1, "settings": [], "vary": [{"name": "guest_gb", "values": ["30"]}], "variants": ["upstream"], "shard": {"index": 0, "count": 1000000000}, "records": []}`))
+	f.Add([]byte(`{"pagesim": "` + Version + `", "scenario": "playground", "seed": 1, "runs": 100, "settings": [], "vary": [{"name": "mem", "values": []}], "variants": [], "records": [{"index": -1}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := ReadSweep(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		merged, err := MergeSweeps([]string{"fuzz.json"}, []*SweepResult{r})
+		if err != nil {
+			return
+		}
+		if _, err := merged.Text(nil); err != nil {
+			t.Fatalf("a merged sweep's text: %v", err)
+		}
+		merged.CSV()
+	})
+}
+
+func mustGetF(f *testing.F, id string) *Spec {
+	f.Helper()
+	s, err := Get(id)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return s
+}
+
+func TestStatReadsARunsRecordsInTheirPlaceAndLooksForThemElsewhere(t *testing.T) {
+	// Two points x two variants x two runs, in the grid's order.
+	whole := func() *SweepResult {
+		r := &SweepResult{Runs: 2, Variants: []string{"upstream", "drop-thisnode"}}
+		for k := range 8 {
+			r.Records = append(r.Records, SweepRecord{Index: k, Point: k / 4, Variant: r.Variants[(k/2)%2], Run: k%2 + 1,
+				Metrics: map[string]float64{"oom": float64(k)}})
+		}
+		return r
+	}
+	r := whole()
+	got := r.runsOf(1, "upstream")
+	require.Len(t, got, 2)
+	assert.Same(t, &r.Records[4], &got[0], "a whole sweep's runs are read in their place, not copied")
+	assert.Equal(t, SweepStat{Mean: 4.5, Stddev: 0.7071067811865476, Min: 4, Max: 5, N: 2}, r.Stat(1, "upstream", "oom"))
+
+	for _, tc := range []struct {
+		name  string
+		edit  func(r *SweepResult)
+		point int
+		want  []int // the records' indices
+	}{
+		{"a shard's runs are looked for", func(r *SweepResult) {
+			r.Shard = &SweepShard{Index: 1, Count: 2}
+			r.Records = []SweepRecord{r.Records[1], r.Records[3], r.Records[5], r.Records[7]}
+		}, 1, []int{5}},
+		{"a record out of its place is looked for", func(r *SweepResult) {
+			r.Records[4], r.Records[6] = r.Records[6], r.Records[4]
+		}, 1, []int{5, 4}},
+		{"runs a file says are 0 are looked for, without a panic", func(r *SweepResult) { r.Runs = 0 }, 1, []int{4, 5}},
+		{"runs a file says are more than its records are looked for", func(r *SweepResult) { r.Runs = 3 }, 1, []int{4, 5}},
+		{"a point before the first finds nothing", func(r *SweepResult) {}, -1, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := whole()
+			tc.edit(r)
+			var idx []int
+			for _, rec := range r.runsOf(tc.point, "upstream") {
+				idx = append(idx, rec.Index)
+			}
+			assert.Equal(t, tc.want, idx)
+		})
+	}
+}
