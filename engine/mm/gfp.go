@@ -190,6 +190,29 @@ func (g GFP) String() string {
 	return b.String()
 }
 
+// gfpUnprinted are bits pagesim models that %pGg prints in hex, because
+// the kernel's table of names (__def_gfpflag_names in
+// include/trace/events/mmflags.h) has none for them: seed 003's
+// ___GFP_ONLY_COMPACT, which its patch adds to gfp.h only.
+var gfpUnprinted = []gfpName{{___GFP_ONLY_COMPACT, "___GFP_ONLY_COMPACT"}}
+
+// GFPHexName names the bits of a remainder that %pGg printed in hex
+// ("0x1000000" -> "___GFP_ONLY_COMPACT"), for a reader beside the
+// kernel's text; "" unless every bit of v has a name there.
+func GFPHexName(v uint32) string {
+	var names []string
+	for _, n := range gfpUnprinted {
+		if GFP(v)&n.mask == n.mask {
+			names = append(names, n.name)
+			v &^= uint32(n.mask)
+		}
+	}
+	if v != 0 || len(names) == 0 {
+		return ""
+	}
+	return strings.Join(names, "|")
+}
+
 // ParseGFP reads a mask written as %pGg prints it ("GFP_KERNEL|__GFP_NORETRY",
 // hex remainders allowed). It also accepts "__GFP_ONLY_COMPACT".
 func ParseGFP(s string) (GFP, error) {

@@ -579,6 +579,7 @@ func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order, compactOr
 		return NilPFN, result, false
 	}
 	m.countVMEvent(COMPACTSTALL)
+	st.stall()
 	if page != NilPFN {
 		m.prepNewPage(page, order, gfp)
 		m.countVMEvents(pgallocEvent(m.ZoneOf(page).Type), order.Pages())

@@ -588,3 +588,54 @@ func TestTheRetryHelpersJudgeTheOrderEachSeed002KernelGivesThem(t *testing.T) {
 		})
 	}
 }
+
+// fillToLow fills node 0's Normal zone with unmovable pages down to just
+// above its low watermark, so compaction_suitable finds too few free pages
+// for an order-9 block and reclaim finds nothing on the LRUs.
+func fillToLow(t *testing.T, m *Machine) {
+	t.Helper()
+	z := m.Nodes[0].Zones[ZoneNormal]
+	inWorld(t, m, 0, func(tk *sim.Task) {
+		for z.Stat[NR_FREE_PAGES] > int64(z.WmarkPages(WmarkLow))+64 {
+			require.NotEqual(t, NilPFN, m.allocSync(tk, GFP_KERNEL|__GFP_NOWARN, 0, 0, 0))
+		}
+	})
+	resetCounters(m)
+}
+
+// The kernel counts no compact_stall for COMPACT_SKIPPED (the attempt
+// returns before it, and before any work): an allocation whose only slow
+// work was a skipped compaction is not the latest stalled allocation.
+func TestASkippedCompactionIsNotAStall(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 1)
+	fillToLow(t, m)
+	inWorld(t, m, 0, func(tk *sim.Task) {
+		assert.Equal(t, NilPFN, m.allocSync(tk, GFP_TRANSHUGE|__GFP_NORETRY|__GFP_THISNODE|__GFP_NOWARN, 9, 0, 0))
+	})
+	require.Equal(t, "min compact(ASYNC) nopage(__GFP_NORETRY|__GFP_THISNODE after compaction)", m.stepsString())
+	assert.Zero(t, m.Event(COMPACTSTALL))
+	st, stalled := m.LastStall()
+	assert.False(t, stalled, "a skipped compaction is not a stall: %s", st)
+}
+
+// The page once showed "stalled 0.000000 s" for a direct reclaim that found
+// nothing on the LRUs and took 570 ns: a stall (allocstall counts it) too
+// short for microseconds, which the trace now prints in the unit it needs.
+func TestAStallShorterThanAMicrosecondSaysHowLong(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 1)
+	fillToLow(t, m)
+	inWorld(t, m, 0, func(tk *sim.Task) {
+		assert.Equal(t, NilPFN, m.allocSync(tk, GFP_TRANSHUGE|__GFP_NORETRY|__GFP_NOWARN, 9, 0, 0))
+	})
+	require.Contains(t, m.stepsString(), "reclaim(9)")
+	st, stalled := m.LastStall()
+	require.True(t, stalled)
+	assert.Regexp(t, `^\[0\.\d{6}\] worker \(stalled \d{1,3} ns\): `, st)
+	assert.NotContains(t, st, "0.000000 s")
+	for _, c := range []struct {
+		d    sim.Time
+		want string
+	}{{570, "570 ns"}, {12345, "12.3 us"}, {4567890, "4.567 ms"}, {12274777000, "12.274777 s"}} {
+		assert.Equal(t, c.want, stallDuration(c.d))
+	}
+}

@@ -107,8 +107,12 @@ func (s *slowTraces) begin(c *slowTrace, t *sim.Task, gfp GFP, order Order) {
 	c.owner = s
 }
 
+// step records one decision. Direct reclaim is a stall; direct
+// compaction is one only when the kernel counts it as compact_stall
+// (allocPagesDirectCompact calls stall then): a skipped attempt takes no
+// time and is not.
 func (c *slowTrace) step(k stepKind, a, b int64) {
-	if k == stepDirectReclaim || k == stepDirectCompact {
+	if k == stepDirectReclaim {
 		c.stalled = true
 	}
 	if len(c.steps) < maxSlowSteps {
@@ -117,6 +121,9 @@ func (c *slowTrace) step(k stepKind, a, b int64) {
 		c.dropped++
 	}
 }
+
+// stall marks the allocation as stalled (a counted compact_stall).
+func (c *slowTrace) stall() { c.stalled = true }
 
 func (c *slowTrace) end(t *sim.Task, pfn PFN, gfp GFP) {
 	c.result = pfn
@@ -191,10 +198,31 @@ func (s slowStep) String() string {
 
 // LastStall returns the decision trace of the latest allocation that
 // stalled in direct reclaim or compaction, and whether there was one.
-func (m *Machine) LastStall() (string, bool) {
+func (m *Machine) LastStall() (string, bool) { return m.LastStallAt(0) }
+
+// LastStallAt is LastStall with the stall's start on a clock offset
+// later than the machine's (a scenario's run, whose clock goes on over
+// the machines of its phases).
+func (m *Machine) LastStallAt(offset sim.Time) (string, bool) {
 	if !m.slowTrace.haveLast {
 		return "", false
 	}
 	l := &m.slowTrace.last
-	return fmt.Sprintf("[%s] %s (stalled %s s): %s", l.start, l.task, l.elapsed, l.String()), true
+	return fmt.Sprintf("[%s] %s (stalled %s): %s", l.start+offset, l.task, stallDuration(l.elapsed), l.String()), true
+}
+
+// stallDuration prints how long an allocation stalled in the unit it
+// needs, truncated as sim.Time's String truncates to the microsecond: a
+// reclaim that finds nothing takes well under a microsecond, and
+// "0.000000 s" would read as no stall at all.
+func stallDuration(d sim.Time) string {
+	switch {
+	case d < sim.Microsecond:
+		return fmt.Sprintf("%d ns", int64(d))
+	case d < sim.Millisecond:
+		return fmt.Sprintf("%d.%d us", int64(d/sim.Microsecond), int64(d%sim.Microsecond)/100)
+	case d < sim.Second:
+		return fmt.Sprintf("%d.%03d ms", int64(d/sim.Millisecond), int64(d%sim.Millisecond)/1000)
+	}
+	return d.String() + " s"
 }

@@ -177,6 +177,8 @@ type LastCompaction struct {
 // threads.
 type NodeView struct {
 	Node int
+	// CPUs is the number of CPUs on the node.
+	CPUs int
 	// Kswapd is "sleeping", "napping" or "balancing" (in balance_pgdat);
 	// KswapdOrder its kswapd_order and KswapdFailures kswapd_failures
 	// (MAX_RECLAIM_RETRIES: hopeless).
@@ -193,7 +195,7 @@ type NodeView struct {
 func (m *Machine) NodeViews() []NodeView {
 	out := make([]NodeView, 0, len(m.Nodes))
 	for _, n := range m.Nodes {
-		v := NodeView{Node: n.ID, KswapdOrder: n.kswapd.order, KswapdFailures: n.kswapd.failures,
+		v := NodeView{Node: n.ID, CPUs: len(n.CPUs), KswapdOrder: n.kswapd.order, KswapdFailures: n.kswapd.failures,
 			KcompactdOrder: n.kcompactd.maxOrder, Kswapd: "sleeping", Kcompactd: "sleeping"}
 		switch n.kswapd.state {
 		case ksNap:

@@ -342,6 +342,26 @@ func (t *Trace) Events() []TraceEvent {
 	return append(out, t.ring[:t.next]...)
 }
 
+// EventsFrom appends to dst the events still held whose number is n or
+// more (the first event recorded is number 0, the latest Written-1),
+// oldest first: the ones a reader that has seen n events has not.
+func (t *Trace) EventsFrom(n uint64, dst []TraceEvent) []TraceEvent {
+	held := uint64(t.Len())
+	first := t.Written - held
+	if n < first {
+		n = first
+	}
+	for i := n; i < t.Written; i++ {
+		// Event i sits held-(Written-i) places after the oldest.
+		pos := int(i - first)
+		if t.full {
+			pos = (t.next + pos) % len(t.ring)
+		}
+		dst = append(dst, t.ring[pos])
+	}
+	return dst
+}
+
 // Len returns the number of events held.
 func (t *Trace) Len() int {
 	if t.full {
@@ -356,10 +376,14 @@ func (t *Trace) Clear() {
 }
 
 // Format writes the ring as the trace file, with its header.
-func (t *Trace) Format(nrCPUs int) string {
+func (t *Trace) Format(nrCPUs int) string { return FormatTraceFile(t.Events(), t.Written, nrCPUs) }
+
+// FormatTraceFile writes events as /sys/kernel/tracing/trace shows them:
+// the header (with entries-in-buffer/entries-written and the CPU count
+// #P), then a line per event.
+func FormatTraceFile(ev []TraceEvent, written uint64, nrCPUs int) string {
 	var b strings.Builder
-	ev := t.Events()
-	fmt.Fprintf(&b, "# tracer: nop\n#\n# entries-in-buffer/entries-written: %d/%d   #P:%d\n#\n", len(ev), t.Written, nrCPUs)
+	fmt.Fprintf(&b, "# tracer: nop\n#\n# entries-in-buffer/entries-written: %d/%d   #P:%d\n#\n", len(ev), written, nrCPUs)
 	b.WriteString("#                                _-----=> irqs-off/BH-disabled\n")
 	b.WriteString("#                               / _----=> need-resched\n")
 	b.WriteString("#                              | / _---=> hardirq/softirq\n")

@@ -206,3 +206,31 @@ func TestFolioAllocationsPrintTheKernelsMasks(t *testing.T) {
 		})
 	}
 }
+
+func TestEventsFromGivesAReaderTheEventsItHasNotSeen(t *testing.T) {
+	tr := NewTrace(4)
+	tk := &sim.Task{Name: "t"}
+	emit := func(n int) {
+		for i := 0; i < n; i++ {
+			tk.Now++
+			tr.Emit(tk, TraceMmVmscanKswapdWake, 0, int64(tk.Now))
+		}
+	}
+	times := func(ev []TraceEvent) []sim.Time {
+		var out []sim.Time
+		for _, e := range ev {
+			out = append(out, e.Time)
+		}
+		return out
+	}
+	emit(3)
+	assert.Equal(t, []sim.Time{1, 2, 3}, times(tr.EventsFrom(0, nil)))
+	assert.Equal(t, []sim.Time{3}, times(tr.EventsFrom(2, nil)))
+	assert.Empty(t, tr.EventsFrom(3, nil))
+	emit(3) // the ring of 4 now holds events 2..5 (times 3..6)
+	assert.Equal(t, []sim.Time{3, 4, 5, 6}, times(tr.EventsFrom(0, nil)), "the overwritten ones are gone")
+	assert.Equal(t, []sim.Time{5, 6}, times(tr.EventsFrom(4, nil)))
+	dst := tr.EventsFrom(5, []TraceEvent{{Time: 99}})
+	assert.Equal(t, []sim.Time{99, 6}, times(dst), "appended to dst")
+	assert.Equal(t, times(tr.Events()), times(tr.EventsFrom(0, nil)))
+}

@@ -385,8 +385,16 @@ func wrap(s string, width int) []string {
 	return out
 }
 
-// cell formats a value with its stddev (or median) for multi-run tables.
+// NotYet is the cell of a metric a run has not measured yet (the page's
+// table of runs still going): never a 0 that reads as a result.
+const NotYet = "…"
+
+// cell formats a value with its stddev (or median) for multi-run tables;
+// a metric not measured yet is NotYet.
 func (r *Result) cell(v *VariantResult, metric, format string) string {
+	if _, ok := v.Mean[metric]; !ok {
+		return NotYet
+	}
 	if r.Runs > 1 {
 		if r.spec.UseMedian {
 			return fmt.Sprintf(format, v.Median[metric])

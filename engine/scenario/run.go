@@ -99,6 +99,13 @@ type Run struct {
 	results      []PhaseResult
 	// rec records the run's machines, or is nil (NewRecordedRun).
 	rec *mm.Recorder
+	// prevTrace is the previous phase's tracepoint ring, kept so that a
+	// reader catches the events its machine recorded just before it
+	// ended; prevOffset is that machine's offset on the run's clock and
+	// prevFirst the run's number of its first event.
+	prevTrace  *mm.Trace
+	prevOffset sim.Time
+	prevFirst  uint64
 }
 
 // NewRun starts one variant's run with the given settings and seed: the
@@ -239,14 +246,15 @@ func (r *Run) endPhase(stuck bool) {
 		return
 	}
 	m := ph.M
+	if st, ok := m.LastStallAt(r.offset); ok {
+		r.retiredStall = st
+	}
+	r.prevTrace, r.prevOffset, r.prevFirst = m.Trace, r.offset, r.retiredTrace
 	r.offset += m.World.Now()
 	for e := range r.retired {
 		r.retired[e] += m.Event(mm.VMEventItem(e))
 	}
 	r.retiredTrace += m.Trace.Written
-	if st, ok := m.LastStall(); ok {
-		r.retiredStall = st
-	}
 	r.i++
 	r.cur = next
 	r.nameRecorded()

@@ -20,6 +20,7 @@ import (
 type steps struct {
 	allocs  []int
 	bootErr int
+	trace   bool // record mm_page_alloc
 	ended   []bool // stuck flag of each phase's End, in order
 	metrics map[string]float64
 }
@@ -37,6 +38,12 @@ func (s *steps) Boot(i int) (*Phase, error) {
 	m, err := mm.NewMachine(lay)
 	if err != nil {
 		return nil, err
+	}
+	if s.trace {
+		require := m.Trace.Enable("mm_page_alloc", true)
+		if require != nil {
+			return nil, require
+		}
 	}
 	done := 0
 	m.World.NewTask("allocator", 0, sim.ProgramFunc(func(w *sim.World, t *sim.Task) sim.Time {
@@ -118,6 +125,35 @@ func TestARunKeepsOneClockAndSumsTheCountersOverItsPhases(t *testing.T) {
 	assert.Equal(t, uint64(30), v.Event(mm.PGALLOC_NORMAL))
 	assert.Equal(t, []bool{false, false}, p.ended)
 	assert.Zero(t, r.Advance(2*sim.Second, math.MaxInt), "a finished run does not move")
+}
+
+// The page reads a run's tracepoints as they come, over its phases: the
+// events a machine recorded just before its phase ended are still there
+// after the next one booted, and every time is on the run's clock.
+func TestTheTraceGoesOnOverThePhasesOnTheRunsClock(t *testing.T) {
+	p := &steps{allocs: []int{10, 20}, bootErr: -1, trace: true}
+	r := newStepsRun(t, p)
+	v := r.View()
+	r.Advance(4*sim.Millisecond, math.MaxInt)
+	seen := v.TraceWritten()
+	r.Advance(15*sim.Millisecond, math.MaxInt)
+	assert.Equal(t, 9*sim.Millisecond, v.PhaseStart(), "the second machine booted when the first ended")
+	ev := v.TraceEvents(seen, nil)
+	assert.Len(t, ev, int(v.TraceWritten()-seen), "nothing is lost at the phase's end")
+	var times []sim.Time
+	for _, e := range ev {
+		if e.Name() == "mm_page_alloc" {
+			times = append(times, e.Time/sim.Millisecond)
+		}
+	}
+	// The first machine's allocations after its 4th ms (seen already),
+	// the second's in its 0..6th, which is the run's 9..15th.
+	assert.Equal(t, []sim.Time{5, 6, 7, 8, 9, 9, 10, 11, 12, 13, 14, 15}, times)
+	assert.Equal(t, "mm_page_alloc_extfrag", ev[5].Name(), "the second machine's first allocation claims a block")
+	lines := v.TraceLines(2)
+	require.Len(t, lines, 2)
+	assert.Contains(t, lines[1], " 0.015000: mm_page_alloc: ")
+	assert.Empty(t, v.TraceEvents(v.TraceWritten(), nil))
 }
 
 func TestARunsOutcomeDoesNotDependOnItsSlicing(t *testing.T) {

@@ -123,6 +123,10 @@ type SeedTable struct {
 	Title    string    `json:"title"`
 	Variants []string  `json:"variants"`
 	Rows     []SeedRow `json:"rows"`
+	// Scale says in one sentence what a run smaller than the seed's
+	// machine (the page's, the command's default) does to these numbers,
+	// as docs/FIDELITY.md measured it; "" when the size changes nothing.
+	Scale string `json:"scale,omitempty"`
 }
 
 // SeedRow is one row of a SeedTable.

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pagesim/pagesim/engine/sim"
 )
 
 // checkEvery is how often the scenario tests run CheckInvariants: every
@@ -128,4 +130,31 @@ func TestTHPThisnodeSeedsAreDifferentBoots(t *testing.T) {
 	a, _ := report(7)
 	b, _ := report(7)
 	assert.Equal(t, a, b)
+}
+
+// The page prints the table of runs still going: a guest size not mapped
+// yet is "…", never a 0.00 that reads as a result.
+func TestAnUnfinishedTableShowsNoNumberThatDoesNotExistYet(t *testing.T) {
+	s, err := Get("thp-thisnode")
+	require.NoError(t, err)
+	st, err := s.Parse([]string{"scale=0.01", "guest_gb=30,42"})
+	require.NoError(t, err)
+	r, err := s.NewRun("upstream", st, 1, 0)
+	require.NoError(t, err)
+	res := s.NewResult(1, 1, st)
+	res.AddVariant("upstream", []*Run{r})
+	text := res.Text()
+	assert.NotContains(t, text, "0.00")
+	assert.Regexp(t, `\n  30 GB +…\n  42 GB +…\n`, text)
+	assert.Regexp(t, `\n  compact_stall +…\n`, text)
+	for r.View().Phase() == "1/2: 30 GB" {
+		r.Advance(r.Now()+10*sim.Millisecond, 1<<30)
+	}
+	res = s.NewResult(1, 1, st)
+	res.AddVariant("upstream", []*Run{r})
+	text = res.Text()
+	assert.Regexp(t, `  30 GB  +\d\.\d\d\n`, text, "the finished guest has its number")
+	assert.Regexp(t, `\n  42 GB +…\n`, text, "the other does not")
+	assert.Regexp(t, `\n  30 GB +\d+/\d+\n  42 GB +…\n`, text)
+	assert.Regexp(t, `\n  compact_stall +0\n`, text, "counters sum the finished guests")
 }

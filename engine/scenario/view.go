@@ -31,22 +31,31 @@ type View interface {
 	PSIAvg(full bool) [3]float64
 
 	// TraceWritten counts the tracepoint events recorded over the whole
-	// run; TraceLines returns the latest n in ftrace's text form, oldest
-	// first.
+	// run (numbered from 0 in order); TraceEvents appends to dst the
+	// events numbered from or later that the current and the previous
+	// phase's machines still hold, oldest first; TraceLines returns the
+	// latest n in ftrace's text form. Their times are on the run's clock
+	// (Now), not their machine's.
 	TraceWritten() uint64
+	TraceEvents(from uint64, dst []mm.TraceEvent) []mm.TraceEvent
 	TraceLines(n int) []string
 	// LastStall is the slow-path decision trace of the latest allocation
 	// that stalled in direct reclaim or compaction, on any of the run's
-	// machines.
+	// machines, its start on the run's clock.
 	LastStall() (string, bool)
 
 	// Variant is the run's variant; Now its simulated time; Phase names
-	// the current phase ("2/4: 34 GB"), Status says where it is, and
-	// Results are the finished phases' results.
+	// the current phase ("2/4: 34 GB"), PhaseStart is when its machine
+	// booted, on the run's clock, and PhaseCount how many phases the run
+	// has; Status says where it is, Done whether
+	// the run has ended, and Results are the finished phases' results.
 	Variant() string
 	Now() sim.Time
 	Phase() string
+	PhaseStart() sim.Time
+	PhaseCount() int
 	Status() string
+	Done() bool
 	Results() []PhaseResult
 }
 
@@ -69,11 +78,27 @@ func (v runView) PSIAvg(full bool) [3]float64      { return v.m().PSIAvg(full) }
 
 func (v runView) TraceWritten() uint64 { return v.r.retiredTrace + v.m().Trace.Written }
 
-func (v runView) TraceLines(n int) []string {
-	ev := v.m().Trace.Events()
-	if len(ev) > n {
-		ev = ev[len(ev)-n:]
+func (v runView) TraceEvents(from uint64, dst []mm.TraceEvent) []mm.TraceEvent {
+	r := v.r
+	shift := func(start int, off sim.Time) {
+		for i := start; i < len(dst); i++ {
+			dst[i].Time += off
+		}
 	}
+	if r.prevTrace != nil && from < r.retiredTrace {
+		n := len(dst)
+		dst = r.prevTrace.EventsFrom(max(from, r.prevFirst)-r.prevFirst, dst)
+		shift(n, r.prevOffset)
+	}
+	n := len(dst)
+	dst = v.m().Trace.EventsFrom(max(from, r.retiredTrace)-r.retiredTrace, dst)
+	shift(n, r.offset)
+	return dst
+}
+
+func (v runView) TraceLines(n int) []string {
+	w := v.TraceWritten()
+	ev := v.TraceEvents(w-min(w, uint64(n)), nil)
 	out := make([]string, len(ev))
 	for i := range ev {
 		out[i] = ev[i].String()
@@ -82,7 +107,7 @@ func (v runView) TraceLines(n int) []string {
 }
 
 func (v runView) LastStall() (string, bool) {
-	if st, ok := v.m().LastStall(); ok {
+	if st, ok := v.m().LastStallAt(v.r.offset); ok {
 		return st, true
 	}
 	return v.r.retiredStall, v.r.retiredStall != ""
@@ -91,5 +116,8 @@ func (v runView) LastStall() (string, bool) {
 func (v runView) Variant() string        { return v.r.variant }
 func (v runView) Now() sim.Time          { return v.r.Now() }
 func (v runView) Phase() string          { return v.r.Phase() }
+func (v runView) PhaseStart() sim.Time   { return v.r.offset }
+func (v runView) PhaseCount() int        { return v.r.n }
+func (v runView) Done() bool             { return v.r.done }
 func (v runView) Status() string         { return v.r.Status() }
 func (v runView) Results() []PhaseResult { return v.r.Results() }
