@@ -13,6 +13,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -34,11 +35,38 @@ func main() {
 			br.Fail("the scenario list is broken: " + err.Error())
 			return nil, err
 		}
-		ctl := app.NewController(cat, app.Options{Link: br.Fragment()})
+		// A script link (#v1/script?src=...) opens the Script mode and
+		// runs the script; the scenarios start from their defaults, and
+		// their links leave the address bar alone while it shows the
+		// script's.
+		sr := app.NewScriptRunner()
+		sr.Yield = func() { time.Sleep(time.Millisecond) }
+		loadScript := func(frag string) {
+			src, err := app.ParseScriptLink(frag)
+			sr.Load(src, err)
+			if err == nil {
+				sr.Run(src, nil)
+			}
+		}
+		link := br.Fragment()
+		if app.IsScriptLink(link) {
+			loadScript(link)
+			link = ""
+		}
+		ctl := app.NewController(cat, app.Options{Link: link})
 		loop := app.NewLoop(ctl)
 		br.Mark("controller")
-		loop.OnLink = br.SetFragment
+		loop.OnLink = func(frag string, push bool) {
+			if !sr.LinkShown() {
+				br.SetFragment(frag, push)
+			}
+		}
 		br.OnHashChange(func(frag string) {
+			if app.IsScriptLink(frag) {
+				loadScript(frag)
+				return
+			}
+			sr.ShowLink(false)
 			loop.Do(func(c *app.Controller) {
 				if frag != c.Fragment() {
 					c.LoadFragment(frag)
@@ -49,7 +77,7 @@ func main() {
 		game.AfterFirstMap = func() {
 			go func() {
 				br.Mark("panel")
-				if err := panel.Mount("#vugu_mount_point", loop, br, br.WithoutEval, game.PanelRendered); err != nil {
+				if err := panel.Mount("#vugu_mount_point", loop, br, sr, br, br.WithoutEval, game.PanelRendered); err != nil {
 					br.Fail("the control panel could not start: " + err.Error())
 				}
 			}()

@@ -66,6 +66,15 @@ type Options struct {
 	// tasks, the counters), for `pagesim script --trace`; it changes
 	// nothing the script prints.
 	Recorder *mm.Recorder
+	// Interrupt, if set, is asked before each statement and every
+	// InterruptEvents simulated events while a command advances time
+	// whether to go on: an error stops the script at the line running,
+	// as a script error (the page's Stop button; the page also yields
+	// to the browser from it). It must not touch the machine.
+	Interrupt func() error
+	// InterruptEvents is how often Interrupt is asked while time runs
+	// (default progressEvents).
+	InterruptEvents int
 }
 
 // progressEvents is how often Options.Progress is called.
@@ -138,8 +147,29 @@ func (in *Interp) Exec(out io.Writer, name string, firstLine int, src []byte) (e
 	}
 	in.out, in.fileName = out, name
 	for _, c := range calls {
+		if in.opts.Interrupt != nil {
+			if err := in.opts.Interrupt(); err != nil {
+				return &Error{File: name, Line: c.st.Line, Msg: err.Error(), Err: err}
+			}
+		}
 		if err := in.execOne(c); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// Check parses src as Exec does and checks every statement (command
+// names, argument names, the syntax of every value) without running any:
+// the first error names its line, as Exec would report it.
+func Check(name string, src []byte) error {
+	stmts, err := Parse(name, 1, src)
+	if err != nil {
+		return err
+	}
+	for i := range stmts {
+		if _, err := check(&stmts[i]); err != nil {
+			return &Error{File: name, Line: stmts[i].Line, Msg: err.Error()}
 		}
 	}
 	return nil
@@ -294,6 +324,11 @@ func (in *Interp) advance(until sim.Time, stop func() bool) (bool, error) {
 		if n%progressEvents == 0 && in.opts.Progress != nil {
 			in.opts.Progress(in.fileName, in.line, in.cmdName, w.Now(), until)
 		}
+		if in.opts.Interrupt != nil && n%in.interruptEvents() == 0 {
+			if err := in.opts.Interrupt(); err != nil {
+				return false, &Error{File: in.fileName, Line: in.line, Msg: fmt.Sprintf("%s: %v", in.cmdName, err), Err: err}
+			}
+		}
 		if in.invariants {
 			if err := in.m.CheckInvariants(); err != nil {
 				return false, in.invariantError("after an event", err)
@@ -305,6 +340,14 @@ func (in *Interp) advance(until sim.Time, stop func() bool) (bool, error) {
 	}
 	w.RunUntil(until, nil)
 	return false, nil
+}
+
+// interruptEvents is how often advance asks Options.Interrupt.
+func (in *Interp) interruptEvents() int {
+	if in.opts.InterruptEvents > 0 {
+		return in.opts.InterruptEvents
+	}
+	return progressEvents
 }
 
 // cpuFor returns the CPU a command runs on: cpu=N, else the first CPU of
@@ -352,4 +395,11 @@ func capture(fn func(w io.Writer) error) (string, error) {
 	var b bytes.Buffer
 	err := fn(&b)
 	return b.String(), err
+}
+
+// Example is one example of docs/SCRIPT.md: the heading it sits under and
+// its script.
+type Example struct {
+	Title string
+	Src   string
 }

@@ -110,3 +110,30 @@ func TestProgressIsReportedWhileTimeAdvances(t *testing.T) {
 	require.NotEmpty(t, calls)
 	assert.Equal(t, "s:3 run true", calls[0])
 }
+
+func TestCheckNamesTheFirstBadLineWithoutRunningAnything(t *testing.T) {
+	err := Check("script.txt", []byte("machine mem=64M\nregion heap szie=1M\nfualt heap\n"))
+	require.Error(t, err)
+	assert.Equal(t, `script.txt:2: region: unknown argument "szie" (did you mean "size"?)`, err.Error())
+	assert.NoError(t, Check("script.txt", []byte("machine mem=64M\nrun 1s\n")))
+}
+
+func TestInterruptStopsARunningScriptAtItsLineAndKeepsWhatItPrinted(t *testing.T) {
+	stop := fmt.Errorf("stopped")
+	asked := 0
+	in := New(Options{InterruptEvents: 16, Interrupt: func() error {
+		asked++
+		if asked > 5 {
+			return stop
+		}
+		return nil
+	}})
+	var out bytes.Buffer
+	src := "machine mem=64M layout=simple cpus=1\necho before\nregion heap size=48M\ntask hog fault region=heap batch=1\nrun until=hog-done\necho after\n"
+	err := in.Exec(&out, "s.txt", 1, []byte(src))
+	var se *Error
+	require.ErrorAs(t, err, &se)
+	assert.ErrorIs(t, err, stop)
+	assert.Equal(t, "s.txt:5: run: stopped", se.Error(), "asked before each of the 5 lines, the sixth time in run's events")
+	assert.Equal(t, "before\n", out.String())
+}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/vugu/vugu"
 	"github.com/vugu/vugu/domrender"
+
+	"github.com/pagesim/pagesim/ui/app"
 )
 
 // EvalGuard runs f with the page's eval replaced (see
@@ -17,8 +19,9 @@ type EvalGuard func(f func() error) error
 // Mount renders the panel into the element matching selector and keeps it
 // in sync with the backend's snapshots. It returns only if the renderer
 // cannot start; run it on its own goroutine.
-// onRender, if not nil, is told how long each render took.
-func Mount(selector string, b Backend, h Host, guard EvalGuard, onRender func(time.Duration)) error {
+// onRender, if not nil, is told how long each render took. sr runs the
+// Script mode's scripts (nil: no Script mode) and sh gives it the browser.
+func Mount(selector string, b Backend, h Host, sr *app.ScriptRunner, sh ScriptHost, guard EvalGuard, onRender func(time.Duration)) error {
 	var renderer *domrender.JSRenderer
 	err := guard(func() error {
 		var err error
@@ -33,7 +36,7 @@ func Mount(selector string, b Backend, h Host, guard EvalGuard, onRender func(ti
 	if err != nil {
 		return err
 	}
-	root := &Root{Backend: b, Host: h, Snap: b.Snapshot()}
+	root := &Root{Backend: b, Host: h, Snap: b.Snapshot(), Script: sr, ScriptHost: sh}
 	ee := renderer.EventEnv()
 	go func() {
 		for range b.Updated() {
@@ -43,6 +46,14 @@ func Mount(selector string, b Backend, h Host, guard EvalGuard, onRender func(ti
 			ee.UnlockRender()
 		}
 	}()
+	if sr != nil {
+		go func() {
+			for range sr.Updated() {
+				ee.Lock()
+				ee.UnlockRender()
+			}
+		}()
+	}
 	for ok := true; ok; ok = renderer.EventWait() {
 		start := time.Now()
 		if err := renderer.Render(env.RunBuild(root)); err != nil {

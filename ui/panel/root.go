@@ -48,6 +48,11 @@ type Root struct {
 	// Snap is the snapshot being shown; the mount loop replaces it
 	// under the EventEnv lock.
 	Snap *app.Snapshot
+	// Script runs the Script mode's scripts and ScriptHost gives it the
+	// browser; without them (the static renderer's tests) the mode is
+	// not shown.
+	Script     *app.ScriptRunner
+	ScriptHost ScriptHost
 
 	drafts     map[string]string // parameter (or "seed") -> text typed, not yet in Snap
 	draftErr   map[string]string // parameter (or "seed") -> why the draft was refused

@@ -1,0 +1,386 @@
+package app
+
+// scriptrun.go is the page's Script mode: it runs a script of the pagesim
+// script language (docs/SCRIPT.md) with the interpreter `pagesim script`
+// uses, on its own goroutine, and keeps what it printed for the panel.
+// The output is the interpreter's, byte for byte; an error is the line
+// `pagesim script` writes to standard error. Links of the form
+// #v1/script?src=... carry the script, deflated and in base64url.
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/script"
+	"github.com/pagesim/pagesim/engine/tracefmt"
+)
+
+// ScriptName is the name the page gives the script: in its errors
+// (script.txt:12: ...), in the equivalent command and in the downloaded
+// file.
+const ScriptName = "script.txt"
+
+// ScriptCommand is the command that prints natively what the page prints.
+const ScriptCommand = "pagesim script " + ScriptName
+
+// scriptRecordBytes is what a page script's recording may keep (for the
+// trace downloads), taken out of PageMaxBytes.
+const scriptRecordBytes = 64 << 20
+
+// maxScriptOutput bounds what the output pane keeps: past it, the run
+// stops with a message (a script that prints its trace in a loop would
+// otherwise fill the tab's memory).
+const maxScriptOutput = 16 << 20
+
+// errStopped is the error a run stopped by Stop ends with.
+var errStopped = errors.New("stopped")
+
+// ScriptState is what the Script mode shows; a copy, never changed once
+// returned.
+type ScriptState struct {
+	// Seq grows with every change.
+	Seq uint64
+	// Src is the script of the latest run (or check).
+	Src string
+	// Running is true while a run goes on.
+	Running bool
+	// Ran is true once a run has ended, by itself, by an error or by Stop.
+	Ran bool
+	// Output is what the script printed, as `pagesim script` prints it
+	// on standard output.
+	Output string
+	// Err is the line `pagesim script` writes to standard error, if the
+	// script stopped on an error; ErrLine its line (0 if none).
+	Err     string
+	ErrLine int
+	// Traced is true when the latest run's recording can be written
+	// (the run has ended and recorded something).
+	Traced bool
+	// Loaded counts the scripts loaded from links (Load): the editor
+	// shows Src anew each time it grows.
+	Loaded uint64
+	// LinkShown is true while the address bar holds the script's link,
+	// which the scenarios' links must not replace.
+	LinkShown bool
+}
+
+// ScriptRunner runs page scripts, one at a time. Its methods may be called
+// from any goroutine.
+type ScriptRunner struct {
+	// Yield, if set, is called from the running script every few
+	// thousand simulated events once it has had the CPU for
+	// YieldEvery: the page sleeps there so that the browser draws and
+	// handles clicks (WebAssembly has one thread). Set before Run.
+	Yield      func()
+	YieldEvery time.Duration
+	// MaxBytes is the memory budget of the script's machines (default
+	// PageMaxBytes, less what the recording may keep).
+	MaxBytes uint64
+
+	mu  sync.Mutex
+	st  ScriptState
+	gen uint64 // the current run; older runs stop at their next check
+	// stopping is set by Stop: the current run stops at its next check.
+	stopping bool
+	rec      *mm.Recorder
+	updated  chan struct{}
+}
+
+// NewScriptRunner returns a runner with nothing run yet.
+func NewScriptRunner() *ScriptRunner {
+	return &ScriptRunner{updated: make(chan struct{}, 1), YieldEvery: 30 * time.Millisecond}
+}
+
+// Updated receives a value when the state has changed since it was last
+// received.
+func (r *ScriptRunner) Updated() <-chan struct{} { return r.updated }
+
+// State returns the current state.
+func (r *ScriptRunner) State() ScriptState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.st
+}
+
+// changed bumps the sequence number (mu held) and signals Updated.
+func (r *ScriptRunner) changed() {
+	r.st.Seq++
+	select {
+	case r.updated <- struct{}{}:
+	default:
+	}
+}
+
+// Run checks src as `pagesim script` does, then runs it on a new
+// goroutine (stopping a run still going on). A script that does not
+// check ends at once with its error and runs nothing. done, if not nil,
+// is called when the run has ended.
+func (r *ScriptRunner) Run(src string, done func()) {
+	r.mu.Lock()
+	r.gen++
+	gen := r.gen
+	r.stopping = false
+	r.st = ScriptState{Seq: r.st.Seq, Src: src, Loaded: r.st.Loaded, LinkShown: r.st.LinkShown}
+	r.rec = nil
+	if err := script.Check(ScriptName, []byte(src)); err != nil {
+		r.finish(err)
+		r.mu.Unlock()
+		if done != nil {
+			done()
+		}
+		return
+	}
+	r.st.Running = true
+	rec := mm.NewRecorder(mm.RecordConfig{MaxBytes: scriptRecordBytes})
+	r.rec = rec
+	r.changed()
+	r.mu.Unlock()
+	go r.run(gen, src, rec, done)
+}
+
+func (r *ScriptRunner) run(gen uint64, src string, rec *mm.Recorder, done func()) {
+	limit := r.MaxBytes
+	if limit == 0 {
+		limit = PageMaxBytes - scriptRecordBytes
+	}
+	out := &scriptOutput{r: r, gen: gen}
+	last := time.Now()
+	in := script.New(script.Options{MaxBytes: limit, Recorder: rec, InterruptEvents: 4096,
+		Interrupt: func() error {
+			if err := out.check(); err != nil {
+				return err
+			}
+			if r.Yield != nil && time.Since(last) >= r.YieldEvery {
+				r.Yield()
+				last = time.Now()
+			}
+			return out.check()
+		}})
+	err := in.Exec(out, ScriptName, 1, []byte(src))
+	r.mu.Lock()
+	if r.gen == gen {
+		r.st.Running = false
+		r.finish(err)
+	}
+	r.mu.Unlock()
+	if done != nil {
+		done()
+	}
+}
+
+// finish records how a run ended (mu held).
+func (r *ScriptRunner) finish(err error) {
+	r.st.Ran = true
+	if err != nil {
+		var se *script.Error
+		if errors.As(err, &se) {
+			r.st.ErrLine = se.Line
+		}
+		msg := err.Error()
+		var be *mm.BudgetError
+		switch {
+		case errors.As(err, &be):
+			msg += " (a browser tab simulates at most " + formatMiB(PageMaxBytes) + "; " + ScriptCommand + " runs it natively, --max-mem SIZE changes its limit)"
+		case se != nil && se.Internal:
+			msg += " (please report it)"
+		}
+		r.st.Err = msg
+	}
+	r.st.Traced = r.rec != nil && r.rec.Bytes() > 0
+	r.changed()
+}
+
+func formatMiB(n uint64) string { return fmt.Sprintf("%d MiB", n>>20) }
+
+// Load puts src in the editor, as a script link does, with err (the
+// reason the link could not be read) as its error when not nil.
+func (r *ScriptRunner) Load(src string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gen++
+	r.stopping = false
+	r.rec = nil
+	r.st = ScriptState{Seq: r.st.Seq, Src: src, Loaded: r.st.Loaded + 1, LinkShown: true}
+	if err != nil {
+		r.st.Err = "This script link could not be read: " + err.Error()
+	}
+	r.changed()
+}
+
+// ShowLink records whether the address bar holds the script's link.
+func (r *ScriptRunner) ShowLink(on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.st.LinkShown != on {
+		r.st.LinkShown = on
+		r.changed()
+	}
+}
+
+// LinkShown reports whether the address bar holds the script's link.
+func (r *ScriptRunner) LinkShown() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.st.LinkShown
+}
+
+// Stop stops the run going on at its next check (every few thousand
+// simulated events, and between statements): it ends as a script stopped
+// by an error at the line running; what it printed stays.
+func (r *ScriptRunner) Stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.st.Running {
+		r.stopping = true
+	}
+}
+
+// Reset stops the run going on and forgets its output.
+func (r *ScriptRunner) Reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gen++
+	r.stopping = false
+	r.rec = nil
+	r.st = ScriptState{Seq: r.st.Seq, Src: r.st.Src, Loaded: r.st.Loaded, LinkShown: r.st.LinkShown}
+	r.changed()
+}
+
+// scriptOutput collects a run's output into the state while the run is
+// the current one.
+type scriptOutput struct {
+	r   *ScriptRunner
+	gen uint64
+}
+
+func (o *scriptOutput) Write(p []byte) (int, error) {
+	r := o.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.gen != o.gen || r.stopping {
+		return 0, errStopped
+	}
+	if len(r.st.Output)+len(p) > maxScriptOutput {
+		return 0, fmt.Errorf("the output is over %s, more than the page keeps (%s prints it all)", formatMiB(maxScriptOutput), ScriptCommand)
+	}
+	r.st.Output += string(p)
+	r.changed()
+	return len(p), nil
+}
+
+// check reports errStopped once the run is no longer the current one.
+func (o *scriptOutput) check() error {
+	o.r.mu.Lock()
+	defer o.r.mu.Unlock()
+	if o.r.gen != o.gen || o.r.stopping {
+		return errStopped
+	}
+	return nil
+}
+
+// WriteTrace writes the latest run's recording in Chrome's JSON trace
+// event format (Perfetto UI, chrome://tracing), as `pagesim script
+// --trace` writes it.
+func (r *ScriptRunner) WriteTrace(w io.Writer) error {
+	rec, err := r.recording()
+	if err != nil {
+		return err
+	}
+	return tracefmt.WriteChrome(w, rec, tracefmt.Meta{Title: "pagesim script " + ScriptName, Command: ScriptCommand})
+}
+
+// WriteTraceReport writes the latest run's tracepoint log as trace-cmd
+// report prints it, as `pagesim script --trace-report` writes it.
+func (r *ScriptRunner) WriteTraceReport(w io.Writer) error {
+	rec, err := r.recording()
+	if err != nil {
+		return err
+	}
+	return tracefmt.WriteReport(w, rec)
+}
+
+func (r *ScriptRunner) recording() (*mm.Recording, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.rec == nil || r.st.Running {
+		return nil, errors.New("no finished run to export: run the script first")
+	}
+	return r.rec.Recording(), nil
+}
+
+// Script links.
+
+// scriptLinkPrefix starts the fragment of a script link.
+const scriptLinkPrefix = "v1/script?src="
+
+// MaxScriptLink is the longest script link fragment the page makes:
+// 4000 characters, so that the whole address stays under the 8 KB that
+// common mail clients and chat tools keep intact (and within the 2083
+// characters of the most conservative ones twice over only for short
+// scripts). A deflated script of a few KB fits; past it the page offers
+// the script as a file instead.
+const MaxScriptLink = 4000
+
+// ErrScriptTooLong is the error of a script whose link would be longer
+// than MaxScriptLink.
+var ErrScriptTooLong = fmt.Errorf("the script is too long for a link (over %d characters once compressed): download it as a file and share that", MaxScriptLink)
+
+// ScriptLink returns the fragment (without '#') that carries src:
+// v1/script?src= and src deflated (RFC 1951) in unpadded base64url.
+func ScriptLink(src string) (string, error) {
+	var b bytes.Buffer
+	w, err := flate.NewWriter(&b, flate.BestCompression)
+	if err != nil {
+		return "", err
+	}
+	if _, err := w.Write([]byte(src)); err != nil {
+		return "", err
+	}
+	if err := w.Close(); err != nil {
+		return "", err
+	}
+	frag := scriptLinkPrefix + base64.RawURLEncoding.EncodeToString(b.Bytes())
+	if len(frag) > MaxScriptLink {
+		return "", ErrScriptTooLong
+	}
+	return frag, nil
+}
+
+// IsScriptLink reports whether frag is a script link (well formed or not).
+func IsScriptLink(frag string) bool {
+	return strings.HasPrefix(frag, "v1/script?") || frag == "v1/script"
+}
+
+// ParseScriptLink returns the script a script link carries. It refuses a
+// link longer than a script link can be made, and a script that inflates
+// past the script language's 8 MiB, before holding more.
+func ParseScriptLink(frag string) (string, error) {
+	q, ok := strings.CutPrefix(frag, scriptLinkPrefix)
+	if !ok {
+		return "", errors.New("a script link is #v1/script?src=, then the script deflated in base64url")
+	}
+	if len(frag) > 4*MaxScriptLink {
+		return "", fmt.Errorf("the link is %d characters long, more than a script link can be", len(frag))
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(q, "="))
+	if err != nil {
+		return "", fmt.Errorf("the script in the link is not base64url: %v", err)
+	}
+	const maxSrc = 8 << 20
+	src, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(raw)), maxSrc+1))
+	if err != nil {
+		return "", fmt.Errorf("the script in the link is not deflated text: %v", err)
+	}
+	if len(src) > maxSrc {
+		return "", fmt.Errorf("the script in the link is larger than %d bytes", maxSrc)
+	}
+	return string(src), nil
+}

@@ -1,0 +1,151 @@
+//go:build browser && !(js && wasm)
+
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// pageScript is short but does what scripts do: a machine, memory put to
+// use, a task that runs while time advances, /proc files and counters.
+const pageScript = `machine mem=64M layout=simple cpus=2
+region heap size=24M madvise=nohugepage
+task hog fault region=heap cpu=1
+run until=hog-done
+fragment heap every=2
+drain
+print buddyinfo
+print heap nr_free_pages
+trace enable compaction
+alloc huge gfp=GFP_TRANSHUGE_LIGHT|__GFP_DIRECT_RECLAIM order=9 count=all
+print huge.chunks compact_stall
+`
+
+// nativeScript runs pagesim script on src as a file called script.txt
+// (the page's name for its script) and returns standard output, standard
+// error, and the files the extra arguments name, read back.
+func nativeScript(t *testing.T, src string, args ...string) (stdout, stderr string, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "script.txt"), []byte(src), 0o644))
+	cmd := exec.Command(pagesimBin, append([]string{"script", "script.txt"}, args...)...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("pagesim script: %v", err)
+	}
+	return out.String(), errb.String(), dir
+}
+
+// waitScriptEnded waits until the Script mode's run has ended.
+func (p *Page) waitScriptEnded() {
+	p.t.Helper()
+	p.WaitJS(`(() => { const s = document.getElementById("script-status"); return s && (s.textContent === "done" || s.textContent === "stopped on an error"); })()`)
+}
+
+func TestAScriptWrittenInThePagePrintsWhatPagesimScriptPrints(t *testing.T) {
+	want, _, _ := nativeScript(t, pageScript)
+	require.Contains(t, want, "Node 0, zone   Normal")
+
+	p := Open(t, "")
+	p.Click("script-open")
+	p.WaitJS(`document.getElementById("script-src") !== null`)
+	p.SetField("script-src", pageScript)
+	p.Click("script-run")
+	p.waitScriptEnded()
+	assert.Equal(t, "done", p.Text("script-status"))
+	assert.Equal(t, want, p.Text("script-output"), "byte for byte what pagesim script prints")
+	assert.Equal(t, "pagesim script script.txt", p.Text("script-command"))
+	link := Eval[string](p, `document.getElementById("script-link").value`)
+	require.True(t, strings.HasPrefix(link, server.URL+"/#v1/script?src="), link)
+	assert.Equal(t, link[len(server.URL)+1:], Eval[string](p, "location.hash"), "the address bar carries the script's link")
+
+	t.Run("its link in a fresh browser gets the same output", func(t *testing.T) {
+		q := OpenURL(t, link)
+		q.WaitJS(`document.getElementById("script-src") !== null`)
+		q.waitScriptEnded()
+		assert.Equal(t, pageScript, Eval[string](q, `document.getElementById("script-src").value`))
+		assert.Equal(t, want, q.Text("script-output"))
+		assert.Equal(t, link[len(server.URL)+1:], Eval[string](q, "location.hash"), "the scenarios did not take the address bar")
+	})
+
+	t.Run("the traces download as pagesim script --trace writes them", func(t *testing.T) {
+		p.t = t
+		_, _, dir := nativeScript(t, pageScript, "--trace", "native.json", "--trace-report", "native.report.txt")
+		down := t.TempDir()
+		_, err := chromedp.CallBrowser(p.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: down})
+		require.NoError(t, err)
+		p.Click("script-trace")
+		p.Click("script-report")
+		for _, f := range []struct{ page, native string }{{"script.json", "native.json"}, {"script.report.txt", "native.report.txt"}} {
+			got := waitFile(t, filepath.Join(down, f.page))
+			wantB, err := os.ReadFile(filepath.Join(dir, f.native))
+			require.NoError(t, err)
+			assert.True(t, bytes.Equal(wantB, got), "%s: %d bytes, pagesim script --trace wrote %d", f.page, len(got), len(wantB))
+		}
+		var doc struct {
+			TraceEvents []struct {
+				Ph string  `json:"ph"`
+				Ts float64 `json:"ts"`
+			} `json:"traceEvents"`
+		}
+		require.NoError(t, json.Unmarshal(waitFile(t, filepath.Join(down, "script.json")), &doc))
+		phases := map[string]int{}
+		for _, e := range doc.TraceEvents {
+			phases[e.Ph]++
+		}
+		assert.Positive(t, phases["X"], "slices")
+		assert.Positive(t, phases["i"], "tracepoints")
+		assert.Positive(t, phases["C"], "counters")
+	})
+
+	t.Run("an error is shown at its line, as the command names it, before anything runs", func(t *testing.T) {
+		p.t = t
+		bad := "machine mem=64M\necho hello\nregion heap szie=1M\n"
+		out, stderr, _ := nativeScript(t, bad)
+		require.Empty(t, out)
+		p.SetField("script-src", bad)
+		assert.Equal(t, strings.TrimSuffix(stderr, "\n"), p.Text("script-check"))
+		assert.Equal(t, "3", Eval[string](p, `document.querySelector(".script-editor .gutter span.bad").textContent`))
+		p.Click("script-run")
+		p.waitScriptEnded()
+		assert.Equal(t, strings.TrimSuffix(stderr, "\n"), p.Text("script-error"))
+		assert.Empty(t, p.Text("script-output"), "the echo on line 2 did not run")
+	})
+}
+
+// waitFile waits until a download has been written whole and returns it.
+func waitFile(t *testing.T, path string) []byte {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil {
+			if _, err := os.Stat(path + ".crdownload"); err != nil {
+				return b
+			}
+		}
+		if time.Now().After(deadline) {
+			entries, _ := os.ReadDir(filepath.Dir(path))
+			t.Fatalf("%s was not downloaded (the folder has %d entries)", path, len(entries))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

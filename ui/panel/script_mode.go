@@ -1,0 +1,220 @@
+package panel
+
+// script.go is the panel's Script mode (script.vugu): an editor with line
+// numbers, Run, Stop and Reset, the output exactly as `pagesim script`
+// prints it, the error at its line, the examples of docs/SCRIPT.md, the
+// script's link and its downloads. app.ScriptRunner runs the script.
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/vugu/vugu"
+
+	"github.com/pagesim/pagesim/engine/script"
+	"github.com/pagesim/pagesim/ui/app"
+)
+
+// ScriptHost is what the Script mode needs from the browser.
+type ScriptHost interface {
+	Host
+	// Download offers data as a file called name.
+	Download(name, mime string, data []byte)
+	// SetFragment sets the URL fragment (a new history entry if push).
+	SetFragment(frag string, push bool)
+}
+
+// ScriptMode is the Script mode's component.
+type ScriptMode struct {
+	Runner *app.ScriptRunner
+	Host   ScriptHost
+	// ScenarioLink is the scenarios' permalink, which the address bar
+	// gets back when the mode closes.
+	ScenarioLink string
+
+	open     bool
+	src      string // the editor's text
+	loaded   uint64 // the runner's Loaded last shown
+	checkErr string // the editor's text does not check: the error
+	errLine  int    // the line checkErr or the run's error names
+	copied   string
+	state    app.ScriptState
+	eventEnv vugu.EventEnv
+}
+
+// Init remembers the EventEnv for callbacks that finish later.
+func (c *ScriptMode) Init(ctx vugu.InitCtx) { c.eventEnv = ctx.EventEnv() }
+
+// Compute takes the runner's state for this build, and a script a link
+// loaded into the editor.
+func (c *ScriptMode) Compute() {
+	if c.Runner == nil {
+		return
+	}
+	c.state = c.Runner.State()
+	if c.state.Loaded != c.loaded {
+		c.loaded = c.state.Loaded
+		c.src = c.state.Src
+		c.open = true
+		c.recheck()
+	}
+}
+
+func (c *ScriptMode) st() *app.ScriptState { return &c.state }
+
+func (c *ScriptMode) isOpen() bool { return c.open }
+
+func (c *ScriptMode) openMode() {
+	c.open = true
+	if c.src == "" {
+		c.src = script.Examples[0].Src
+		c.recheck()
+	}
+}
+
+// closeMode hides the editor and gives the address bar the scenarios'
+// link back.
+func (c *ScriptMode) closeMode() {
+	c.open = false
+	if c.Runner.LinkShown() {
+		c.Runner.ShowLink(false)
+		if c.Host != nil && c.ScenarioLink != "" {
+			c.Host.SetFragment(c.ScenarioLink, false)
+		}
+	}
+}
+
+func (c *ScriptMode) pickExample(e vugu.DOMEvent) {
+	i, err := strconv.Atoi(e.PropString("target", "value"))
+	if err != nil || i < 0 || i >= len(script.Examples) {
+		return
+	}
+	c.src = script.Examples[i].Src
+	c.recheck()
+}
+
+func (c *ScriptMode) edit(e vugu.DOMEvent) {
+	c.src = e.PropString("target", "value")
+	c.recheck()
+}
+
+// recheck checks the editor's text as `pagesim script` would before
+// running it.
+func (c *ScriptMode) recheck() {
+	c.checkErr, c.errLine = "", 0
+	if err := script.Check(app.ScriptName, []byte(c.src)); err != nil {
+		c.checkErr = err.Error()
+		var se *script.Error
+		if e, ok := err.(*script.Error); ok {
+			se = e
+			c.errLine = se.Line
+		}
+	}
+}
+
+// run runs the editor's text and puts its link in the address bar.
+func (c *ScriptMode) run() {
+	c.Runner.Run(c.src, nil)
+	if frag, err := app.ScriptLink(c.src); err == nil && c.Host != nil {
+		c.Host.SetFragment(frag, false)
+		c.Runner.ShowLink(true)
+	}
+}
+
+func (c *ScriptMode) stop()  { c.Runner.Stop() }
+func (c *ScriptMode) reset() { c.Runner.Reset() }
+
+func (c *ScriptMode) lineCount() int {
+	return max(strings.Count(c.src, "\n")+1, 3)
+}
+
+// lineClass marks the line an error names.
+func (c *ScriptMode) lineClass(i int) string {
+	line := c.errLine
+	if c.checkErr == "" && c.state.Src == c.src {
+		line = c.state.ErrLine
+	}
+	if i == line {
+		return "bad"
+	}
+	return ""
+}
+
+// status says where the run is.
+func (c *ScriptMode) status() string {
+	s := c.st()
+	switch {
+	case s.Running:
+		return "running…"
+	case s.Ran && s.Err == "":
+		return "done"
+	case s.Ran:
+		return "stopped on an error"
+	}
+	return ""
+}
+
+func (c *ScriptMode) link() (string, error) { return app.ScriptLink(c.src) }
+
+func (c *ScriptMode) linkErr() string {
+	if _, err := c.link(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func (c *ScriptMode) linkURL() string {
+	frag, err := c.link()
+	if err != nil || c.Host == nil {
+		return ""
+	}
+	return c.Host.PageURL() + "#" + frag
+}
+
+func (c *ScriptMode) linkNote() string {
+	if e := c.linkErr(); e != "" {
+		return e + "."
+	}
+	frag, _ := c.link()
+	return "The link carries the script itself, deflated (" + strconv.Itoa(len(frag)) + " of at most " + strconv.Itoa(app.MaxScriptLink) +
+		" characters), and opens it in this mode and runs it: the same output, as " + app.ScriptCommand + " prints it. Nothing leaves the browser."
+}
+
+func (c *ScriptMode) copyLink() {
+	u := c.linkURL()
+	if u == "" || c.Host == nil {
+		return
+	}
+	c.Host.CopyText(u, func(err error) {
+		msg := "Copied"
+		if err != nil {
+			msg = "Could not copy: " + err.Error()
+		}
+		if c.eventEnv != nil {
+			c.eventEnv.Lock()
+			defer c.eventEnv.UnlockRender()
+		}
+		c.copied = msg
+	})
+}
+
+func (c *ScriptMode) downloadScript() {
+	if c.Host != nil {
+		c.Host.Download(app.ScriptName, "text/plain", []byte(c.src))
+	}
+}
+
+func (c *ScriptMode) downloadTrace() {
+	var b bytes.Buffer
+	if err := c.Runner.WriteTrace(&b); err == nil && c.Host != nil {
+		c.Host.Download("script.json", "application/json", b.Bytes())
+	}
+}
+
+func (c *ScriptMode) downloadReport() {
+	var b bytes.Buffer
+	if err := c.Runner.WriteTraceReport(&b); err == nil && c.Host != nil {
+		c.Host.Download("script.report.txt", "text/plain", b.Bytes())
+	}
+}
