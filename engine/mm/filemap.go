@@ -250,6 +250,23 @@ func trailingZeros(x uint64) int {
 	return n
 }
 
+// FileCached reports whether every page of [index, index+n) of f is in
+// the page cache.
+func (m *Machine) FileCached(f *File, index, n uint64) bool {
+	for i := index; i < index+n; i++ {
+		e := i / fileExtentPages
+		if e >= uint64(len(f.extents)) || f.extents[e] == nil {
+			return false
+		}
+		o := f.extents[e]
+		s := int(i % fileExtentPages)
+		if s >= len(o.file.pages) || o.file.pages[s] == NilPFN {
+			return false
+		}
+	}
+	return true
+}
+
 // fileRangeCached reports whether any page of [index, index+n) is cached.
 func (m *Machine) fileRangeCached(f *File, index, n uint64) bool {
 	for i := index; i < index+n; i++ {
@@ -354,13 +371,17 @@ func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) (don
 			continue
 		}
 		// Readahead's attempt, then filemap_create_folio's; resuming the
-		// second attempt after a cond_resched() skips the first.
+		// second attempt after a cond_resched() skips the first, and an
+		// attempt that stopped ends the read here.
 		head := NilPFN
 		ra := gfp | __GFP_NORETRY | __GFP_NOWARN | __GFP_COMP
 		pgfp, _, pending := m.pendingAlloc(t)
 		resumeSecond := pending && pgfp != ra
 		if !resumeSecond {
 			head = m.AllocPagesLocal(t, ra, 0)
+			if head == NilPFN && m.AllocPending(t) {
+				break
+			}
 		}
 		if head == NilPFN && (resumeSecond || !m.AllocPending(t)) {
 			head = m.AllocPagesLocal(t, gfp|__GFP_COMP, 0)
@@ -440,6 +461,89 @@ func (m *Machine) FileTruncate(t *sim.Task, f *File) {
 	}
 	f.shadows = 0
 	f.Size = 0
+}
+
+// FileTruncateRange drops the cached folios that hold pages [index,
+// index+nr) of f (truncate_inode_pages_range over the range, as a file
+// system drops the page cache of a block it freed), waiting first for the
+// file's writeback if one of them is under writeback. It returns the base
+// pages freed.
+func (m *Machine) FileTruncateRange(t *sim.Task, f *File, index, nr uint64) uint64 {
+	var freed uint64
+	waited := false
+	for i := index; i < index+nr; i++ {
+		e := i / fileExtentPages
+		if e >= uint64(len(f.extents)) || f.extents[e] == nil {
+			continue
+		}
+		o := f.extents[e]
+		slot := int(i % fileExtentPages)
+		if slot >= len(o.file.pages) {
+			continue
+		}
+		head := o.file.pages[slot]
+		if head == NilPFN {
+			continue
+		}
+		if m.pages[head].flags&pgWriteback != 0 && !waited {
+			m.FileFdatawait(t, f)
+			waited = true
+		}
+		k := slot
+		for k > 0 && o.file.pages[k-1] == head {
+			k--
+		}
+		for ; k < len(o.file.pages) && o.file.pages[k] == head; k++ {
+			o.file.pages[k] = NilPFN
+		}
+		n := m.folioNr(head)
+		if m.pages[head].flags&pgIsolated != 0 {
+			m.pages[head].owner = 0
+		} else {
+			m.FreeOwned(t, head)
+		}
+		freed += n
+		if o.Resident == 0 {
+			m.releaseExtent(o)
+		}
+	}
+	return freed
+}
+
+// FileInvalidate is invalidate_mapping_pages(mapping, 0, -1) (mm/truncate.c,
+// as the inode shrinker calls it on an unused inode that still has page
+// cache): every clean, unlocked folio not under writeback is dropped, with
+// no shadow entry; dirty and writeback folios stay. It returns the base
+// pages dropped.
+func (m *Machine) FileInvalidate(t *sim.Task, f *File) uint64 {
+	var freed uint64
+	for _, o := range f.extents {
+		if o == nil {
+			continue
+		}
+		for i := 0; i < len(o.file.pages); i++ {
+			head := o.file.pages[i]
+			if head == NilPFN {
+				continue
+			}
+			p := &m.pages[head]
+			n := m.folioNr(head)
+			if p.flags&(pgDirty|pgWriteback|pgIsolated|pgPinned) != 0 {
+				i += int(n) - 1
+				continue
+			}
+			for k := i; k < len(o.file.pages) && o.file.pages[k] == head; k++ {
+				o.file.pages[k] = NilPFN
+			}
+			m.FreeOwned(t, head)
+			freed += n
+			i += int(n) - 1
+		}
+		if o.Resident == 0 {
+			m.releaseExtent(o)
+		}
+	}
+	return freed
 }
 
 // FileUnlink truncates and forgets the file.

@@ -144,3 +144,22 @@ func TestAReadResumesItsSecondAttemptAfterACondResched(t *testing.T) {
 	assert.Zero(t, done, "no page could be allocated")
 	assert.Zero(t, m.Slow.Abandoned)
 }
+
+// invalidate_mapping_pages drops clean pages and keeps dirty ones.
+func TestInvalidateDropsCleanPagesAndKeepsDirtyOnes(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 1)
+	tk := m.testTask(0)
+	f := m.NewFile("data", nil)
+	require.Equal(t, uint64(8), m.FileWrite(tk, f, 0, 8, GFP_HIGHUSER_MOVABLE))
+	m.FileSync(tk, f)
+	m.blkRetire(sim.Never - 1)
+	require.Equal(t, uint64(4), m.FileWrite(tk, f, 8, 4, GFP_HIGHUSER_MOVABLE), "four dirty pages")
+	assert.Equal(t, uint64(8), m.FileInvalidate(tk, f))
+	assert.Equal(t, uint64(4), f.Resident())
+	assert.False(t, m.FileCached(f, 0, 8))
+	assert.True(t, m.FileCached(f, 8, 4))
+	m.MustCheckInvariants()
+	assert.Equal(t, uint64(4), m.FileTruncateRange(tk, f, 8, 4))
+	assert.Zero(t, f.Resident())
+	m.MustCheckInvariants()
+}

@@ -136,11 +136,12 @@ type Machine struct {
 	PSI   PSI
 	PSIIO PSI
 
-	// Slow, Reclaim and Compact count work the kernel has no vmstat
-	// counter for.
+	// Slow, Reclaim, Compact and Pins count work the kernel has no
+	// vmstat counter for.
 	Slow    SlowpathStats
 	Reclaim ReclaimStats
 	Compact CompactStats
+	Pins    PinStats
 
 	// slowTrace keeps the slow path's decision traces (LastStall);
 	// pcpuDrainMutex is pcpu_drain_mutex, which drain_all_pages holds.
@@ -171,6 +172,13 @@ type Machine struct {
 	// noFastForward makes reclaim scan pinned-only lists batch by batch
 	// instead of in closed form (tests compare the two).
 	noFastForward bool
+	// shrinkers are the registered shrinkers (shrinker_list), in
+	// registration order; a shrinker is never removed. slabReclaimed
+	// counts every slab page FreeSlab freed (what
+	// current->reclaim_state->reclaimed collects while a shrinker runs);
+	// it only grows.
+	shrinkers     []*Shrinker
+	slabReclaimed uint64
 }
 
 // PFN is a page frame number: the index of a 4 KiB frame in the machine's

@@ -43,6 +43,14 @@ type Patches struct {
 	// COMPACT_SUCCESS retry cap keep using the requested order.
 	PromotedOrderRequestedFloor bool
 
+	// PinMigrateMovable is the what-if the end of seed 002's thread
+	// proposes (Shutsemau, Weiner): FOLL_LONGTERM pins migrate a page out
+	// of a MIGRATE_MOVABLE pageblock first, as they do out of ZONE_MOVABLE
+	// (folio_is_longterm_pinnable in include/linux/mm.h, the gup
+	// migration path in mm/gup.c; gup.go). Not a posted patch: off is
+	// every kernel.
+	PinMigrateMovable PinMigrate
+
 	// OnlyCompact is seed 003 fix 1 (Andrea Arcangeli, "mm: thp: fix
 	// transparent_hugepage/defrag = madvise || always", 2018): the THP
 	// local-node attempt carries __GFP_ONLY_COMPACT and the slow path

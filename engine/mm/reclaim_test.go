@@ -685,3 +685,41 @@ func TestShrinkFolioListReturnsWhatItDidWithTheBatch(t *testing.T) {
 		"the swap-outs are nr_pageout, the young anon page is FOLIOREF_KEEP, the pinned one is kept")
 	assert.Equal(t, uint64(2), m.Event(PSWPOUT))
 }
+
+// do_shrink_slab's arithmetic: a shrinker is asked for (freeable >>
+// priority) * 4 / seeks objects in batches of SHRINK_BATCH; a caller that
+// cannot do the work (SHRINK_STOP, as super_cache_scan without __GFP_FS)
+// defers it, and the next caller that can does its share of the deferred
+// work (nr_deferred >> priority) besides its own.
+func TestShrinkSlabScansItsShareAndDefersWhatAnNOFSCallerCannotDo(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 1)
+	const objects = 1 << 20
+	var asked []uint64
+	s := &Shrinker{Name: "test", Seeks: DEFAULT_SEEKS,
+		Count: func(*ShrinkControl) uint64 { return objects },
+		Scan: func(_ *sim.Task, sc *ShrinkControl) (uint64, bool) {
+			if sc.GFP&__GFP_FS == 0 {
+				return 0, true
+			}
+			asked = append(asked, sc.NrToScan)
+			return sc.NrToScan, false
+		}}
+	m.RegisterShrinker(s)
+	tk := m.testTask(0)
+	// GFP_NOFS at priority 10: nothing scanned, (2^20 >> 10) * 4 / 2 =
+	// 2048 deferred.
+	m.doShrinkSlab(tk, s, &ShrinkControl{GFP: GFP_NOFS}, 10)
+	assert.Empty(t, asked)
+	assert.Equal(t, uint64(2048), s.nrDeferred)
+	// GFP_KERNEL at priority 10: its own 2048 plus 2048 >> 10 = 2 of the
+	// deferred, in batches of 128 while at least a batch is left.
+	m.doShrinkSlab(tk, s, &ShrinkControl{GFP: GFP_KERNEL}, 10)
+	var total uint64
+	for _, n := range asked {
+		assert.Equal(t, uint64(SHRINK_BATCH), n)
+		total += n
+	}
+	assert.Equal(t, uint64(2048), total, "16 batches of 128; the 2 left over wait")
+	assert.Equal(t, uint64(2048), s.nrDeferred, "deferred: 2048 + 2048 - 2048 scanned")
+	assert.Equal(t, total, m.Event(SLABS_SCANNED))
+}

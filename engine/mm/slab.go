@@ -23,12 +23,17 @@ package mm
 // allocate_slab.)
 //
 // What the model leaves out: per-CPU and partial slabs (a slab is either
-// allocated or freed), object accounting, shrinkers (reclaimable slab is not
-// shrunk by reclaim in pagesim; free it explicitly), and memcg charging of
-// slab pages (kmem accounting): they are charged to the cache's cgroup as
-// pages, which only changes memory.current.
+// allocated or freed), object accounting (a caller that tracks its objects
+// frees a slab with FreeSlab when its last object goes, as discard_slab
+// does), and memcg charging of slab pages (kmem accounting): they are
+// charged to the cache's cgroup as pages, which only changes
+// memory.current. Reclaimable slab is shrunk only through a registered
+// Shrinker (vmscan.go's shrink_slab), whose owner frees the slabs its
+// objects emptied.
 
 import (
+	"math/bits"
+
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -48,6 +53,25 @@ type SlabCache struct {
 	Pages          uint64
 	OrderFallbacks uint64
 	Failed         uint64
+	// LastOrder is the order of the slab the latest successful
+	// AllocateSlab got (s->oo's or, after a fallback, s->min's).
+	LastOrder Order
+}
+
+// SlubOrder is the slab order mm/slub.c's calculate_order() picks for
+// objects of objSize bytes on a machine with nrCPUs CPUs: the smallest order
+// up to slub_max_order (PAGE_ALLOC_COSTLY_ORDER) whose slab holds
+// min_objects = 4 * (fls(nr_cpu_ids) + 1) objects, else the largest
+// (linux-mm/linux-mm mm/slub.c @0349fd01; the leftover-fraction test,
+// which only raises the order for awkward sizes, is left out).
+func SlubOrder(objSize uint64, nrCPUs int) Order {
+	minObjects := uint64(4 * (bits.Len(uint(max(nrCPUs, 1))) + 1))
+	for o := Order(0); o < PageAllocCostlyOrder; o++ {
+		if (PageSize<<o)/max(objSize, 1) >= minObjects {
+			return o
+		}
+	}
+	return PageAllocCostlyOrder
 }
 
 // NewSlabCache creates a cache (kmem_cache_create) whose slabs have the
@@ -111,7 +135,27 @@ func (m *Machine) AllocateSlab(t *sim.Task, c *SlabCache, gfp GFP, nid int) PFN 
 	}
 	c.slabs = append(c.slabs, head)
 	c.Pages += oo.Pages()
+	c.LastOrder = oo
 	return head
+}
+
+// DiscardSlab frees the cache's slab whose head is head (discard_slab once
+// its last object is freed) and returns the base pages freed; 0 if the
+// cache holds no such slab. The pages count as reclaimed slab
+// (reclaim_state) for a shrinker's reclaimer.
+func (m *Machine) DiscardSlab(t *sim.Task, c *SlabCache, head PFN) uint64 {
+	for i := len(c.slabs) - 1; i >= 0; i-- {
+		if c.slabs[i] != head {
+			continue
+		}
+		n := m.folioNr(head)
+		m.FreeOwned(t, head)
+		c.slabs = append(c.slabs[:i], c.slabs[i+1:]...)
+		c.Pages -= n
+		m.slabReclaimed += n
+		return n
+	}
+	return 0
 }
 
 // FreeSlabs frees every nth slab of the cache, oldest first (n = 1 frees
@@ -169,5 +213,6 @@ func (m *Machine) FreeSlab(t *sim.Task, c *SlabCache, i int) uint64 {
 	c.slabs[i] = c.slabs[last]
 	c.slabs = c.slabs[:last]
 	c.Pages -= freed
+	m.slabReclaimed += freed
 	return freed
 }

@@ -94,6 +94,9 @@ type slowTraces struct {
 	haveLast bool
 	// Stalls counts allocations that stalled in direct reclaim/compaction.
 	Stalls uint64
+	// longest is the longest time a finished allocation spent in the
+	// slow path.
+	longest sim.Time
 }
 
 func (s *slowTraces) begin(c *slowTrace, t *sim.Task, gfp GFP, order Order) {
@@ -128,6 +131,9 @@ func (c *slowTrace) stall() { c.stalled = true }
 func (c *slowTrace) end(t *sim.Task, pfn PFN, gfp GFP) {
 	c.result = pfn
 	c.finalGFP = gfp
+	if e := t.Now - c.start; c.owner != nil && e > c.owner.longest {
+		c.owner.longest = e
+	}
 	if c.stalled {
 		s := c.owner
 		s.Stalls++
@@ -225,4 +231,19 @@ func stallDuration(d sim.Time) string {
 		return fmt.Sprintf("%d.%03d ms", int64(d/sim.Millisecond), int64(d%sim.Millisecond)/1000)
 	}
 	return d.String() + " s"
+}
+
+// LongestSlowpath returns the longest time one allocation has spent in the
+// slow path: the finished ones, and those still looping at now (a task
+// stopped at a cond_resched() inside one). An allocation that loops for
+// seconds is what seed 002's workers "that would not die on SIGKILL" were
+// doing.
+func (m *Machine) LongestSlowpath(now sim.Time) sim.Time {
+	l := m.slowTrace.longest
+	for _, ts := range m.tasks {
+		if ts != nil && ts.alloc != nil && now-ts.alloc.trace.start > l {
+			l = now - ts.alloc.trace.start
+		}
+	}
+	return l
 }

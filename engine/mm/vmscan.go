@@ -23,7 +23,11 @@ package mm
 //
 // # What it simplifies
 //
-// Shrinkers (slab reclaim) are not modelled: slab is unreclaimable. Of
+// Shrinkers are modelled as mm/shrinker.c's do_shrink_slab() drives them
+// (the scan target from the object count, the priority and seeks, deferred
+// work, batches of SHRINK_BATCH), for the shrinkers a memory user registers
+// (RegisterShrinker); the kernel's own caches register none, so their slab
+// is unreclaimable unless freed explicitly. Of
 // reclaim throttling (reclaim_throttle) only VMSCAN_THROTTLE_NOPROGRESS is
 // modelled (consider_reclaim_throttle): a step runs to completion, so pages
 // isolated by one reclaimer are back on the LRU before another step starts
@@ -450,6 +454,7 @@ func (m *Machine) shrinkNodeMemcgs(t *sim.Task, n *Node, sc *scanControl) {
 			cg.EventsLow++
 		}
 		m.shrinkLruvec(t, cg.lruvecs[n.ID], sc)
+		m.shrinkSlab(t, sc, n.ID, cg)
 		// v4.18's global reclaim walks on to the end of the round.
 		if partial && sc.nrReclaimed >= sc.nrToReclaim && !m.Kernel.LegacyReclaim {
 			return // mem_cgroup_iter_break
@@ -1386,4 +1391,125 @@ type ReclaimStats struct {
 	FastForwardedBatches uint64
 	// Throttled counts reclaim_throttle() sleeps (mm_vmscan_throttled).
 	Throttled uint64
+}
+
+// ---------------------------------------------------------------------------
+// Shrinkers (mm/shrinker.c)
+
+// Shrinker is a registered shrinker (struct shrinker): a cache of objects
+// that reclaim may shrink, such as a file system's dentries and inodes
+// (super_cache_count, super_cache_scan).
+//
+// Count is count_objects(): the objects the cache could free for sc's node
+// and cgroup (0: nothing). Scan is scan_objects(): free up to sc.NrToScan
+// objects, set sc.NrScanned to the objects looked at, and return the
+// objects freed, or stop = true for SHRINK_STOP (the shrinker cannot work
+// in this context, e.g. super_cache_scan without __GFP_FS). The slab pages
+// its frees empty go back through DiscardSlab, which credits them to the
+// reclaimer. Scan charges its own work to t.
+type Shrinker struct {
+	Name  string
+	Count func(sc *ShrinkControl) uint64
+	Scan  func(t *sim.Task, sc *ShrinkControl) (freed uint64, stop bool)
+	// Seeks is the cost of recreating an object (DEFAULT_SEEKS = 2); 0
+	// trims half the cache at once. Batch is the objects per scan call
+	// (0: SHRINK_BATCH, 128).
+	Seeks int
+	Batch uint64
+	// MemcgAware shrinkers (SHRINKER_MEMCG_AWARE) are asked per cgroup;
+	// the others only when reclaim visits the root.
+	MemcgAware bool
+	// nrDeferred is the scan work left over by callers that could not do
+	// it (nr_deferred; one counter for every node and cgroup here).
+	// Scanned and Freed count objects over the machine's life.
+	nrDeferred     uint64
+	Scanned, Freed uint64
+}
+
+// ShrinkControl is struct shrink_control.
+type ShrinkControl struct {
+	GFP       GFP
+	Nid       int
+	Memcg     *Memcg
+	NrToScan  uint64
+	NrScanned uint64
+}
+
+// Shrinker constants (include/linux/shrinker.h).
+const (
+	DEFAULT_SEEKS = 2
+	SHRINK_BATCH  = 128
+)
+
+// RegisterShrinker is shrinker_register().
+func (m *Machine) RegisterShrinker(s *Shrinker) {
+	m.shrinkers = append(m.shrinkers, s)
+}
+
+// shrinkSlab is shrink_slab() for reclaim of node nid visiting cgroup cg
+// (shrink_node_memcgs calls it after the cgroup's LRU lists, so a
+// protected cgroup's slab is protected too). Slab pages the shrinkers free
+// count as reclaimed (flush_reclaim_state).
+func (m *Machine) shrinkSlab(t *sim.Task, sc *scanControl, nid int, cg *Memcg) {
+	if len(m.shrinkers) == 0 {
+		return
+	}
+	before := m.slabReclaimed
+	for _, s := range m.shrinkers {
+		if !s.MemcgAware && cg.ID != 0 {
+			continue
+		}
+		m.doShrinkSlab(t, s, &ShrinkControl{GFP: sc.gfp, Nid: nid, Memcg: cg}, sc.priority)
+	}
+	sc.nrReclaimed += m.slabReclaimed - before
+}
+
+// doShrinkSlab is do_shrink_slab(): scan (freeable >> priority) * 4 /
+// seeks objects plus the deferred work's share (nr_deferred >> priority),
+// at most twice the cache, in batches; the work a SHRINK_STOP or a small
+// remainder left undone is deferred to a later caller. It returns the
+// objects freed.
+func (m *Machine) doShrinkSlab(t *sim.Task, s *Shrinker, ctl *ShrinkControl, priority int) uint64 {
+	t.Charge(m.Cost.ZoneCheck) // count_objects: a list_lru count read
+	freeable := s.Count(ctl)
+	if freeable == 0 {
+		return 0
+	}
+	nr := s.nrDeferred
+	s.nrDeferred = 0
+	var delta uint64
+	if s.Seeks > 0 {
+		delta = (freeable >> uint(priority)) * 4 / uint64(s.Seeks)
+	} else {
+		delta = freeable / 2
+	}
+	totalScan := min(nr>>uint(priority)+delta, 2*freeable)
+	batch := s.Batch
+	if batch == 0 {
+		batch = SHRINK_BATCH
+	}
+	var freed, scanned uint64
+	for totalScan >= batch || totalScan >= freeable {
+		ctl.NrToScan = min(batch, totalScan)
+		ctl.NrScanned = ctl.NrToScan
+		ret, stop := s.Scan(t, ctl)
+		if stop {
+			break
+		}
+		freed += ret
+		m.countVMEvents(SLABS_SCANNED, ctl.NrScanned)
+		totalScan -= min(totalScan, ctl.NrScanned)
+		scanned += ctl.NrScanned
+		t.Charge(m.Cost.CondResched)
+		if ctl.NrScanned == 0 {
+			break
+		}
+	}
+	// next_deferred = nr + delta - scanned, at most twice the cache.
+	if next := nr + delta; next > scanned {
+		s.nrDeferred = min(next-scanned, 2*freeable)
+	}
+	s.Scanned += scanned
+	s.Freed += freed
+	return freed
 }
