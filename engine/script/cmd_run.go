@@ -187,6 +187,18 @@ var programs = []*program{
 		start: startPin,
 	},
 	{
+		name: "build",
+		help: "seed 002's build-like worker on a file system the workers share: create a 1-64K file (empty on tmpfs), read an earlier one back, unlink one in five, fdatasync every 50 creates (btrfs)",
+		args: []param{
+			{name: "fs", typ: tName, required: true, help: "the file system (created if new)"},
+			{name: "type", typ: tChoice, choices: []string{"btrfs", "tmpfs"}, help: "the file system's type, when it is created (default btrfs)"},
+			{name: "cgroup", typ: tCgroup, help: "the cgroup its dentries, inodes and data are charged to, when it is created (default /)"},
+			{name: "commit", typ: tDuration, help: "btrfs's transaction interval, when it is created (default 30s)"},
+			{name: "files", typ: tCount, help: "stop after this many creates (default: never)"},
+		},
+		start: startBuild,
+	},
+	{
 		name: "alloc",
 		help: "raw allocations of one mask and order, one per step, each freed hold later",
 		args: []param{
@@ -365,6 +377,50 @@ func startPin(in *Interp, c *call) (sim.Program, func() workload.Progress, func(
 	}
 	extra := func() []field { return []field{{"pages", uintNum(p.Pages)}} }
 	return p, progressOf(&p.Progress), extra, nil
+}
+
+func startBuild(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
+	fs, err := in.buildFS(c, c.str("fs", ""))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	w := &workload.BuildWorker{FS: fs, Rng: in.m.World.Stream("workload/build#" + c.pos[0]), Files: c.uint("files")}
+	return w, progressOf(&w.Progress), nil, nil
+}
+
+// buildFS returns the build workers' file system of that name, mounting it
+// on first use.
+func (in *Interp) buildFS(c *call, name string) (*workload.BuildFS, error) {
+	if o, ok := in.objects[name]; ok {
+		fo, isFS := o.(*fsObj)
+		if !isFS {
+			return nil, fmt.Errorf("%q is a %s, not a file system", name, o.kind())
+		}
+		for _, a := range []string{"type", "cgroup", "commit"} {
+			if c.has(a) {
+				return nil, fmt.Errorf("%s= is taken only when the file system is created", a)
+			}
+		}
+		return fo.fs, nil
+	}
+	if err := in.canDefine(name); err != nil {
+		return nil, err
+	}
+	kind, err := workload.ParseFSKind(c.str("type", "btrfs"))
+	if err != nil {
+		return nil, err
+	}
+	cg, err := in.cgroup(c.str("cgroup", "/"))
+	if err != nil {
+		return nil, err
+	}
+	commit := sim.Time(c.duration("commit"))
+	if c.has("commit") && commit <= 0 {
+		return nil, fmt.Errorf("commit=0: give a positive interval")
+	}
+	now := in.m.World.Now()
+	fs := workload.NewBuildFS(in.m, kind, cg, 0, now, commit)
+	return fs, in.define(name, &fsObj{fs: fs})
 }
 
 func startAllocTask(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {

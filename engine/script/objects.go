@@ -174,6 +174,22 @@ func (o *slabObj) fields(*Interp) []field {
 	}
 }
 
+// fsObj is the file system of build tasks.
+type fsObj struct{ fs *workload.BuildFS }
+
+func (*fsObj) kind() string { return "fs" }
+func (o *fsObj) fields(*Interp) []field {
+	fs := o.fs
+	d, i := fs.Slab()
+	return []field{
+		{"files", uintNum(fs.Files())}, {"created", uintNum(fs.Created)}, {"unlinked", uintNum(fs.Unlinked)},
+		{"dentry_pages", uintNum(d)}, {"inode_pages", uintNum(i)}, {"metadata_pages", uintNum(fs.MetadataPages())},
+		{"leaves", uintNum(fs.Leaves)}, {"cows", uintNum(fs.COWs)}, {"commits", uintNum(fs.Commits)},
+		{"shrunk_dentries", uintNum(fs.ShrunkDentries)}, {"shrunk_inodes", uintNum(fs.ShrunkInodes)},
+		{"inode_reads", uintNum(fs.InodeReads)}, {"leaf_reads", uintNum(fs.LeafReads)},
+	}
+}
+
 // chunksObj is a handle of raw allocations (alloc NAME ...).
 type chunksObj struct {
 	gfp    mm.GFP

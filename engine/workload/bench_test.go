@@ -122,37 +122,21 @@ func BenchmarkCompactionScan(b *testing.B) {
 // seed002Machine sets up seed 002's reproducer on a 32 GiB, 8-CPU machine:
 // 4K anon fill in a cgroup protected by memory.low, one page pinned in 98%
 // of pageblocks, one page in eight freed, vm.defrag_mode=1, and eight
-// build-like workers.
+// build-like workers on btrfs in the cgroup.
 func seed002Machine(b *testing.B, fixed bool) (*mm.Machine, []*BuildWorker, sim.Time) {
-	b.Helper()
 	m := boot(b, 32<<30, 1, 8)
 	m.Patches.PromotedOrderRetries = fixed
-	cg := m.NewMemcg("fill")
+	m.Kernel.DeferredCompactNoStall = true
+	cg := m.NewMemcg("build")
 	t := m.World.NewTask("setup", 0, nil, sim.Never)
-	z := m.Nodes[0].Zones[mm.ZoneNormal]
-	fill := m.NrFreePages() - z.WmarkPages(mm.WmarkHigh) - (1536 << 20 / mm.PageSize)
-	r := m.NewAnonRegion("fill", cg, fill)
-	r.NoHugepage = true
-	for r.Cursor < r.Pages {
-		if !m.FaultAnonNext(t, r, false).OK {
-			b.Fatal("fill failed")
-		}
-	}
-	if err := cg.SetKnob("memory.low", (fill<<mm.PageShift)+1<<30); err != nil {
+	fill := &PinnedFill{Cg: cg, Protect: 1 << 30, PinFraction: 0.98, FreeEvery: 8}
+	if err := fill.Run(m, t); err != nil {
 		b.Fatal(err)
 	}
-	if _, _, err := m.PinBlocks(t, r.Owner, 0.98); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := m.MadviseDontneed(t, r.Owner, 8); err != nil {
-		b.Fatal(err)
-	}
-	if err := m.SetSysctl("vm.defrag_mode", "1"); err != nil {
-		b.Fatal(err)
-	}
+	fs := NewBuildFS(m, FSBtrfs, cg, 0, t.Now, 0)
 	var ws []*BuildWorker
 	for c := 0; c < 8; c++ {
-		w := &BuildWorker{M: m, Rng: m.World.Stream(fmt.Sprintf("workload/build#%d", c))}
+		w := &BuildWorker{FS: fs, Rng: m.World.Stream(fmt.Sprintf("workload/build#%d", c))}
 		ws = append(ws, w)
 		m.World.NewTask("build", c, w, t.Now)
 	}

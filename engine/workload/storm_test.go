@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
 
@@ -20,24 +21,14 @@ func seed002Small(t *testing.T, fixed bool) (*mm.Machine, []*BuildWorker) {
 	m, err := mm.NewMachine(cfg)
 	require.NoError(t, err)
 	m.Patches.PromotedOrderRetries = fixed
-	cg := m.NewMemcg("fill")
+	cg := m.NewMemcg("build")
 	tk := m.World.NewTask("setup", 0, nil, sim.Never)
-	z := m.Nodes[0].Zones[mm.ZoneNormal]
-	fill := m.NrFreePages() - z.WmarkPages(mm.WmarkHigh) - (24 << 20 / mm.PageSize)
-	r := m.NewAnonRegion("fill", cg, fill)
-	r.NoHugepage = true
-	for r.Cursor < r.Pages {
-		require.True(t, m.FaultAnonNext(tk, r, false).OK, "fill")
-	}
-	require.NoError(t, cg.SetKnob("memory.low", (fill<<mm.PageShift)+1<<30))
-	_, _, err = m.PinBlocks(tk, r.Owner, 0.98)
-	require.NoError(t, err)
-	_, err = m.MadviseDontneed(tk, r.Owner, 8)
-	require.NoError(t, err)
-	require.NoError(t, m.SetSysctl("vm.defrag_mode", "1"))
+	fill := &PinnedFill{Cg: cg, Margin: 24 << 20 / mm.PageSize, Protect: 32 << 20, PinFraction: 0.98, FreeEvery: 8}
+	require.NoError(t, fill.Run(m, tk))
+	fs := NewBuildFS(m, FSBtrfs, cg, 0, tk.Now, 0)
 	var ws []*BuildWorker
 	for c := 0; c < 4; c++ {
-		w := &BuildWorker{M: m, Rng: m.World.Rand}
+		w := &BuildWorker{FS: fs, Rng: m.World.Stream(fmt.Sprintf("workload/build#%d", c))}
 		ws = append(ws, w)
 		m.World.NewTask("build", c, w, tk.Now)
 	}

@@ -1,0 +1,80 @@
+package workload
+
+import (
+	"testing"
+
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/sim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// buildMachine boots a 256 MiB machine with two CPUs and mounts a file
+// system of kind for cgroup "build".
+func buildMachine(t *testing.T, kind FSKind) (*mm.Machine, *BuildFS) {
+	t.Helper()
+	cfg, err := mm.SimpleLayout(65536, 1, 2)
+	require.NoError(t, err)
+	m, err := mm.NewMachine(cfg)
+	require.NoError(t, err)
+	fs := NewBuildFS(m, kind, m.NewMemcg("build"), 1, 0, 2*sim.Millisecond)
+	return m, fs
+}
+
+func TestBuildWorkersKeepTheirFileSystemsBooks(t *testing.T) {
+	for _, kind := range []FSKind{FSBtrfs, FSTmpfs} {
+		t.Run(kind.String()+": a worker creates its files, unlinks one in five and its objects add up", func(t *testing.T) {
+			m, fs := buildMachine(t, kind)
+			w := &BuildWorker{FS: fs, Rng: m.World.Stream("workload/build#0"), Files: 600}
+			tk := m.World.NewTask("build", 0, w, 0)
+			runToEnd(t, m, tk, 60*sim.Second)
+			assert.True(t, w.Done)
+			assert.Equal(t, uint64(600), fs.Created)
+			assert.InDelta(t, 120, float64(fs.Unlinked), 40, "one unlink in five")
+			assert.Equal(t, fs.Created-fs.Unlinked, fs.Files())
+			assert.Equal(t, fs.Files(), fs.dentries.Objects, "one dentry a live file (no reclaim ran)")
+			assert.Equal(t, fs.Files(), fs.inodes.Objects, "one inode a live file")
+			d, i := fs.Slab()
+			assert.Greater(t, d, uint64(0))
+			assert.Greater(t, i, uint64(0))
+			if kind == FSBtrfs {
+				assert.GreaterOrEqual(t, fs.Leaves, fs.Created*btrfsItemsPerFile/btrfsNodesize, "a leaf per 32 files")
+				assert.Greater(t, fs.Commits, uint64(0), "the transaction thread committed")
+				assert.Greater(t, fs.COWs, uint64(0), "leaves were copied on write")
+				assert.Greater(t, m.GlobalNodeState(mm.NR_FILE_PAGES), int64(0))
+			} else {
+				assert.Zero(t, fs.MetadataPages())
+				assert.Zero(t, m.GlobalNodeState(mm.NR_FILE_PAGES), "empty files")
+			}
+		})
+	}
+}
+
+// The superblock shrinker frees unused dentries, then the inodes they
+// leave unused, and gives back the slabs they emptied; a caller without
+// __GFP_FS gets SHRINK_STOP.
+func TestTheSuperblockShrinkerFreesDentriesAndInodesOnlyWithGFPFS(t *testing.T) {
+	m, fs := buildMachine(t, FSBtrfs)
+	w := &BuildWorker{FS: fs, Rng: m.World.Stream("workload/build#0"), Files: 2000}
+	tk := m.World.NewTask("build", 0, w, 0)
+	runToEnd(t, m, tk, 120*sim.Second)
+	sc := &mm.ShrinkControl{GFP: mm.GFP_NOFS, Memcg: fs.Cg, NrToScan: 128}
+	freed, stop := fs.Shrinker.Scan(m.World.Tasks[0], sc)
+	assert.True(t, stop, "GFP_NOFS: SHRINK_STOP")
+	assert.Zero(t, freed)
+	assert.Equal(t, fs.Files(), fs.Shrinker.Count(sc))
+	assert.Zero(t, fs.Shrinker.Count(&mm.ShrinkControl{Memcg: m.RootMemcg()}), "the objects are the build cgroup's")
+	dBefore, iBefore := fs.Slab()
+	kt := m.World.NewTask("kswapd-like", 1, nil, sim.Never)
+	for i := 0; i < 40; i++ {
+		sc = &mm.ShrinkControl{GFP: mm.GFP_KERNEL, Memcg: fs.Cg, NrToScan: 128}
+		fs.Shrinker.Scan(kt, sc)
+	}
+	assert.Greater(t, fs.ShrunkDentries, uint64(1000))
+	assert.Greater(t, fs.ShrunkInodes, uint64(0))
+	d, i := fs.Slab()
+	assert.Less(t, d, dBefore, "emptied dentry slabs went back")
+	assert.LessOrEqual(t, i, iBefore)
+	assert.Equal(t, fs.Files()-fs.ShrunkDentries, fs.dentries.Objects)
+	require.NoError(t, m.CheckInvariants())
+}

@@ -1,0 +1,94 @@
+package workload
+
+import (
+	"fmt"
+
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// PinnedFill is seed 002's preparation of memory, done by one setup task
+// outside the world's steps:
+//
+//  1. fault 4 KiB anonymous pages (MADV_NOHUGEPAGE) in cgroup Cg until the
+//     free memory of the node's zones is down to their high watermarks
+//     plus Margin pages, and set the cgroup's memory.low to the fill plus
+//     Protect bytes ("memory.low = fill + 1G, so page cache beyond that
+//     stays reclaimable"; in the seed's order, before step 3 frees an
+//     eighth of the fill: the protection then covers more page cache than
+//     the free memory can hold, so kswapd, which honours memory.low,
+//     leaves the cgroup alone and its page cache is reclaimed by the
+//     allocating tasks' direct reclaim, which retries with memcg_low_reclaim
+//     when nothing else could be reclaimed: the seed's "a million order-0
+//     [reclaim runs] for page cache");
+//  2. with vm.defrag_mode already set, pin one page in a PinFraction share
+//     of the pageblocks holding the fill (io_uring registered buffers,
+//     FOLL_LONGTERM, mm.PinBlocks; 0 pins nothing): the rest are the blocks
+//     that can still be made whole;
+//  3. free one page in FreeEvery of the fill (MADV_DONTNEED), so that the
+//     holes sit scattered in movable blocks.
+//
+// The seed turns defrag_mode on after step 3; PinnedFill asks for it
+// before step 2 because pins that migrate their page first
+// (mm.Patches.PinMigrateMovable) look at it, and nothing else in steps 2
+// and 3 allocates.
+type PinnedFill struct {
+	Cg          *mm.Memcg
+	Margin      uint64
+	Protect     uint64
+	PinFraction float64
+	FreeEvery   int
+	// Region is the fill; Pinned counts pinned pageblocks, Freed the pages
+	// MADV_DONTNEED freed.
+	Region *mm.AnonRegion
+	Pinned int
+	Freed  uint64
+}
+
+// Run prepares m's memory with task t.
+func (p *PinnedFill) Run(m *mm.Machine, t *sim.Task) error {
+	var target uint64
+	for _, n := range m.Nodes {
+		for _, z := range n.Zones {
+			if z != nil && z.Managed() {
+				target += z.WmarkPages(mm.WmarkHigh)
+			}
+		}
+	}
+	target += p.Margin
+	free := m.NrFreePages()
+	if free <= target {
+		return fmt.Errorf("no memory to fill: %d pages free, %d to keep", free, target)
+	}
+	r := m.NewAnonRegion("fill", p.Cg, free-target)
+	r.NoHugepage = true
+	for r.Cursor < r.Pages && m.NrFreePages() > target {
+		if !m.FaultAnonNext(t, r, false).OK {
+			return fmt.Errorf("the fill failed after %d pages", r.Cursor)
+		}
+	}
+	p.Region = r
+	if p.Cg != nil {
+		if err := p.Cg.SetKnob("memory.low", r.Cursor*mm.PageSize+p.Protect); err != nil {
+			return err
+		}
+	}
+	if err := m.SetSysctl("vm.defrag_mode", "1"); err != nil {
+		return err
+	}
+	if p.PinFraction > 0 {
+		blocks, _, err := m.PinBlocks(t, r.Owner, min(p.PinFraction, 1))
+		if err != nil {
+			return err
+		}
+		p.Pinned = blocks
+	}
+	if p.FreeEvery > 0 {
+		freed, err := m.MadviseDontneed(t, r.Owner, p.FreeEvery)
+		if err != nil {
+			return err
+		}
+		p.Freed = freed
+	}
+	return nil
+}
