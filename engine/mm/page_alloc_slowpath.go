@@ -78,7 +78,10 @@ package mm
 // a step. Work done for a task outside its steps (setup, tests) runs to
 // the end without stopping.
 //
-// __GFP_NOFAIL: after nopage, __alloc_pages_cpuset_fallback() at
+// __GFP_NOFAIL: where the OOM killer would run (__alloc_pages_may_oom:
+// not a costly order, no __GFP_RETRY_MAYFAIL or __GFP_THISNODE, a zone
+// from ZONE_NORMAL up), __alloc_pages_cpuset_fallback() without
+// watermarks, then retry; otherwise, after nopage, the same at
 // ALLOC_MIN_RESERVE, then cond_resched() and retry, for as long as it
 // takes (without __GFP_DIRECT_RECLAIM it fails, as in the kernel).
 
@@ -461,12 +464,33 @@ afterReclaimRetry:
 	}
 	// __alloc_pages_may_oom: the model has no OOM killer. A last
 	// attempt at the high watermark catches a parallel free.
-	if !f.costly && f.gfp&(__GFP_RETRY_MAYFAIL|__GFP_THISNODE) == 0 && ac.highestZoneidx >= ZoneNormal {
+	if oomable := !f.costly && f.gfp&(__GFP_RETRY_MAYFAIL|__GFP_THISNODE) == 0 && ac.highestZoneidx >= ZoneNormal; oomable {
 		m.Slow.WouldOOM++
 		st.step(stepWouldOOM, 0, 0)
 	}
 	if pfn = m.slowFreelist(t, (f.gfp|__GFP_HARDWALL)&^__GFP_DIRECT_RECLAIM, f.order, ALLOC_WMARK_HIGH|ALLOC_CPUSET, ac); pfn != NilPFN {
 		goto gotPage
+	}
+	if f.nofail && !f.costly && f.gfp&(__GFP_RETRY_MAYFAIL|__GFP_THISNODE) == 0 && ac.highestZoneidx >= ZoneNormal {
+		// "out_of_memory(&oc) || WARN_ON_ONCE_GFP(gfp_mask &
+		// __GFP_NOFAIL, gfp_mask)": whether or not the OOM killer
+		// (not modelled) found a victim, a __GFP_NOFAIL request counts
+		// it as progress and gets the reserves below the min
+		// watermark, __alloc_pages_cpuset_fallback() with
+		// ALLOC_NO_WATERMARKS (linux-mm mm/page_alloc.c @00cb34b0
+		// __alloc_pages_may_oom; there since 6c18ba7a1899 "mm: help
+		// __GFP_NOFAIL allocations which do not trigger OOM killer",
+		// v4.11, so the 2018 base has it too); failing that, "retry as
+		// long as the OOM killer is making progress" with
+		// no_progress_loops reset.
+		pfn = m.slowFreelist(t, f.gfp, f.order, ALLOC_NO_WATERMARKS, ac)
+		st.step(stepNofailNoWatermarks, int64(b2i(pfn != NilPFN)), 0)
+		if pfn != NilPFN {
+			goto gotPage
+		}
+		f.noProgressLoops = 0
+		m.Slow.NofailRetries++
+		goto retry
 	}
 	st.step(stepNopage, nopageOOM, 0)
 nopage:

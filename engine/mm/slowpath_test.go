@@ -440,14 +440,9 @@ func TestCostlyNoretryThisnodeByKernel(t *testing.T) {
 func TestANofailAllocationLoopsWithTheClockMovingUntilMemoryIsFreed(t *testing.T) {
 	m := newQuietMachine(t, 8192, 1, 2)
 	setup := m.testTask(0)
-	var held []PFN
-	for {
-		pfn := m.AllocPages(setup, GFP_ATOMIC, 0, 0, 0)
-		if pfn == NilPFN {
-			break
-		}
-		held = append(held, pfn)
-	}
+	// Every free page, the reserves too: __alloc_pages_may_oom would
+	// otherwise hand the request a page below the min watermark.
+	held := takeEveryFreePage(m, setup)
 	require.NotEmpty(t, held)
 	got, steps := NilPFN, 0
 	failed := false
@@ -484,6 +479,81 @@ func TestANofailAllocationLoopsWithTheClockMovingUntilMemoryIsFreed(t *testing.T
 	assert.Greater(t, m.Slow.NofailRetries, uint64(10), "it looped")
 	assert.Greater(t, steps, 10, "one step per cond_resched")
 	assert.Zero(t, m.Slow.Abandoned)
+}
+
+// takeEveryFreePage allocates order-0 pages without watermarks
+// (ALLOC_NO_WATERMARKS) until the machine has none left, and returns them.
+func takeEveryFreePage(m *Machine, t *sim.Task) []PFN {
+	ac, _ := m.acFor(GFP_KERNEL, 0, 0)
+	var held []PFN
+	for {
+		pfn := m.getPageFromFreelist(t, GFP_KERNEL, 0, ALLOC_NO_WATERMARKS, &ac)
+		if pfn == NilPFN {
+			m.drainAllPages(t, nil)
+			if pfn = m.getPageFromFreelist(t, GFP_KERNEL, 0, ALLOC_NO_WATERMARKS, &ac); pfn == NilPFN {
+				return held
+			}
+		}
+		held = append(held, pfn)
+	}
+}
+
+// A __GFP_NOFAIL request that reaches __alloc_pages_may_oom with nothing
+// to reclaim gets the reserves below the min watermark: with or without an
+// OOM victim, the kernel's WARN_ON_ONCE_GFP(__GFP_NOFAIL) path calls
+// __alloc_pages_cpuset_fallback() with ALLOC_NO_WATERMARKS (linux-mm
+// mm/page_alloc.c @00cb34b0). Other requests, a costly order, and
+// __GFP_RETRY_MAYFAIL or __GFP_THISNODE ones skip that block and loop at
+// ALLOC_MIN_RESERVE.
+func TestANofailAllocationThatWouldOOMTakesTheReserves(t *testing.T) {
+	tests := []struct {
+		name    string
+		gfp     GFP
+		order   Order
+		reserve bool
+	}{
+		{"an order-0 GFP_KERNEL|__GFP_NOFAIL request gets a page below the min watermark", GFP_KERNEL | __GFP_NOFAIL, 0, true},
+		{"so does an order-3 one (not costly)", GFP_KERNEL | __GFP_NOFAIL, 3, true},
+		{"__GFP_RETRY_MAYFAIL keeps it out of the OOM path", GFP_KERNEL | __GFP_NOFAIL | __GFP_RETRY_MAYFAIL, 0, false},
+		{"a costly order never reaches the OOM killer's reserves", GFP_KERNEL | __GFP_NOFAIL, 4, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			setup := m.testTask(0)
+			// Down to where GFP_ATOMIC fails: below the min watermark,
+			// nothing to reclaim, the rest of the reserves left.
+			for m.AllocPages(setup, GFP_ATOMIC, 0, 0, 0) != NilPFN {
+			}
+			m.drainAllPages(setup, nil)
+			z := m.Nodes[0].Zones[ZoneNormal]
+			require.Less(t, z.Stat[NR_FREE_PAGES], int64(z.WmarkPages(WmarkMin)))
+			require.Greater(t, z.Stat[NR_FREE_PAGES], int64(tc.order.Pages()), "reserves left")
+			resetCounters(m)
+			got, steps := NilPFN, 0
+			tk := spawn(m, "nofail", 1, setup.Now, func(tk *sim.Task) sim.Time {
+				steps++
+				got = m.AllocPages(tk, tc.gfp, tc.order, 0, 0)
+				if m.AllocPending(tk) && steps < 200 {
+					return sim.Resched
+				}
+				return sim.Exit
+			})
+			runWorld(t, m, setup.Now+10*sim.Millisecond)
+			if !tc.reserve {
+				assert.Equal(t, NilPFN, got, "still looping")
+				assert.True(t, m.AllocPending(tk))
+				assert.Greater(t, m.Slow.NofailRetries, uint64(10))
+				m.abandonAlloc(tk, m.current(tk))
+				return
+			}
+			require.NotEqual(t, NilPFN, got, "the reserves serve it")
+			assert.Equal(t, uint64(1), m.Slow.WouldOOM, "on its first pass through __alloc_pages_may_oom")
+			assert.Zero(t, m.Slow.NofailRetries, "without looping")
+			assert.False(t, m.AllocPending(tk))
+			mustCheck(t, m, "the reserves")
+		})
+	}
 }
 
 // A caller that makes another request instead of repeating a pending one

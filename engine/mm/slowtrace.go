@@ -36,6 +36,7 @@ const (
 	stepWouldOOM
 	stepNopage
 	stepNofailRetry
+	stepNofailNoWatermarks
 )
 
 const (
@@ -198,6 +199,11 @@ func (s slowStep) String() string {
 			return "__GFP_NOFAIL: __alloc_pages_cpuset_fallback(ALLOC_MIN_RESERVE): page"
 		}
 		return "__GFP_NOFAIL: __alloc_pages_cpuset_fallback(ALLOC_MIN_RESERVE): NULL, cond_resched, retry"
+	case stepNofailNoWatermarks:
+		if s.a != 0 {
+			return "__GFP_NOFAIL: __alloc_pages_cpuset_fallback(ALLOC_NO_WATERMARKS): page"
+		}
+		return "__GFP_NOFAIL: __alloc_pages_cpuset_fallback(ALLOC_NO_WATERMARKS): NULL, retry"
 	}
 	return "?"
 }
