@@ -168,7 +168,8 @@ type CostTable struct {
 	// CondResched is a cond_resched() call that does not schedule (the
 	// preempt count and TIF_NEED_RESCHED test): about 5 ns (estimate:
 	// a few instructions on hot per-CPU data). A context switch when it
-	// does schedule is not charged.
+	// does schedule is not charged. Set refuses less than 1 ns: it is
+	// what moves the clock of an allocation looping in the slow path.
 	CondResched sim.Time
 	// MigratePage is migrating one 4 KiB page besides the copy (isolate,
 	// unmap with a TLB shootdown IPI, allocate the target, remap).
@@ -269,10 +270,19 @@ func (c *CostTable) Set(name string, ns int64) error {
 	}
 	v := reflect.ValueOf(c).Elem()
 	for i := 0; i < v.NumField(); i++ {
-		if strings.EqualFold(v.Type().Field(i).Name, name) {
-			v.Field(i).SetInt(ns)
-			return nil
+		f := v.Type().Field(i).Name
+		if !strings.EqualFold(f, name) {
+			continue
 		}
+		// Every pass of the slow path's retry loop stops at a
+		// cond_resched() (page_alloc_slowpath.go), and its cost is the
+		// one charge such a pass is sure to make: at 0 a __GFP_NOFAIL
+		// request with nothing to reclaim would loop at one instant.
+		if f == "CondResched" && ns < 1 {
+			return fmt.Errorf("cost %s: %d ns would let an allocation loop in the slow path without its clock moving; at least 1 ns", f, ns)
+		}
+		v.Field(i).SetInt(ns)
+		return nil
 	}
 	return fmt.Errorf("unknown cost %q", name)
 }
