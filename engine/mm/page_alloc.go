@@ -1008,6 +1008,16 @@ func (m *Machine) AllocPending(t *sim.Task) bool {
 	return m.current(t).alloc != nil
 }
 
+// AllocYields returns how many times t's suspended allocation has stopped
+// at a cond_resched() so far (0 when none is pending): a caller that must
+// not wait for ever (a script command) bounds it.
+func (m *Machine) AllocYields(t *sim.Task) uint64 {
+	if f := m.current(t).alloc; f != nil {
+		return f.yields
+	}
+	return 0
+}
+
 // pendingAlloc returns the mask and order of t's suspended allocation, for
 // callers that try several requests in turn (an order loop, a first
 // attempt on the local node): they resume at the one that stopped instead

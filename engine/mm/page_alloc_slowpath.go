@@ -241,6 +241,8 @@ type allocFrame struct {
 	phaseStart sim.Time
 	// at is where the allocation stopped (resumeStart while it runs).
 	at slowResume
+	// yields counts the cond_resched() calls this allocation stopped at.
+	yields uint64
 	// trace is this allocation's decision trace.
 	trace slowTrace
 }
@@ -256,6 +258,7 @@ func (m *Machine) condResched(t *sim.Task, f *allocFrame, at slowResume) bool {
 		return false
 	}
 	f.at = at
+	f.yields++
 	if at == resumeBeforeReclaim || at == resumeAfterReclaim {
 		m.Slow.DirectReclaimTime += t.Now - f.phaseStart
 	}

@@ -270,11 +270,16 @@ func (in *Interp) scriptTask(cpu int) *sim.Task {
 func (in *Interp) onCPU(cpu int, fn func(t *sim.Task) error) error {
 	t := in.scriptTask(cpu)
 	var ferr error
-	ran := false
+	ran, looping := false, false
+	own := 0 // the command's own steps: one, plus one per cond_resched() stop
 	t.Program = sim.ProgramFunc(func(w *sim.World, t *sim.Task) sim.Time {
+		own++
 		ferr = fn(t)
 		if ferr == nil && in.m.AllocPending(t) {
-			return sim.Resched
+			if in.m.AllocYields(t) < maxAllocYields {
+				return sim.Resched
+			}
+			looping = true
 		}
 		ran = true
 		return sim.Never
@@ -282,16 +287,26 @@ func (in *Interp) onCPU(cpu int, fn func(t *sim.Task) error) error {
 	start := in.m.World.Now()
 	in.m.World.Wake(t, start)
 	// Count the other tasks' steps on this CPU while the command waits
-	// (each moves BusyUntil on).
+	// (each moves BusyUntil on); the command's own steps, when an
+	// allocation stops at a cond_resched(), are not waiting.
 	c := in.m.World.CPUs[cpu]
-	steps, busy := 0, c.BusyUntil
+	steps, busy, seen := 0, c.BusyUntil, own
 	if _, err := in.advance(farFuture, func() bool {
 		if c.BusyUntil != busy {
-			steps, busy = steps+1, c.BusyUntil
+			if own == seen {
+				steps++
+			}
+			busy = c.BusyUntil
 		}
+		seen = own
 		return ran || steps >= maxWaitSteps
 	}); err != nil {
 		return err
+	}
+	if looping {
+		// The allocation is abandoned with the script, which stops here.
+		return in.errorf("an allocation of this command stopped at cond_resched() %d times over %s s without finishing: a request that cannot fail (__GFP_NOFAIL) with nothing left to reclaim loops for ever where the kernel's OOM killer, which pagesim does not model, would free memory",
+			maxAllocYields, in.m.World.Now()-start)
 	}
 	if !ran {
 		if steps >= maxWaitSteps {
@@ -309,6 +324,13 @@ func (in *Interp) onCPU(cpu int, fn func(t *sim.Task) error) error {
 // its CPU: a wait is normally one step; thousands mean the CPU is never
 // left free.
 const maxWaitSteps = 4096
+
+// maxAllocYields bounds the cond_resched() stops of one allocation a
+// command makes: a reclaim storm's allocation stops a few times per pass
+// of the retry loop, tens of thousands of times in a long storm; a
+// million (a few seconds of wall time at the loop's pace) means it never
+// ends. (A variable so that a test can lower it.)
+var maxAllocYields uint64 = 1 << 20
 
 // advance processes events up to until, or until stop reports true after
 // an event (then the clock stays at that event). It reports whether stop

@@ -101,6 +101,33 @@ func TestACommandOnACPUThatATaskNeverLeavesStopsWithAnError(t *testing.T) {
 	assert.Contains(t, err.Error(), "s:4: the command never got CPU 0: other tasks ran 4096 steps on it")
 }
 
+func TestACommandWhoseAllocationsStopAtCondReschedIsNotWaitingForItsCPU(t *testing.T) {
+	// Without kswapd (no __GFP_KSWAPD_RECLAIM) every 32 allocations
+	// below the min watermark reclaim once, stopping at
+	// __perform_reclaim's two cond_resched() calls: more than 4096 stops
+	// of the command's own task, none of them another task's step.
+	in := New(Options{})
+	var out bytes.Buffer
+	err := in.Exec(&out, "s", 1, []byte("machine mem=1G layout=simple cpus=1\nfile write f size=960M sync=on\n"+
+		"alloc x gfp=__GFP_IO|__GFP_FS|__GFP_DIRECT_RECLAIM count=230000\nexpect allocstall_normal > 2048\nprint x\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "allocation x: chunks=230000 pages=230000 order=0 failed=0\n", out.String())
+}
+
+func TestACommandWhoseAllocationNeverEndsStopsWithAnError(t *testing.T) {
+	// Every page taken, then a request that cannot fail: it loops in
+	// the slow path, with the clock moving, for as long as nothing frees
+	// memory. (The kernel would OOM-kill a task.)
+	defer func(n uint64) { maxAllocYields = n }(maxAllocYields)
+	maxAllocYields = 1 << 10
+	in := New(Options{})
+	err := in.Exec(&bytes.Buffer{}, "s", 1, []byte("machine mem=64M layout=simple cpus=1\nalloc hog gfp=GFP_KERNEL count=all\n"+
+		"alloc more gfp=GFP_KERNEL|__GFP_NOFAIL count=2000\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "s:3: an allocation of this command stopped at cond_resched() 1024 times over ")
+	assert.Contains(t, err.Error(), "(__GFP_NOFAIL) with nothing left to reclaim loops for ever")
+}
+
 func TestProgressIsReportedWhileTimeAdvances(t *testing.T) {
 	var calls []string
 	in := New(Options{Progress: func(file string, line int, cmd string, now, end sim.Time) {
