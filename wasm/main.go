@@ -48,6 +48,7 @@ func main() {
 				sr.Run(src, nil)
 			}
 		}
+		br.OnDropFiles("import-drop", app.CheckDumpSizes, sr.ImportFiles)
 		link := br.Fragment()
 		if app.IsScriptLink(link) {
 			loadScript(link)

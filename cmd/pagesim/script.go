@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 
@@ -18,7 +19,7 @@ import (
 	"github.com/pagesim/pagesim/engine/tracefmt"
 )
 
-const scriptUsage = `Usage: pagesim script FILE [--check] [--max-mem SIZE]
+const scriptUsage = `Usage: pagesim script FILE [--check] [--max-mem SIZE] [--import DIR]
                       [--trace FILE] [--trace-report FILE]
        pagesim script - [--check] [--max-mem SIZE] < FILE
 
@@ -35,6 +36,8 @@ before the first one runs; an error names the script and the line:
 
 Options:
   --check        run the machine's consistency check after every command
+  --import DIR   the folder of a real machine's /proc files that the
+                 script's import command boots (as pagesim proc --import)
 ` + maxMemUsage + `
   --trace FILE   record the script's machines and write them to FILE in
                  Chrome's JSON trace event format (Perfetto UI,
@@ -73,6 +76,7 @@ func runScript(args []string, stdout, stderr io.Writer) int {
 	maxMem := addMaxMem(fs)
 	tracePath := fs.String("trace", "", "Chrome JSON trace file")
 	reportPath := fs.String("trace-report", "", "trace-cmd report file")
+	importDir := fs.String("import", "", "dump folder for the import command")
 	// FILE may come before or after the flags.
 	var file string
 	var rest []string
@@ -119,6 +123,23 @@ func runScript(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pagesim script: %s is larger than %d bytes\n", name, maxScriptBytes)
 		return exitInput
 	}
+	var dump iofs.FS
+	if flagGiven(fs, "import") {
+		if *importDir == "" {
+			fmt.Fprintln(stderr, "pagesim script: --import needs a folder")
+			return exitUsage
+		}
+		info, err := os.Stat(*importDir)
+		if err != nil {
+			fmt.Fprintf(stderr, "pagesim script: --import %s: %v\n", *importDir, errors.Unwrap(err))
+			return exitInput
+		}
+		if !info.IsDir() {
+			fmt.Fprintf(stderr, "pagesim script: --import %s: not a folder\n", *importDir)
+			return exitInput
+		}
+		dump = os.DirFS(*importDir)
+	}
 	var rec *mm.Recorder
 	traceOn, reportOn := flagGiven(fs, "trace"), flagGiven(fs, "trace-report")
 	if (traceOn && *tracePath == "") || (reportOn && *reportPath == "") {
@@ -131,7 +152,7 @@ func runScript(args []string, stdout, stderr io.Writer) int {
 		rec = mm.NewRecorder(mm.RecordConfig{MaxBytes: recBytes})
 	}
 	prog := newProgress(stderr)
-	in := script.New(script.Options{CheckEveryCommand: *checkAll, MaxBytes: limit, Recorder: rec,
+	in := script.New(script.Options{CheckEveryCommand: *checkAll, MaxBytes: limit, Recorder: rec, Dump: dump,
 		Progress: func(file string, line int, cmd string, now, end sim.Time) {
 			file = filepath.Base(file)
 			if end > now+1000*sim.Second*3600 {

@@ -35,6 +35,28 @@ func TestScriptCommand(t *testing.T) {
 			wantOut:  "heap.resident 256\n",
 		},
 		{
+			name: "--import gives the import command a real machine's /proc files",
+			args: func(t *testing.T) []string {
+				return []string{"script", writeScript(t, "i.txt", "import\nprint nr_free_pages\n"), "--import", "../../engine/procfs/testdata/fixtures/prometheus-procfs"}
+			},
+			wantCode: exitOK,
+			wantOut: "note: import: buddyinfo has no migratetypes and there is no pagetypeinfo: every free chunk is on the Movable lists, every pageblock Movable\n" +
+				"note: import: node 0 zone DMA: zoneinfo says 3952 pages free, the free lists hold 3973 (files taken at different times?); using the free lists\n" +
+				"note: import: node 0 zone DMA32: zoneinfo says 204252 pages free, the free lists hold 14179 (files taken at different times?); using the free lists\n" +
+				"note: import: node 0 zone Normal: zoneinfo says 18553 pages free, the free lists hold 32139 (files taken at different times?); using the free lists\n" +
+				"note: import: node 0 zone DMA: its free lists hold 3973 pages, more than its 3956 managed pages; managed pages raised to 3973\n" +
+				"nr_free_pages 50291\n",
+		},
+		{
+			name: "--import refuses what is not a folder",
+			args: func(t *testing.T) []string {
+				p := writeScript(t, "i.txt", "import\n")
+				return []string{"script", p, "--import", p}
+			},
+			wantCode: exitInput,
+			wantErr:  "i.txt: not a folder",
+		},
+		{
 			name:     "flags may follow the file",
 			args:     func(t *testing.T) []string { return []string{"script", writeScript(t, "ok.txt", good), "--check"} },
 			wantCode: exitOK,

@@ -141,6 +141,8 @@ type ImportSpec struct {
 	// Import refuses a dump whose machine would cost more, naming the
 	// file and line that made it that large.
 	MaxBytes uint64
+	// Recorder, if set, records the machine (Config.Recorder).
+	Recorder *Recorder
 }
 
 // The placement treats MAX_PAGE_ORDER chunks as pairs of pageblocks.
@@ -212,7 +214,7 @@ func Import(spec ImportSpec) (*Machine, []string, error) {
 		nodes[i].Zones = append([]ImportZone(nil), n.Zones...)
 	}
 	spec.Nodes = nodes
-	cfg := Config{Seed: spec.Seed, THP: spec.THP, Sysctl: spec.Sysctl}
+	cfg := Config{Seed: spec.Seed, THP: spec.THP, Sysctl: spec.Sysctl, Recorder: spec.Recorder}
 	var warnings []string
 	prevEnd := uint64(0)
 	for ni := range spec.Nodes {

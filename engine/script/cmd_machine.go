@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/procfs"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -31,6 +32,20 @@ func machineCommands() []*command {
 			},
 			noMachine: true,
 			run:       runMachine,
+		},
+		{
+			name:   "import",
+			syntax: "import [cpus=N] [seed=N]",
+			help: "Boots the machine a real machine's /proc files describe, as pagesim proc --import builds it " +
+				"(its zones, free lists, pageblocks, watermarks and vm sysctls): the dump is the folder given to " +
+				"pagesim script --import DIR, or in the page the machine of \"Start from a machine\". " +
+				"Each of the import's warnings prints as a note: line. Like machine, it starts over.",
+			keys: []param{
+				{name: "cpus", typ: tCount, help: "CPUs per node when the dump's zoneinfo lists none (default 4)"},
+				{name: "seed", typ: tCount, help: "seed of the machine's random number generator (default 1)"},
+			},
+			noMachine: true,
+			run:       runImport,
 		},
 		{
 			name:   "sysctl",
@@ -161,6 +176,48 @@ func runMachine(in *Interp, c *call) error {
 	in.m = m
 	in.reset()
 	in.invariants = in.opts.CheckEveryEvent
+	return nil
+}
+
+// runImport boots the machine of the dump in Options.Dump.
+func runImport(in *Interp, c *call) error {
+	if in.opts.Dump == nil {
+		return fmt.Errorf("no dump to import: give its folder with pagesim script --import DIR (in the page: Start from a machine)")
+	}
+	cpus := uint64(0)
+	if c.has("cpus") {
+		cpus = c.uint("cpus")
+		if cpus == 0 || cpus > 1024 {
+			return fmt.Errorf("cpus=%d: want 1 to 1024 per node", cpus)
+		}
+	}
+	d, err := procfs.Load(in.opts.Dump)
+	if err != nil {
+		return err
+	}
+	seed := uint64(1)
+	if c.has("seed") {
+		seed = c.uint("seed")
+	}
+	spec, warnings, err := d.Spec(procfs.ImportOptions{CPUsPerNode: int(cpus), Seed: seed, MaxBytes: in.opts.MaxBytes})
+	if err != nil {
+		return err
+	}
+	spec.Recorder = in.opts.Recorder
+	m, more, err := mm.Import(spec)
+	if err != nil {
+		return err
+	}
+	in.machines++
+	if spec.Recorder != nil {
+		spec.Recorder.Name(fmt.Sprintf("machine%d", in.machines))
+	}
+	in.m = m
+	in.reset()
+	in.invariants = in.opts.CheckEveryEvent
+	for _, w := range append(warnings, more...) {
+		in.note("import: %s", w)
+	}
 	return nil
 }
 

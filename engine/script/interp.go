@@ -38,6 +38,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/pagesim/pagesim/engine/mm"
@@ -72,6 +73,9 @@ type Options struct {
 	// as a script error (the page's Stop button; the page also yields
 	// to the browser from it). It must not touch the machine.
 	Interrupt func() error
+	// Dump is the /proc dump the import command boots (a folder of
+	// /proc files, as procfs.Load reads it); nil: none.
+	Dump fs.FS
 	// InterruptEvents is how often Interrupt is asked while time runs
 	// (default progressEvents).
 	InterruptEvents int

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/procfs"
 	"github.com/pagesim/pagesim/engine/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -163,4 +164,26 @@ func TestInterruptStopsARunningScriptAtItsLineAndKeepsWhatItPrinted(t *testing.T
 	assert.ErrorIs(t, err, stop)
 	assert.Equal(t, "s.txt:5: run: stopped", se.Error(), "asked before each of the 5 lines, the sixth time in run's events")
 	assert.Equal(t, "before\n", out.String())
+}
+
+func TestImportBootsTheDumpAsPagesimProcImportDoesWithItsWarningsAsNotes(t *testing.T) {
+	dump := os.DirFS("../procfs/testdata/fixtures/jc-linux-proc")
+	m, warnings, err := procfs.Import(dump, procfs.ImportOptions{})
+	require.NoError(t, err)
+	require.NotEmpty(t, warnings)
+	var want strings.Builder
+	for _, w := range warnings {
+		want.WriteString("note: import: " + w + "\n")
+	}
+	require.NoError(t, procfs.Buddyinfo(&want, m))
+
+	var out bytes.Buffer
+	require.NoError(t, New(Options{Dump: dump, CheckEveryCommand: true}).Exec(&out, "s.txt", 1, []byte("import\nprint buddyinfo\n")))
+	assert.Equal(t, want.String(), out.String())
+
+	err = New(Options{}).Exec(&out, "s.txt", 1, []byte("import\n"))
+	assert.ErrorContains(t, err, "s.txt:1: import: no dump to import: give its folder with pagesim script --import DIR")
+	err = New(Options{Dump: dump, MaxBytes: 1 << 20}).Exec(&out, "s.txt", 1, []byte("import\n"))
+	var be *mm.BudgetError
+	assert.ErrorAs(t, err, &be, "the budget holds for an imported machine")
 }

@@ -14,11 +14,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/procfs"
 	"github.com/pagesim/pagesim/engine/script"
 	"github.com/pagesim/pagesim/engine/tracefmt"
 )
@@ -70,6 +72,23 @@ type ScriptState struct {
 	// LinkShown is true while the address bar holds the script's link,
 	// which the scenarios' links must not replace.
 	LinkShown bool
+	// Dump is the machine "Start from a machine" took, which the
+	// script's import command boots; nil: none.
+	Dump *DumpState
+}
+
+// DumpState is an imported dump as the page shows it.
+type DumpState struct {
+	// Label names what was given (a folder, an archive, n files).
+	Label string
+	// Err says why the files could not be imported; the rest is empty
+	// then.
+	Err string
+	// Warnings are the lines pagesim proc --import writes to standard
+	// error ("pagesim proc: warning: ..."), Buddyinfo what pagesim proc
+	// buddyinfo --import prints.
+	Warnings  string
+	Buddyinfo string
 }
 
 // ScriptRunner runs page scripts, one at a time. Its methods may be called
@@ -91,6 +110,7 @@ type ScriptRunner struct {
 	// stopping is set by Stop: the current run stops at its next check.
 	stopping bool
 	rec      *mm.Recorder
+	dump     fs.FS // the imported dump (st.Dump), for the import command
 	updated  chan struct{}
 }
 
@@ -128,7 +148,7 @@ func (r *ScriptRunner) Run(src string, done func()) {
 	r.gen++
 	gen := r.gen
 	r.stopping = false
-	r.st = ScriptState{Seq: r.st.Seq, Src: src, Loaded: r.st.Loaded, LinkShown: r.st.LinkShown}
+	r.st = ScriptState{Seq: r.st.Seq, Src: src, Loaded: r.st.Loaded, LinkShown: r.st.LinkShown, Dump: r.st.Dump}
 	r.rec = nil
 	if err := script.Check(ScriptName, []byte(src)); err != nil {
 		r.finish(err)
@@ -147,13 +167,13 @@ func (r *ScriptRunner) Run(src string, done func()) {
 }
 
 func (r *ScriptRunner) run(gen uint64, src string, rec *mm.Recorder, done func()) {
-	limit := r.MaxBytes
-	if limit == 0 {
-		limit = PageMaxBytes - scriptRecordBytes
-	}
+	limit := r.maxBytes()
 	out := &scriptOutput{r: r, gen: gen}
 	last := time.Now()
-	in := script.New(script.Options{MaxBytes: limit, Recorder: rec, InterruptEvents: 4096,
+	r.mu.Lock()
+	dump := r.dump
+	r.mu.Unlock()
+	in := script.New(script.Options{MaxBytes: limit, Recorder: rec, Dump: dump, InterruptEvents: 4096,
 		Interrupt: func() error {
 			if err := out.check(); err != nil {
 				return err
@@ -200,6 +220,49 @@ func (r *ScriptRunner) finish(err error) {
 
 func formatMiB(n uint64) string { return fmt.Sprintf("%d MiB", n>>20) }
 
+// SetDump imports a dump as pagesim proc --import does (within the page's
+// budget) and keeps it for the import command; err is why the visitor's
+// files could not be made into a dump. It reports whether the import
+// worked.
+func (r *ScriptRunner) SetDump(fsys fs.FS, label string, err error) bool {
+	ds := &DumpState{Label: label}
+	if err == nil {
+		var m *mm.Machine
+		var warnings []string
+		m, warnings, err = procfs.Import(fsys, procfs.ImportOptions{MaxBytes: r.maxBytes()})
+		if err == nil {
+			var w, b strings.Builder
+			for _, x := range warnings {
+				w.WriteString("pagesim proc: warning: " + x + "\n")
+			}
+			err = procfs.Buddyinfo(&b, m)
+			ds.Warnings, ds.Buddyinfo = w.String(), b.String()
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		ds.Err = err.Error()
+		var be *mm.BudgetError
+		if errors.As(err, &be) {
+			ds.Err += " (a browser tab simulates at most " + formatMiB(PageMaxBytes) + "; pagesim proc --import DIR reads it natively)"
+		}
+		fsys = nil
+	}
+	r.dump = fsys
+	r.st.Dump = ds
+	r.changed()
+	return fsys != nil
+}
+
+// maxBytes is the budget of a script's machines.
+func (r *ScriptRunner) maxBytes() uint64 {
+	if r.MaxBytes != 0 {
+		return r.MaxBytes
+	}
+	return PageMaxBytes - scriptRecordBytes
+}
+
 // Load puts src in the editor, as a script link does, with err (the
 // reason the link could not be read) as its error when not nil.
 func (r *ScriptRunner) Load(src string, err error) {
@@ -208,7 +271,7 @@ func (r *ScriptRunner) Load(src string, err error) {
 	r.gen++
 	r.stopping = false
 	r.rec = nil
-	r.st = ScriptState{Seq: r.st.Seq, Src: src, Loaded: r.st.Loaded + 1, LinkShown: true}
+	r.st = ScriptState{Seq: r.st.Seq, Src: src, Loaded: r.st.Loaded + 1, LinkShown: true, Dump: r.st.Dump}
 	if err != nil {
 		r.st.Err = "This script link could not be read: " + err.Error()
 	}
@@ -250,7 +313,7 @@ func (r *ScriptRunner) Reset() {
 	r.gen++
 	r.stopping = false
 	r.rec = nil
-	r.st = ScriptState{Seq: r.st.Seq, Src: r.st.Src, Loaded: r.st.Loaded, LinkShown: r.st.LinkShown}
+	r.st = ScriptState{Seq: r.st.Seq, Src: r.st.Src, Loaded: r.st.Loaded, LinkShown: r.st.LinkShown, Dump: r.st.Dump}
 	r.changed()
 }
 

@@ -149,3 +149,41 @@ func waitFile(t *testing.T, path string) []byte {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+func TestARealMachinesProcFilesPickedInThePageShowWhatPagesimProcImportPrints(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join(repoRoot, "engine", "procfs", "testdata", "fixtures", "jc-linux-proc"))
+	require.NoError(t, err)
+	cmd := exec.Command(pagesimBin, "proc", "buddyinfo", "--import", dir)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Run())
+	require.Contains(t, errb.String(), "pagesim proc: warning: ")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var files []string
+	for _, e := range entries {
+		files = append(files, filepath.Join(dir, e.Name()))
+	}
+
+	p := Open(t, "")
+	p.Click("script-open")
+	p.WaitJS(`document.getElementById("import-open") !== null`)
+	p.Click("import-open")
+	p.WaitJS(`document.getElementById("import-files") !== null`)
+	_, err = chromedp.Run(p.ctx, chromedp.SetUploadFiles(chromedp.CSS("#import-files"), files))
+	require.NoError(t, err)
+	p.WaitJS(`document.getElementById("import-buddyinfo") !== null || document.getElementById("import-error") !== null`)
+	require.Equal(t, "<missing #import-error>", p.Text("import-error"))
+	assert.Equal(t, out.String(), p.Text("import-buddyinfo"), "the buddyinfo pagesim proc buddyinfo --import prints")
+	assert.Equal(t, errb.String(), p.Text("import-warnings"), "the warnings it writes")
+	assert.Contains(t, p.Text("import-label"), "6 files")
+
+	t.Run("a script boots it with import, as pagesim script --import does", func(t *testing.T) {
+		p.t = t
+		require.Equal(t, "import\nprint buddyinfo\n", Eval[string](p, `document.getElementById("script-src").value`))
+		want, _, _ := nativeScript(t, "import\nprint buddyinfo\n", "--import", dir)
+		p.Click("script-run")
+		p.waitScriptEnded()
+		assert.Equal(t, want, p.Text("script-output"))
+	})
+}

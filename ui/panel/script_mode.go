@@ -23,6 +23,9 @@ type ScriptHost interface {
 	Download(name, mime string, data []byte)
 	// SetFragment sets the URL fragment (a new history entry if push).
 	SetFragment(frag string, push bool)
+	// ReadFiles reads the files picked in a file input, after check
+	// has seen their names and sizes.
+	ReadFiles(inputID string, check func(names []string, sizes []int64) error, done func(names []string, data [][]byte, err error))
 }
 
 // ScriptMode is the Script mode's component.
@@ -40,7 +43,10 @@ type ScriptMode struct {
 	errLine  int    // the line checkErr or the run's error names
 	copied   string
 	state    app.ScriptState
-	eventEnv vugu.EventEnv
+	lastDump *app.DumpState // the dump the editor last started from
+	// importOpen shows "Start from a machine".
+	importOpen bool
+	eventEnv   vugu.EventEnv
 }
 
 // Init remembers the EventEnv for callbacks that finish later.
@@ -59,7 +65,37 @@ func (c *ScriptMode) Compute() {
 		c.open = true
 		c.recheck()
 	}
+	if d := c.state.Dump; d != c.lastDump {
+		c.lastDump = d
+		c.open = true
+		if d != nil && d.Err == "" && !strings.HasPrefix(c.src, "import") {
+			c.src = app.ImportStarter
+			c.recheck()
+		}
+	}
 }
+
+func (c *ScriptMode) showImport()       { c.importOpen = true }
+func (c *ScriptMode) importShown() bool { return c.importOpen || c.state.Dump != nil }
+
+// importPicked imports the files picked in a file input.
+func (c *ScriptMode) importPicked(id string) {
+	if c.Host == nil {
+		return
+	}
+	c.Host.ReadFiles(id, app.CheckDumpSizes, c.Runner.ImportFiles)
+}
+
+func (c *ScriptMode) dump() *app.DumpState {
+	if c.state.Dump == nil {
+		return &app.DumpState{}
+	}
+	return c.state.Dump
+}
+
+// captureCommand is the one line that collects a dump on a Linux machine
+// (pagetypeinfo is readable by root only since Linux 5.6).
+const captureCommand = `mkdir -p dump/sys_vm && for f in buddyinfo zoneinfo vmstat; do cat /proc/$f > dump/$f; done && sudo cat /proc/pagetypeinfo > dump/pagetypeinfo && for f in /proc/sys/vm/*; do cat "$f" > "dump/sys_vm/${f##*/}" 2>/dev/null; done; tar czf dump.tar.gz dump`
 
 func (c *ScriptMode) st() *app.ScriptState { return &c.state }
 
