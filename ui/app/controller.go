@@ -63,6 +63,9 @@ type Controller struct {
 	// views their views.
 	runs  []*scenario.Run
 	views []scenario.View
+	// record is set while the runs record their traces for the
+	// downloads (traceexport.go).
+	record bool
 
 	playing bool
 	// clock is the unrounded simulated time the clock asks for; target
@@ -171,7 +174,7 @@ func (c *Controller) restart() {
 		return
 	}
 	for _, v := range c.st.Variants {
-		r, err := c.spec.NewRun(v, st, c.st.Seed, PageMaxBytes/uint64(len(c.st.Variants)))
+		r, err := c.newRun(v, st, PageMaxBytes/uint64(len(c.st.Variants)))
 		if err != nil {
 			c.runErr = fmt.Sprintf("variant %s could not start: %v", v, err)
 			c.runs, c.views = nil, nil

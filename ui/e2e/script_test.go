@@ -187,3 +187,41 @@ func TestARealMachinesProcFilesPickedInThePageShowWhatPagesimProcImportPrints(t 
 		assert.Equal(t, want, p.Text("script-output"))
 	})
 }
+
+func TestAScenarioRunsTraceDownloadsFromThePageUpToTheCurrentTime(t *testing.T) {
+	p := Open(t, "")
+	p.Click("trace-record")
+	p.WaitJS(`document.getElementById("trace-json-upstream") !== null`)
+	p.Click("step")
+	d := p.WaitSettled()
+	require.Positive(t, d.NowNS)
+	down := t.TempDir()
+	_, err := chromedp.CallBrowser(p.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: down})
+	require.NoError(t, err)
+	p.Click("trace-json-upstream")
+	p.Click("trace-report-upstream")
+	b := waitFile(t, filepath.Join(down, "thp-thisnode-upstream-run1.json"))
+	var doc struct {
+		TraceEvents []struct {
+			Ph  string  `json:"ph"`
+			Ts  float64 `json:"ts"`
+			Pid *int    `json:"pid"`
+		} `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(b, &doc), "Chrome's JSON trace event format")
+	last, phases := 0.0, map[string]int{}
+	for _, e := range doc.TraceEvents {
+		require.NotNil(t, e.Pid)
+		phases[e.Ph]++
+		if e.Ph == "M" {
+			continue
+		}
+		require.GreaterOrEqual(t, e.Ts, last, "time-ordered")
+		last = e.Ts
+	}
+	assert.Positive(t, phases["C"], "counter tracks")
+	assert.Positive(t, phases["M"], "the tasks, CPUs and memory named")
+	assert.LessOrEqual(t, last, float64(d.NowNS)/1000, "up to the current time")
+	report := string(waitFile(t, filepath.Join(down, "thp-thisnode-upstream-run1.txt")))
+	assert.Contains(t, report, "cpus=")
+}
