@@ -121,11 +121,11 @@ const (
 
 // compactState is the compaction part of struct zone.
 type compactState struct {
-	considered     uint64
-	deferShift     uint
-	orderFailed    int
-	cachedFreePFN  PFN
-	cachedMigPFN   [2]PFN
+	considered    uint64
+	deferShift    uint
+	orderFailed   int
+	cachedFreePFN PFN
+	cachedMigPFN  [2]PFN
 	// initMigratePFN and initFreePFN are compact_init_migrate_pfn and
 	// compact_init_free_pfn: 0 from boot until __reset_isolation_suitable
 	// first sets them to the lowest block with LRU pages and the highest
@@ -393,7 +393,7 @@ func (cc *compactControl) isolationSuitable(b *pageblock) bool {
 
 // updateCachedMigrate is update_cached_migrate().
 func (cc *compactControl) updateCachedMigrate(pfn PFN) {
-	pfn = alignPFNUp(pfn+1, PageblockNrPages)
+	pfn = alignUp(pfn+1, PageblockNrPages)
 	c := &cc.zone.compact
 	if pfn > c.cachedMigPFN[0] {
 		c.cachedMigPFN[0] = pfn
@@ -424,8 +424,6 @@ func (cc *compactControl) testAndSetSkip(b *pageblock) bool {
 	b.skip = true
 	return skip
 }
-
-func alignPFNUp(pfn PFN, a PFN) PFN { return (pfn + a - 1) &^ (a - 1) }
 
 // ---------------------------------------------------------------------------
 // Suitability
@@ -693,7 +691,7 @@ func (cc *compactControl) freelistScanLimit() uint {
 func pageblockStartPFN(pfn PFN) PFN { return pfn &^ (PageblockNrPages - 1) }
 
 // pageblockEndPFN is pageblock_end_pfn().
-func pageblockEndPFN(pfn PFN) PFN { return alignPFNUp(pfn+1, PageblockNrPages) }
+func pageblockEndPFN(pfn PFN) PFN { return alignUp(pfn+1, PageblockNrPages) }
 
 // pageblockPFNToPage is pageblock_pfn_to_page(): true if [start, end) lies
 // in the zone (the kernel returns start's struct page, or NULL).
@@ -1105,14 +1103,14 @@ func (m *Machine) isolateMigratepagesBlock(t *sim.Task, cc *compactControl, low,
 	default:
 		nextSkip := PFN(0)
 		if skipOnFailure {
-			nextSkip = alignPFNUp(low+1, chunk)
+			nextSkip = alignUp(low+1, chunk)
 		}
 		for low < end {
 			if skipOnFailure && low >= nextSkip {
 				if isolated > 0 {
 					break
 				}
-				nextSkip = alignPFNUp(low+1, chunk)
+				nextSkip = alignUp(low+1, chunk)
 			}
 			scanned++
 			visits++

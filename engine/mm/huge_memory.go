@@ -9,6 +9,8 @@ package mm
 import (
 	"fmt"
 	"strings"
+
+	"github.com/pagesim/pagesim/engine/internal/enum"
 )
 
 // THPEnabled is a value of .../enabled.
@@ -23,7 +25,8 @@ const (
 
 var thpEnabledNames = []string{"always", "madvise", "never", "inherit"}
 
-func (e THPEnabled) String() string { return thpEnabledNames[e] }
+// String returns the value as sysfs spells it.
+func (e THPEnabled) String() string { return enum.Name(thpEnabledNames, e) }
 
 // THPDefrag is a value of .../defrag.
 type THPDefrag uint8
@@ -38,7 +41,8 @@ const (
 
 var thpDefragNames = []string{"always", "defer", "defer+madvise", "madvise", "never"}
 
-func (d THPDefrag) String() string { return thpDefragNames[d] }
+// String returns the value as sysfs spells it.
+func (d THPDefrag) String() string { return enum.Name(thpDefragNames, d) }
 
 // THPSettings are the transparent_hugepage sysfs knobs.
 type THPSettings struct {
@@ -102,14 +106,14 @@ func IsTHPKnob(name string) bool {
 	return false
 }
 
-func parseChoice(name, v string, choices []string, allowed int) (int, error) {
+// parseChoice reads a knob's value, one of choices, as the index of its
+// name.
+func parseChoice[T enum.Integer](name, v string, choices []string) (T, error) {
 	v = strings.TrimSpace(v)
-	for i, c := range choices[:allowed] {
-		if c == v {
-			return i, nil
-		}
+	if i, ok := enum.Parse[T](choices, v); ok {
+		return i, nil
 	}
-	return 0, fmt.Errorf("%s: %q is not one of %s", name, v, strings.Join(choices[:allowed], ", "))
+	return 0, fmt.Errorf("%s: %q is not one of %s", name, v, strings.Join(choices, ", "))
 }
 
 // SetKnob writes a THP knob by name (transparent_hugepage.defrag=madvise).
@@ -117,28 +121,28 @@ func (s *THPSettings) SetKnob(name, value string) error {
 	name = normaliseTHPName(name)
 	switch name {
 	case "transparent_hugepage.enabled":
-		v, err := parseChoice(name, value, thpEnabledNames, 3)
+		v, err := parseChoice[THPEnabled](name, value, thpEnabledNames[:THPInherit])
 		if err != nil {
 			return err
 		}
-		s.Enabled = THPEnabled(v)
+		s.Enabled = v
 		return nil
 	case "transparent_hugepage.defrag":
-		v, err := parseChoice(name, value, thpDefragNames, 5)
+		v, err := parseChoice[THPDefrag](name, value, thpDefragNames)
 		if err != nil {
 			return err
 		}
-		s.Defrag = THPDefrag(v)
+		s.Defrag = v
 		return nil
 	}
 	for o := 2; o <= HPagePMDOrder; o++ {
 		if name == fmt.Sprintf("transparent_hugepage.hugepages-%dkB.enabled", 4<<o) {
 			// Every per-size knob takes always/inherit/madvise/never.
-			v, err := parseChoice(name, value, []string{"always", "madvise", "never", "inherit"}, 4)
+			v, err := parseChoice[THPEnabled](name, value, thpEnabledNames)
 			if err != nil {
 				return err
 			}
-			s.PerSize[o] = THPEnabled(v)
+			s.PerSize[o] = v
 			return nil
 		}
 	}

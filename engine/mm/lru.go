@@ -27,6 +27,7 @@ package mm
 // head is the most recently added folio, reclaim takes from the tail.
 
 import (
+	"github.com/pagesim/pagesim/engine/internal/enum"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -44,7 +45,9 @@ const (
 
 var lruNames = [NR_LRU_LISTS]string{"inactive_anon", "active_anon", "inactive_file", "active_file", "unevictable"}
 
-func (l LRUList) String() string { return lruNames[l] }
+// String returns the list's name as vmstat's nr_* counters of the list
+// spell it (nr_inactive_anon).
+func (l LRUList) String() string { return enum.Name(lruNames[:], l) }
 
 // isFile is is_file_lru().
 func (l LRUList) isFile() bool { return l == LRU_INACTIVE_FILE || l == LRU_ACTIVE_FILE }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pagesim/pagesim/engine/internal/enum"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -30,14 +31,13 @@ const (
 
 var mpolNames = []string{"default", "preferred", "bind", "interleave", "local"}
 
-func (mm MempolicyMode) String() string { return mpolNames[mm] }
+// String returns the mode as mpol= spells it.
+func (mode MempolicyMode) String() string { return enum.Name(mpolNames, mode) }
 
 // ParseMempolicyMode reads "default", "bind", ...
 func ParseMempolicyMode(s string) (MempolicyMode, error) {
-	for i, n := range mpolNames {
-		if n == strings.TrimSpace(s) {
-			return MempolicyMode(i), nil
-		}
+	if mode, ok := enum.Parse[MempolicyMode](mpolNames, strings.TrimSpace(s)); ok {
+		return mode, nil
 	}
 	return 0, fmt.Errorf("unknown mempolicy %q (want %s)", s, strings.Join(mpolNames, ", "))
 }

@@ -35,8 +35,7 @@
 package mm
 
 import (
-	"fmt"
-
+	"github.com/pagesim/pagesim/engine/internal/enum"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -215,21 +214,11 @@ var migratetypeNames = [MigrateTypes]string{
 }
 
 // String returns the kernel's migratetype_names[] spelling.
-func (mt MigrateType) String() string {
-	if mt < MigrateTypes {
-		return migratetypeNames[mt]
-	}
-	return fmt.Sprintf("MigrateType(%d)", uint8(mt))
-}
+func (mt MigrateType) String() string { return enum.Name(migratetypeNames[:], mt) }
 
 // ParseMigrateType maps a /proc/pagetypeinfo name to a MigrateType.
 func ParseMigrateType(s string) (MigrateType, bool) {
-	for i, n := range migratetypeNames {
-		if n == s {
-			return MigrateType(i), true
-		}
-	}
-	return 0, false
+	return enum.Parse[MigrateType](migratetypeNames[:], s)
 }
 
 // ZoneType is enum zone_type for x86-64 with CONFIG_ZONE_DMA,
@@ -248,22 +237,10 @@ const (
 var zoneNames = [MaxNrZones]string{"DMA", "DMA32", "Normal", "Movable", "Device"}
 
 // String returns the kernel's zone_names[] spelling.
-func (z ZoneType) String() string {
-	if z < MaxNrZones {
-		return zoneNames[z]
-	}
-	return fmt.Sprintf("ZoneType(%d)", uint8(z))
-}
+func (z ZoneType) String() string { return enum.Name(zoneNames[:], z) }
 
 // ParseZoneType maps a zone name from /proc to a ZoneType.
-func ParseZoneType(s string) (ZoneType, bool) {
-	for i, n := range zoneNames {
-		if n == s {
-			return ZoneType(i), true
-		}
-	}
-	return 0, false
-}
+func ParseZoneType(s string) (ZoneType, bool) { return enum.Parse[ZoneType](zoneNames[:], s) }
 
 // Watermark indexes zone._watermark[] (enum zone_watermarks).
 type Watermark uint8

@@ -1,6 +1,7 @@
 package mm
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -128,4 +129,74 @@ func TestPadataInterleaveSplitsLikePadataDoMultithreaded(t *testing.T) {
 	}
 	// One thread: PFN order.
 	assert.Equal(t, chunks, padataInterleave(chunks, 1, m.World.Stream("test")))
+}
+
+func TestEveryEnumNamesItsValuesAndAValuePastThemWithoutPanicking(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		got  func() string
+		want string
+	}{
+		{"a migratetype as /proc/pagetypeinfo spells it", MigrateMovable.String, "Movable"},
+		{"a migratetype past MIGRATE_TYPES", MigrateType(MigrateTypes).String, "MigrateType(6)"},
+		{"a zone type as zoneinfo spells it", ZoneNormal.String, "Normal"},
+		{"a zone type past MAX_NR_ZONES", MaxNrZones.String, "ZoneType(5)"},
+		{"an LRU list", LRU_ACTIVE_FILE.String, "active_file"},
+		{"an LRU list past NR_LRU_LISTS", NR_LRU_LISTS.String, "LRUList(5)"},
+		{"a mempolicy mode", MPOL_INTERLEAVE.String, "interleave"},
+		{"a mempolicy mode past MPOL_LOCAL", (MPOL_LOCAL + 1).String, "MempolicyMode(5)"},
+		{"a vm event", PGALLOC_NORMAL.String, "pgalloc_normal"},
+		{"a vm event past NR_VM_EVENT_ITEMS", NrVMEventItems.String, "VMEventItem(" + fmt.Sprint(int(NrVMEventItems)) + ")"},
+		{"a THP enabled value", THPMadvise.String, "madvise"},
+		{"a THP enabled value past inherit", (THPInherit + 1).String, "THPEnabled(4)"},
+		{"a THP defrag value", DefragDeferMadvise.String, "defer+madvise"},
+		{"a THP defrag value past never", THPDefrag(5).String, "THPDefrag(5)"},
+		{"a compaction priority", CompactPriority(0).String, "COMPACT_PRIO_SYNC_FULL"},
+		{"a compaction priority past async", CompactPriority(3).String, "CompactPriority(3)"},
+		{"a page state", PageState(1).String, "free"},
+		{"a page state past pinned", NrPageStates.String, "PageState(9)"},
+		{"a page kind", KindAnon.String, "anon"},
+		{"a page kind past pagetable", NrPageKinds.String, "PageKind(7)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.got())
+		})
+	}
+	for mt := range MigrateTypes {
+		got, ok := ParseMigrateType(mt.String())
+		assert.True(t, ok)
+		assert.Equal(t, mt, got)
+	}
+	for z := range MaxNrZones {
+		got, ok := ParseZoneType(z.String())
+		assert.True(t, ok)
+		assert.Equal(t, z, got)
+	}
+	_, ok := ParseZoneType("ZoneType(5)")
+	assert.False(t, ok)
+	mode, err := ParseMempolicyMode(" bind ")
+	require.NoError(t, err)
+	assert.Equal(t, MPOL_BIND, mode)
+}
+
+func TestAlignUpAndRoundDownPow2AreTheKernelsALIGNAndRounddownPowOfTwo(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		got  uint64
+		want uint64
+	}{
+		{"ALIGN of a multiple is itself", alignUp(uint64(1024), 512), 1024},
+		{"ALIGN rounds up to the next multiple", alignUp(uint64(1025), 512), 1536},
+		{"ALIGN of 0 is 0", alignUp(uint64(0), 512), 0},
+		{"ALIGN of a PFN", uint64(alignUp(PFN(513), PageblockNrPages)), 1024},
+		{"rounddown_pow_of_two of a power of two is itself", roundDownPow2(4096), 4096},
+		{"rounddown_pow_of_two of one less", roundDownPow2(4095), 2048},
+		{"rounddown_pow_of_two of 1", roundDownPow2(1), 1},
+		{"rounddown_pow_of_two of the top bit", roundDownPow2(1<<63 + 5), 1 << 63},
+		{"rounddown_pow_of_two of 0 is 0 here", roundDownPow2(0), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.got)
+		})
+	}
 }

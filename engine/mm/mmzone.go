@@ -37,6 +37,7 @@ package mm
 // still charge the simulated task for every page the kernel would visit.
 
 import (
+	"github.com/pagesim/pagesim/engine/internal/enum"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -77,12 +78,8 @@ const (
 
 var pageKindNames = [NrPageKinds]string{"none", "kernel", "anon", "file", "slab", "slab_reclaimable", "pagetable"}
 
-func (k PageKind) String() string {
-	if k < NrPageKinds {
-		return pageKindNames[k]
-	}
-	return "?"
-}
+// String returns the kind's name.
+func (k PageKind) String() string { return enum.Name(pageKindNames[:], k) }
 
 // page is pagesim's struct page. 16 bytes; see the file comment for its
 // states. Invariant: exactly one of {reserved, free head, free tail, pcp

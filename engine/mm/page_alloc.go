@@ -388,17 +388,17 @@ func (m *Machine) rmqueueClaim(t *sim.Task, z *Zone, order Order, startMt Migrat
 	}
 	for o := int(MaxPageOrder); o >= int(minOrder); o-- {
 		area := &z.freeArea[o]
-		res, fmt := findSuitableFallback(area, Order(o), startMt, true)
+		res, fallbackMt := findSuitableFallback(area, Order(o), startMt, true)
 		if res == fallbackEmpty {
 			continue
 		}
 		if res == fallbackNoClaim {
 			break
 		}
-		pfn := area.list[fmt].head
-		got := m.tryToClaimBlock(z, pfn, Order(o), order, startMt, fmt, allocFlags)
+		pfn := area.list[fallbackMt].head
+		got := m.tryToClaimBlock(z, pfn, Order(o), order, startMt, fallbackMt, allocFlags)
 		if got != NilPFN {
-			m.traceExtfrag(t, got, order, Order(o), startMt, fmt)
+			m.traceExtfrag(t, got, order, Order(o), startMt, fallbackMt)
 			return got
 		}
 	}
@@ -409,13 +409,13 @@ func (m *Machine) rmqueueClaim(t *sim.Task, z *Zone, order Order, startMt Migrat
 func (m *Machine) rmqueueSteal(t *sim.Task, z *Zone, order Order, startMt MigrateType) PFN {
 	for o := order; o < NrPageOrders; o++ {
 		area := &z.freeArea[o]
-		res, fmt := findSuitableFallback(area, o, startMt, false)
+		res, fallbackMt := findSuitableFallback(area, o, startMt, false)
 		if res == fallbackEmpty {
 			continue
 		}
-		pfn := area.list[fmt].head
-		m.pageDelAndExpand(z, pfn, order, o, fmt)
-		m.traceExtfrag(t, pfn, order, o, startMt, fmt)
+		pfn := area.list[fallbackMt].head
+		m.pageDelAndExpand(z, pfn, order, o, fallbackMt)
+		m.traceExtfrag(t, pfn, order, o, startMt, fallbackMt)
 		return pfn
 	}
 	return NilPFN
@@ -513,7 +513,7 @@ func (m *Machine) setPCPChunk(pfn PFN, order Order) {
 // nrPCPAlloc is nr_pcp_alloc().
 func (z *Zone) nrPCPAlloc(p *perCPUPages, order Order) int {
 	baseBatch := p.batch
-	high := clampInt(p.high, p.highMin, p.highMax)
+	high := min(max(p.high, p.highMin), p.highMax)
 	p.high = high
 	if high < baseBatch {
 		return 1
@@ -674,7 +674,9 @@ func (m *Machine) reserveHighatomicPageblock(t *sim.Task, pfn PFN, order Order, 
 	}
 }
 
-func alignUp(x, a uint64) uint64 { return (x + a - 1) / a * a }
+// alignUp is the kernel's ALIGN(x, a): x rounded up to a multiple of a, a
+// power of two.
+func alignUp[T ~uint32 | ~uint64](x, a T) T { return (x + a - 1) &^ (a - 1) }
 
 // ---------------------------------------------------------------------------
 // Watermark checks
@@ -1230,12 +1232,13 @@ func nrPCPFree(p *perCPUPages, batch, high int, freeHigh bool) int {
 	if high < batch {
 		return 1
 	}
-	return clampInt(p.freeCount, batch, high-batch)
+	// high >= batch*4 here (zone_highsize), so batch <= high-batch.
+	return min(max(p.freeCount, batch), high-batch)
 }
 
 // nrPCPHigh is nr_pcp_high().
 func (z *Zone) nrPCPHigh(p *perCPUPages, batch int, freeHigh bool) int {
-	high := clampInt(p.high, p.highMin, p.highMax)
+	high := min(max(p.high, p.highMin), p.highMax)
 	p.high = high
 	if high == 0 {
 		return 0
@@ -1259,7 +1262,7 @@ func (z *Zone) nrPCPHigh(p *perCPUPages, batch int, freeHigh bool) int {
 	} else if p.count >= high {
 		need := p.freeCount + batch
 		if p.high < need {
-			p.high = clampInt(need, p.highMin, p.highMax)
+			p.high = min(max(need, p.highMin), p.highMax)
 		}
 	}
 	return high

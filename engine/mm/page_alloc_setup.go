@@ -14,6 +14,8 @@ package mm
 // linux-mm/linux-mm mm/page_alloc.c @00cb34b0 and mm/khugepaged.c, and
 // page_alloc_setup_test.go works its examples by hand.
 
+import "math/bits"
+
 // intSqrt is int_sqrt(): the integer square root, rounded down.
 func intSqrt(x uint64) uint64 {
 	if x < 2 {
@@ -54,7 +56,7 @@ func (m *Machine) calculateMinFreeKbytes() {
 	lowmemKbytes := m.nrFreeBufferPages() * (PageSize >> 10)
 	newMin := int(intSqrt(lowmemKbytes * 16))
 	if newMin > m.userMinFreeKbytes {
-		m.minFreeKbytes = clampInt(newMin, 128, 262144)
+		m.minFreeKbytes = min(max(newMin, 128), 262144)
 	}
 }
 
@@ -78,7 +80,7 @@ func (m *Machine) setupPerZoneWmarks() {
 			// need highmem/movable pages: a small floor (the kernel
 			// applies it to highmem and ZONE_MOVABLE, even empty).
 			minPages := z.ManagedPages / 1024
-			minPages = clampU64(minPages, SwapClusterMax, 128)
+			minPages = min(max(minPages, SwapClusterMax), 128)
 			z.watermark[WmarkMin] = minPages
 		} else {
 			z.watermark[WmarkMin] = tmp
@@ -187,7 +189,7 @@ func (m *Machine) zonePCPUpdate(z *Zone) {
 		p.batch = batch
 		p.highMin = highMin
 		p.highMax = highMax
-		p.high = clampInt(p.high, highMin, highMax)
+		p.high = min(max(p.high, highMin), highMax)
 	}
 }
 
@@ -237,33 +239,11 @@ func (m *Machine) setRecommendedMinFreeKbytes() {
 // MinFreeKbytes returns vm.min_free_kbytes as the kernel holds it now.
 func (m *Machine) MinFreeKbytes() int { return m.minFreeKbytes }
 
-func clampInt(v, lo, hi int) int {
-	if v < lo {
-		return lo
-	}
-	if v > hi {
-		return hi
-	}
-	return v
-}
-
-func clampU64(v, lo, hi uint64) uint64 {
-	if v < lo {
-		return lo
-	}
-	if v > hi {
-		return hi
-	}
-	return v
-}
-
+// roundDownPow2 is rounddown_pow_of_two(): the largest power of two not
+// above x, 0 for 0.
 func roundDownPow2(x uint64) uint64 {
 	if x == 0 {
 		return 0
 	}
-	p := uint64(1)
-	for p<<1 <= x {
-		p <<= 1
-	}
-	return p
+	return 1 << (bits.Len64(x) - 1)
 }

@@ -86,8 +86,7 @@ package mm
 // takes (without __GFP_DIRECT_RECLAIM it fails, as in the kernel).
 
 import (
-	"fmt"
-
+	"github.com/pagesim/pagesim/engine/internal/enum"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -110,12 +109,8 @@ const (
 
 var compactPrioNames = [...]string{"COMPACT_PRIO_SYNC_FULL", "COMPACT_PRIO_SYNC_LIGHT", "COMPACT_PRIO_ASYNC"}
 
-func (p CompactPriority) String() string {
-	if p >= 0 && int(p) < len(compactPrioNames) {
-		return compactPrioNames[p]
-	}
-	return fmt.Sprint(int(p))
-}
+// String returns the kernel's name of the priority.
+func (p CompactPriority) String() string { return enum.Name(compactPrioNames[:], p) }
 
 // gfpToAllocFlags is alloc_flags_slowpath() (the old gfp_to_alloc_flags).
 func (m *Machine) gfpToAllocFlags(gfp GFP, order Order) AllocFlags {

@@ -5,7 +5,10 @@ package mm
 // caller-owned buffers, so that drawing never touches live state and a
 // caller that reuses its buffers allocates nothing per frame.
 
-import "github.com/pagesim/pagesim/engine/sim"
+import (
+	"github.com/pagesim/pagesim/engine/internal/enum"
+	"github.com/pagesim/pagesim/engine/sim"
+)
 
 // PageState is a compact per-page state for drawing.
 type PageState uint8
@@ -25,12 +28,8 @@ const (
 
 var pageStateNames = [NrPageStates]string{"reserved", "free", "pcp", "kernel", "slab", "pagetable", "anon", "file", "pinned"}
 
-func (s PageState) String() string {
-	if s < NrPageStates {
-		return pageStateNames[s]
-	}
-	return "?"
-}
+// String returns the state's name as the map's legend spells it.
+func (s PageState) String() string { return enum.Name(pageStateNames[:], s) }
 
 // PageStates fills dst with the state of pages [start, start+len(dst)) and
 // returns it. PFNs beyond memory read as reserved.

@@ -25,6 +25,8 @@ package mm
 // per-CPU deltas and folds them; pagesim counts exactly, so
 // zone_page_state_snapshot() and zone_page_state() agree.
 
+import "github.com/pagesim/pagesim/engine/internal/enum"
+
 // ZoneStatItem is enum zone_stat_item.
 type ZoneStatItem int
 
@@ -408,7 +410,7 @@ var VMEventNames = [NrVMEventItems]string{
 }
 
 // String returns the /proc/vmstat name of the event.
-func (e VMEventItem) String() string { return VMEventNames[e] }
+func (e VMEventItem) String() string { return enum.Name(VMEventNames[:], e) }
 
 // pgallocEvent returns PGALLOC_<zone>.
 func pgallocEvent(z ZoneType) VMEventItem { return PGALLOC_DMA + VMEventItem(z) }

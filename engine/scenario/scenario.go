@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pagesim/pagesim/engine/internal/enum"
 	"github.com/pagesim/pagesim/engine/mm"
 	"github.com/pagesim/pagesim/engine/sim"
 )
@@ -320,12 +321,8 @@ const (
 
 var kindNames = []string{"int", "float", "bool", "choice", "list", "mempolicy"}
 
-func (k ParamKind) String() string {
-	if k < 0 || int(k) >= len(kindNames) {
-		return "ParamKind(" + strconv.Itoa(int(k)) + ")"
-	}
-	return kindNames[k]
-}
+// String returns the kind's name ("int").
+func (k ParamKind) String() string { return enum.Name(kindNames, k) }
 
 // MarshalText writes the kind's name ("int") in JSON.
 func (k ParamKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }

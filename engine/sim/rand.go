@@ -1,5 +1,7 @@
 package sim
 
+import "math/bits"
+
 // Rand is the simulation's one random number generator: xoshiro256** seeded
 // through splitmix64. It is small, fast, and gives the same sequence on every
 // platform (math/rand's global source is never used by the engine).
@@ -26,19 +28,17 @@ func (r *Rand) Seed(seed uint64) {
 	}
 }
 
-func rotl(x uint64, k uint) uint64 { return (x << k) | (x >> (64 - k)) }
-
 // Uint64 returns 64 random bits.
 func (r *Rand) Uint64() uint64 {
 	s := &r.s
-	result := rotl(s[1]*5, 7) * 9
+	result := bits.RotateLeft64(s[1]*5, 7) * 9
 	t := s[1] << 17
 	s[2] ^= s[0]
 	s[3] ^= s[1]
 	s[1] ^= s[2]
 	s[0] ^= s[3]
 	s[2] ^= t
-	s[3] = rotl(s[3], 45)
+	s[3] = bits.RotateLeft64(s[3], 45)
 	return result
 }
 
