@@ -647,9 +647,9 @@ type res uint8
 
 const (
 	resDone res = iota
-	// resPending: an allocation stopped at a cond_resched(); call again.
+	// resPending is an allocation stopped at a cond_resched(); call again.
 	resPending
-	// resFailed: an allocation failed.
+	// resFailed is an allocation that failed.
 	resFailed
 )
 
