@@ -17,7 +17,8 @@
 // asks. This is "costs are charged, not slept".
 //
 // Contention comes from two kinds of timeline. A CPU runs one task at a time:
-// a task whose event fires while its CPU is busy waits for it. A Lock
+// a task whose event fires while its CPU is busy waits for it in the CPU's
+// run queue. A Lock
 // (zone->lock, the LRU lock, pcpu_drain_mutex) records when it becomes free:
 // a task taking it earlier waits until then, and its hold time is the cost
 // it charges while holding it. Many tasks piling into the same slow path
@@ -44,6 +45,20 @@
 // deterministic: it depends only on event times and order. (With
 // PREEMPT_FULL or PREEMPT_LAZY the kernel would also preempt between
 // cond_resched() calls; the model preempts only at step ends.)
+//
+// # Run queues
+//
+// Each CPU keeps the tasks waiting for it in order (the CFS/EEVDF run
+// queue reduced to its order): when its step ends, one dispatch event runs
+// the head, so a CPU with many waiters costs one event per step, not one
+// per waiter. A task that was woken from a sleep (Wake, the end of a timed
+// sleep or of an I/O wait in its step) queues behind the woken tasks
+// already there but ahead of the ones that were preempted, as EEVDF's
+// wakeup preemption gives a sleeper, placed with its lag, the CPU at the
+// running task's next preemption point (here the end of its step). A task
+// that finds its CPU busy goes to an allowed CPU that is free, else to the
+// one with the shortest queue; when a queue is served and another CPU the
+// next waiter may use is idle, that waiter moves there (newidle balancing).
 //
 // # Randomness and timing
 //
@@ -142,9 +157,13 @@ type Task struct {
 	// rand is the task's stream (sched/task/NAME#N), made on first use.
 	fork bool
 	rand *Rand
-	// deferred is set while the task waits for a busy CPU (deferredOn).
+	// deferred is set while the task waits in deferredOn's run queue.
 	deferred   bool
 	deferredOn *CPU
+	// wokeUp is set while the task's next event ends a sleep (Wake, a
+	// timed sleep, an I/O wait inside its last step): it then queues
+	// ahead of preempted tasks.
+	wokeUp bool
 }
 
 type taskState uint8
@@ -190,10 +209,22 @@ type CPU struct {
 	BusyUntil Time
 	// Busy is the total time the CPU ran steps (for utilisation).
 	Busy Time
-	// Waiters counts tasks currently deferred because the CPU was busy.
+	// Waiters counts tasks currently waiting in the CPU's run queue:
+	// len(runq).
 	Waiters int
 	// curr is the task that ran the CPU's latest step.
 	curr *Task
+	// runq holds the tasks waiting for the CPU (the CFS/EEVDF run queue
+	// reduced to its order): the first nwake of them were woken from a
+	// sleep, the others were preempted or found the CPU busy while
+	// runnable. When the CPU's step ends, one dispatch event (at
+	// dispatchAt, queued while dispatchArmed) runs the head; the others
+	// stay queued, so a busy CPU costs one event per step however many
+	// tasks wait for it.
+	runq          []*Task
+	nwake         int
+	dispatchAt    Time
+	dispatchArmed bool
 }
 
 // Lock is a lock timeline: the intervals of simulated time during which
@@ -363,6 +394,8 @@ type event struct {
 	// wake marks a task's wakeup from sleep (a start, a Wake, a timer):
 	// with a SchedModel its CPU may have to leave an idle state first.
 	wake bool
+	// cpu marks a dispatch event: run the head of the CPU's run queue.
+	cpu *CPU
 }
 
 type eventQueue []event
@@ -488,10 +521,15 @@ func (w *World) Wake(t *Task, at Time) {
 	}
 	if t.state == taskSleeping {
 		t.state = taskRunnable
+		t.wokeUp = true
 		w.scheduleWake(t, at, true)
 		return
 	}
+	if t.deferred {
+		return // runnable already, waiting in a run queue
+	}
 	if t.pending && at < t.wakeAt {
+		t.wokeUp = true
 		w.scheduleWake(t, at, true) // the later event becomes stale
 	}
 }
@@ -570,6 +608,10 @@ func (w *World) step() {
 		e.fn(w)
 		return
 	}
+	if e.cpu != nil {
+		w.dispatch(e.cpu, e.at)
+		return
+	}
 	t := e.task
 	if !t.pending || e.at != t.wakeAt || t.state != taskRunnable {
 		return // stale event
@@ -578,11 +620,9 @@ func (w *World) step() {
 		// cond_resched(): schedule() if TIF_NEED_RESCHED is set.
 		t.resched = false
 		if cpu := w.CPUs[t.CPU]; cpu.Waiters > 0 && cpu.curr == t && w.now-t.sliceStart >= w.SchedSlice {
-			// Behind the tasks deferred on this CPU, whose events
-			// are due now.
-			w.seq++
-			heap.Push(&w.queue, event{at: w.now, seq: w.seq, task: t})
+			// Behind the tasks queued on this CPU.
 			cpu.curr = nil
+			w.enqueue(t, cpu, false)
 			return
 		}
 	}
@@ -599,21 +639,114 @@ func (w *World) step() {
 	cpu := w.pickCPU(t)
 	if cpu.BusyUntil > w.now {
 		// The CPU is running someone else: wait in its run queue.
-		if !t.deferred {
-			t.deferred = true
-			cpu.Waiters++
-			t.deferredOn = cpu
-		}
-		w.seq++
-		t.wakeAt = cpu.BusyUntil
-		heap.Push(&w.queue, event{at: cpu.BusyUntil, seq: w.seq, task: t})
+		w.enqueue(t, cpu, e.wake || t.wokeUp)
 		return
 	}
-	if t.deferred {
-		t.deferred = false
-		t.deferredOn.Waiters--
-		t.deferredOn = nil
+	w.run(t, cpu)
+}
+
+// enqueue puts t in cpu's run queue; the CPU's dispatch event runs it in
+// its turn. A task that was woken from a sleep waits behind the woken
+// tasks before it but ahead of the ones that were preempted: the waking
+// path's wakeup preemption (check_preempt_wakeup_fair: EEVDF places a
+// sleeper with its lag, so it is eligible with an early deadline) lets it
+// take the CPU at the running task's next preemption point, which in the
+// model is the end of the running step.
+func (w *World) enqueue(t *Task, cpu *CPU, wake bool) {
+	t.deferred = true
+	t.deferredOn = cpu
+	t.pending = true
+	t.wakeAt = Never // no event of t's is live while it waits
+	cpu.Waiters++
+	if wake {
+		cpu.runq = append(cpu.runq, nil)
+		copy(cpu.runq[cpu.nwake+1:], cpu.runq[cpu.nwake:])
+		cpu.runq[cpu.nwake] = t
+		cpu.nwake++
+	} else {
+		cpu.runq = append(cpu.runq, t)
 	}
+	w.armDispatch(cpu)
+}
+
+// armDispatch makes sure a dispatch event for cpu is queued at the end of
+// its current step.
+func (w *World) armDispatch(cpu *CPU) {
+	at := max(cpu.BusyUntil, w.now)
+	if cpu.dispatchArmed && cpu.dispatchAt == at {
+		return
+	}
+	cpu.dispatchArmed = true
+	cpu.dispatchAt = at
+	w.seq++
+	heap.Push(&w.queue, event{at: at, seq: w.seq, cpu: cpu})
+}
+
+// dispatch runs the head of cpu's run queue once the CPU is free. If
+// another CPU the next waiter may use is idle, that waiter moves there
+// (an idle CPU pulls work: newidle balancing), which is also what lets a
+// waiting task take whichever CPU frees up first.
+func (w *World) dispatch(cpu *CPU, at Time) {
+	if !cpu.dispatchArmed || at != cpu.dispatchAt {
+		return // stale
+	}
+	cpu.dispatchArmed = false
+	if len(cpu.runq) == 0 {
+		return
+	}
+	if cpu.BusyUntil > w.now {
+		w.armDispatch(cpu)
+		return
+	}
+	t := w.dequeue(cpu)
+	w.run(t, cpu)
+	if len(cpu.runq) > 0 {
+		next := cpu.runq[0]
+		if idle := w.idleCPU(next, cpu); idle != nil {
+			wake := cpu.nwake > 0
+			w.dequeue(cpu)
+			w.enqueue(next, idle, wake)
+		}
+	}
+}
+
+// dequeue takes the head of cpu's run queue.
+func (w *World) dequeue(cpu *CPU) *Task {
+	t := cpu.runq[0]
+	copy(cpu.runq, cpu.runq[1:])
+	cpu.runq[len(cpu.runq)-1] = nil
+	cpu.runq = cpu.runq[:len(cpu.runq)-1]
+	if cpu.nwake > 0 {
+		cpu.nwake--
+	}
+	cpu.Waiters--
+	t.deferred = false
+	t.deferredOn = nil
+	return t
+}
+
+// idleCPU returns a CPU other than not that t may run on and that is free
+// now with nobody waiting (the lowest ID), or nil.
+func (w *World) idleCPU(t *Task, not *CPU) *CPU {
+	if t.AllowedCPUs == nil {
+		for _, c := range w.CPUs {
+			if c != not && c.BusyUntil <= w.now && len(c.runq) == 0 {
+				return c
+			}
+		}
+		return nil
+	}
+	for _, id := range t.AllowedCPUs {
+		if c := w.CPUs[id]; c != not && c.BusyUntil <= w.now && len(c.runq) == 0 {
+			return c
+		}
+	}
+	return nil
+}
+
+// run runs one step of t on cpu, which is free now.
+func (w *World) run(t *Task, cpu *CPU) {
+	t.wokeUp = false
 	if cpu.curr != t || cpu.BusyUntil < w.now {
 		// A new slice: the CPU ran another task or idled.
 		t.sliceStart = w.now
@@ -656,28 +789,46 @@ func (w *World) step() {
 			next, wake = w.timerExpiry(t, t.Now, next), true
 		}
 		if !t.pending || next < t.wakeAt {
+			// A task that slept in its step (an I/O wait) or asks
+			// to run later (a timed sleep) comes back as a wakeup.
+			t.wokeUp = next > ran || t.slept > 0
 			w.scheduleWake(t, next, wake)
 		}
+	}
+	if len(cpu.runq) > 0 {
+		w.armDispatch(cpu)
 	}
 }
 
 // pickCPU returns the CPU the task runs its next step on: its current CPU
-// if free, else the allowed CPU that frees up first (lowest ID on ties).
+// if free, else an allowed CPU that is free (the one idle longest), else
+// the allowed CPU with the shortest run queue, then the one that frees up
+// first (lowest ID on ties).
 func (w *World) pickCPU(t *Task) *CPU {
 	cur := w.CPUs[t.CPU]
 	if cur.BusyUntil <= w.now || len(t.AllowedCPUs) == 1 {
 		return cur
 	}
 	best := cur
+	better := func(c *CPU) bool {
+		cf, bf := c.BusyUntil <= w.now, best.BusyUntil <= w.now
+		switch {
+		case cf != bf:
+			return cf
+		case !cf && len(c.runq) != len(best.runq):
+			return len(c.runq) < len(best.runq)
+		}
+		return c.BusyUntil < best.BusyUntil
+	}
 	if t.AllowedCPUs == nil {
 		for _, c := range w.CPUs {
-			if c.BusyUntil < best.BusyUntil {
+			if better(c) {
 				best = c
 			}
 		}
 	} else {
 		for _, id := range t.AllowedCPUs {
-			if c := w.CPUs[id]; c.BusyUntil < best.BusyUntil {
+			if c := w.CPUs[id]; better(c) {
 				best = c
 			}
 		}
