@@ -22,6 +22,8 @@ package mm
 // page is refaulted first does not change any counter).
 
 import (
+	"math/bits"
+
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -130,6 +132,14 @@ func (m *Machine) releaseExtent(o *Owner) {
 	m.freeOwner(o)
 }
 
+// FilemapStats counts the folios added to the page cache by order, as the
+// mm_filemap_add_to_page_cache tracepoint (its order= field) lets a
+// script count them; the kernel keeps no counter of them (the mTHP
+// file_alloc counters became shmem_alloc before they were merged).
+type FilemapStats struct {
+	FoliosAdded [NrPageOrders]uint64
+}
+
 // slotPoolMax bounds the pool of free extent slot arrays (2 KiB each).
 const slotPoolMax = 256
 
@@ -164,6 +174,38 @@ func (m *Machine) FileWrite(t *sim.Task, f *File, index, nr uint64, gfp GFP) uin
 // cond_resched() ends the write early with AllocPending(t) set: write the
 // rest with the same call from where it stopped.
 func (m *Machine) FileWriteOrder(t *sim.Task, f *File, index, nr uint64, gfp GFP, hint Order) uint64 {
+	return m.fileWrite(t, f, index, nr, gfp, func(uint64, uint64) Order { return hint })
+}
+
+// IomapFileBufferedWrite is FileWrite through iomap_file_buffered_write(),
+// as XFS does it since "iomap: Copy larger chunks from userspace"
+// (5d8edfb900d5, v6.6): iomap_write_iter() copies the write in chunks of
+// at most mapping_max_folio_size() bytes, aligned to it, and asks
+// __iomap_get_folio() for each missing folio with fgf_set_order() of the
+// bytes left in the chunk (fs/iomap/buffered-io.c): the first order tried
+// is the floor of log2 of that length in pages, which
+// __filemap_get_folio_mpol() then lowers to the index's alignment before
+// its order loop (filemapGetFolio). A 256 KiB write at a 64-page boundary
+// asks for order 6 first; the same write at index 18 asks for order 1,
+// then 2 and 3 as the folios reach aligned indexes. Like FileWriteOrder,
+// an allocation that stops at a cond_resched() ends the write early with
+// AllocPending(t) set.
+func (m *Machine) IomapFileBufferedWrite(t *sim.Task, f *File, index, nr uint64, gfp GFP) uint64 {
+	return m.fileWrite(t, f, index, nr, gfp, iomapWriteOrder)
+}
+
+// iomapWriteOrder is the order fgf_set_order() asks for a folio at index
+// i of a write that ends before index end: log2 of the pages left in the
+// write's mapping_max_folio_size() chunk (2 MiB, MAX_PAGECACHE_ORDER).
+func iomapWriteOrder(i, end uint64) Order {
+	const chunk = uint64(1) << maxPagecacheOrder
+	left := min(end, (i/chunk+1)*chunk) - i
+	return Order(bits.Len64(left) - 1)
+}
+
+// fileWrite writes pages [index, index+nr) of f, allocating each missing
+// folio with the first order orderOf gives for its index.
+func (m *Machine) fileWrite(t *sim.Task, f *File, index, nr uint64, gfp GFP, orderOf func(i, end uint64) Order) uint64 {
 	var done uint64
 	end := index + nr
 	for i := index; i < end; {
@@ -171,7 +213,7 @@ func (m *Machine) FileWriteOrder(t *sim.Task, f *File, index, nr uint64, gfp GFP
 		head := o.file.pages[slot]
 		if head == NilPFN {
 			var order Order
-			head, order = m.filemapGetFolio(t, f, i, gfp, hint)
+			head, order = m.filemapGetFolio(t, f, i, gfp, orderOf(i, end))
 			if head == NilPFN {
 				break
 			}
@@ -182,6 +224,7 @@ func (m *Machine) FileWriteOrder(t *sim.Task, f *File, index, nr uint64, gfp GFP
 			for k := 0; k < 1<<order; k++ {
 				o.file.pages[slot+k] = head
 			}
+			m.Filemap.FoliosAdded[order]++
 			slot = int(i % fileExtentPages)
 		}
 		// Copy what this write covers of the folio (copy_from_user).
@@ -221,6 +264,7 @@ func (m *Machine) filemapGetFolio(t *sim.Task, f *File, index uint64, gfp GFP, h
 	for order > 0 && m.fileRangeCached(f, index&^(uint64(1)<<order-1), uint64(1)<<order) {
 		order--
 	}
+	first := order
 	// An attempt that stopped at a cond_resched() goes on at its order.
 	if _, o, ok := m.pendingAlloc(t); ok && o < order {
 		order = o
@@ -229,6 +273,12 @@ func (m *Machine) filemapGetFolio(t *sim.Task, f *File, index uint64, gfp GFP, h
 		allocGFP := gfp | __GFP_COMP
 		if order > 0 {
 			allocGFP |= __GFP_NORETRY | __GFP_NOWARN
+			// The v3 review's filemap alternative: only the first
+			// order may reclaim (min_order, 0 here, keeps the
+			// caller's mask).
+			if m.Patches.FilemapClearReclaimAfterFirst && order < first {
+				allocGFP &^= __GFP_DIRECT_RECLAIM
+			}
 		}
 		head := m.AllocPagesLocal(t, allocGFP, order)
 		if head != NilPFN || m.AllocPending(t) {
@@ -394,6 +444,7 @@ func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) (don
 		o, slot = m.fileExtent(f, i)
 		m.setupFolio(head, 0, o)
 		o.file.pages[slot] = head
+		m.Filemap.FoliosAdded[0]++
 		missing++
 		run++
 		if f.shadows > 0 {

@@ -163,3 +163,94 @@ func TestInvalidateDropsCleanPagesAndKeepsDirtyOnes(t *testing.T) {
 	assert.Zero(t, f.Resident())
 	m.MustCheckInvariants()
 }
+func TestIomapAsksForTheOrderOfTheBytesLeftInItsChunk(t *testing.T) {
+	tests := []struct {
+		name   string
+		i, end uint64
+		want   Order
+	}{
+		{"a 64 KiB write asks for order 4", 0, 16, 4},
+		{"a 96 KiB write asks for the floor of log2: order 4", 0, 24, 4},
+		{"one page left asks for order 0", 15, 16, 0},
+		{"a 4 MiB write asks for its 2 MiB chunk: order 9", 0, 1024, 9},
+		{"the bytes left stop at the chunk's end", 500, 1024, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, iomapWriteOrder(tc.i, tc.end))
+		})
+	}
+}
+
+// A 256 KiB write at index 18 gets the folios iomap_write_iter() and
+// __filemap_get_folio_mpol() give it: each asked for at the order of what
+// is left, lowered to its index's alignment.
+func TestAnIomapWriteGrowsItsFoliosAsItsIndexAligns(t *testing.T) {
+	m := smallMachine(t, 8192, 1, 1)
+	tk := m.testTask(0)
+	f := m.NewFile("wal", nil)
+	gfp := GFP_NOFS | G__GFP_HIGHMEM | G__GFP_MOVABLE
+	require.Equal(t, uint64(64), m.IomapFileBufferedWrite(tk, f, 64, 64, gfp))
+	require.Equal(t, uint64(64), m.IomapFileBufferedWrite(tk, f, 18, 64, gfp))
+	m.MustCheckInvariants()
+	orderAt := func(i uint64) Order {
+		o, slot := m.fileExtent(f, i)
+		return m.Folio(o.file.pages[slot]).Order
+	}
+	// [64, 128) was one order-6 folio; the second write covers [18, 82)
+	// and finds [64, 82) cached.
+	assert.Equal(t, Order(6), orderAt(64))
+	for _, c := range []struct {
+		i     uint64
+		order Order
+	}{{18, 1}, {20, 2}, {24, 3}, {32, 5}} {
+		assert.Equal(t, c.order, orderAt(c.i), "index %d", c.i)
+	}
+	assert.Equal(t, [NrPageOrders]uint64{1: 1, 2: 1, 3: 1, 5: 1, 6: 1}, m.Filemap.FoliosAdded)
+
+	m.MustCheckInvariants()
+}
+
+// The v3 review's filemap alternative lets only the order loop's first
+// order reclaim and compact; v4 stops the costly orders; the baseline
+// runs the slow path's direct work at every order.
+func TestFilemapClearingStallsOnlyTheFirstOrder(t *testing.T) {
+	tests := []struct {
+		name                string
+		v4, filemap         bool
+		compactions, stalls uint64
+	}{
+		{"baseline: every order from 4 down to 1 stalls in direct reclaim", false, false, 5, 7},
+		{"v4: order 4 loses its two compactions and its reclaim, orders 3 to 1 keep theirs", true, false, 3, 6},
+		{"filemap clearing: order 4 alone does", false, true, 2, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			m.Patches.CostlyNoretryNoDirectReclaim = tc.v4
+			m.Patches.FilemapClearReclaimAfterFirst = tc.filemap
+			// Every other page free, the rest kernel memory: no order
+			// above 0 can be had, by reclaim or by compaction.
+			carveZone(t, m, nil, func(block, off int) role {
+				if off%2 == 1 {
+					return roleFree
+				}
+				return roleKernel
+			})
+			f := m.NewFile("wal", nil)
+			var got uint64
+			inWorld(t, m, 1, func(tk *sim.Task) {
+				for got < 1 {
+					got += m.FileWriteOrder(tk, f, got, 1, GFP_NOFS|G__GFP_MOVABLE, 4)
+					if !m.AllocPending(tk) && got < 1 {
+						break
+					}
+				}
+			})
+			require.Equal(t, uint64(1), got)
+			assert.Equal(t, uint64(1), m.Filemap.FoliosAdded[0], "the write fell back to order 0")
+			assert.Equal(t, tc.compactions, m.Event(COMPACTSTALL), "compact_stall")
+			assert.Equal(t, tc.stalls, allocstalls(m), "allocstall_*")
+		})
+	}
+}

@@ -135,12 +135,13 @@ type Machine struct {
 	PSI   PSI
 	PSIIO PSI
 
-	// Slow, Reclaim, Compact and Pins count work the kernel has no
+	// Slow, Reclaim, Compact, Pins and Filemap count work the kernel has no
 	// vmstat counter for.
 	Slow    SlowpathStats
 	Reclaim ReclaimStats
 	Compact CompactStats
 	Pins    PinStats
+	Filemap FilemapStats
 
 	// slowTrace keeps the slow path's decision traces (LastStall);
 	// pcpuDrainMutex is pcpu_drain_mutex, which drain_all_pages holds.

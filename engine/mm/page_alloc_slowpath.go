@@ -305,8 +305,10 @@ func (m *Machine) allocPagesSlowpath(t *sim.Task, f *allocFrame) (PFN, bool) {
 	m.slowTrace.begin(st, t, f.gfp, f.order)
 	m.spanBegin(t, SpanSlowpath, f.gfp, f.order, f.order, 0)
 	f.costly = f.order > PageAllocCostlyOrder
-	// Seed 000, v4: costly __GFP_NORETRY callers have a cheap fallback.
-	if m.Patches.CostlyNoretryNoDirectReclaim && f.costly && f.gfp&__GFP_NORETRY != 0 && f.gfp&__GFP_THISNODE == 0 {
+	// Seed 000, v4: costly __GFP_NORETRY callers have a cheap fallback
+	// (the v3 review's form exempts no __GFP_THISNODE caller).
+	if m.Patches.CostlyNoretryNoDirectReclaim && f.costly && f.gfp&__GFP_NORETRY != 0 &&
+		(f.gfp&__GFP_THISNODE == 0 || m.Patches.CostlyNoretryNoThisnodeExempt) {
 		f.gfp &^= __GFP_DIRECT_RECLAIM
 		st.step(stepCostlyNoretry, 0, 0)
 	}

@@ -11,6 +11,22 @@ type Patches struct {
 	// __GFP_NORETRY request without __GFP_THISNODE loses
 	// __GFP_DIRECT_RECLAIM. Hunk: mm/page_alloc.c __alloc_pages_slowpath.
 	CostlyNoretryNoDirectReclaim bool
+	// CostlyNoretryNoThisnodeExempt is the same clearing without the
+	// __GFP_THISNODE exemption, as Johannes Weiner suggested it in review
+	// of v3 and Salvatore Dipietro measured it ("Johannes' approach",
+	// lore 20260714120204.542300-1-dipiets@amazon.it): every costly
+	// __GFP_NORETRY request loses __GFP_DIRECT_RECLAIM. Only with
+	// CostlyNoretryNoDirectReclaim; same hunk.
+	CostlyNoretryNoThisnodeExempt bool
+	// FilemapClearReclaimAfterFirst is the filemap-level alternative
+	// Matthew Wilcox proposed in review of v3 (lore
+	// alEz4Chf7Ibyg-ZG@casper.infradead.org, "Matthew's approach" in the
+	// reply above): __filemap_get_folio_mpol's order loop asks for the
+	// first order with __GFP_NORETRY|__GFP_NOWARN as before, clears
+	// __GFP_DIRECT_RECLAIM for every further order, and asks for
+	// min_order with the caller's mask unchanged. Hunk: mm/filemap.c
+	// __filemap_get_folio_mpol (filemapGetFolio).
+	FilemapClearReclaimAfterFirst bool
 
 	// NofragWatermark is seed 001 patches 1-2 (Kiryl Shutsemau, "mm: make
 	// watermark checks honour ALLOC_NOFRAGMENT" v2). Patch 1 ("add a

@@ -70,29 +70,36 @@ func TestCostlyNoretryStopsWhereTheKernelStops(t *testing.T) {
 	tests := []struct {
 		name    string
 		patched bool
-		gfp     GFP
-		steps   string
+		// noExempt is the v3 review's form (no __GFP_THISNODE exemption).
+		noExempt bool
+		gfp      GFP
+		steps    string
 		// allocstall, compact_stall, try_to_free_pages at order 9,
 		// mm_vmscan_wakeup_kswapd events
 		stalls, compactions, reclaims, wakeups uint64
 	}{
-		{"baseline: a costly __GFP_NORETRY request compacts, then reclaims and compacts, then gives up", false, pagecache,
+		{"baseline: a costly __GFP_NORETRY request compacts, then reclaims and compacts, then gives up", false, false, pagecache,
 			"wake(9) min compact(ASYNC) wake(9) min reclaim(9) drain compact(ASYNC) nopage(__GFP_NORETRY)", 1, 2, 1, 1},
-		{"seed 000: a costly __GFP_NORETRY request does no direct work but still wakes kswapd", true, pagecache,
+		{"seed 000: a costly __GFP_NORETRY request does no direct work but still wakes kswapd", true, false, pagecache,
 			"costly-noretry wake(9) min nopage(no __GFP_DIRECT_RECLAIM)", 0, 0, 0, 1},
-		{"baseline: the __GFP_THISNODE|__GFP_NORETRY THP attempt gets one compaction only", false, thpLocal,
+		{"baseline: the __GFP_THISNODE|__GFP_NORETRY THP attempt gets one compaction only", false, false, thpLocal,
 			"min compact(ASYNC) nopage(__GFP_NORETRY|__GFP_THISNODE after compaction)", 0, 1, 0, 0},
-		{"seed 000: the __GFP_THISNODE|__GFP_NORETRY THP attempt keeps its one compaction", true, thpLocal,
+		{"seed 000: the __GFP_THISNODE|__GFP_NORETRY THP attempt keeps its one compaction", true, false, thpLocal,
 			"min compact(ASYNC) nopage(__GFP_NORETRY|__GFP_THISNODE after compaction)", 0, 1, 0, 0},
-		{"a costly request without __GFP_NORETRY or __GFP_RETRY_MAYFAIL gets a second, SYNC_LIGHT compaction", false, GFP_TRANSHUGE,
+		{"v3 review: without the exemption the __GFP_THISNODE|__GFP_NORETRY THP attempt loses its compaction too", true, true, thpLocal,
+			"costly-noretry min nopage(no __GFP_DIRECT_RECLAIM)", 0, 0, 0, 0},
+		{"v3 review: without the exemption a page-cache folio is treated as in v4", true, true, pagecache,
+			"costly-noretry wake(9) min nopage(no __GFP_DIRECT_RECLAIM)", 0, 0, 0, 1},
+		{"a costly request without __GFP_NORETRY or __GFP_RETRY_MAYFAIL gets a second, SYNC_LIGHT compaction", false, false, GFP_TRANSHUGE,
 			"min compact(ASYNC) min reclaim(9) drain compact(SYNC_LIGHT) nopage(costly order without __GFP_RETRY_MAYFAIL)", 1, 2, 1, 0},
-		{"seed 000 leaves a costly request without __GFP_NORETRY alone", true, GFP_TRANSHUGE,
+		{"seed 000 leaves a costly request without __GFP_NORETRY alone", true, false, GFP_TRANSHUGE,
 			"min compact(ASYNC) min reclaim(9) drain compact(SYNC_LIGHT) nopage(costly order without __GFP_RETRY_MAYFAIL)", 1, 2, 1, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newQuietMachine(t, 8192, 1, 2)
 			m.Patches.CostlyNoretryNoDirectReclaim = tc.patched
+			m.Patches.CostlyNoretryNoThisnodeExempt = tc.noExempt
 			carveZone(t, m, nil, pinnedHolesFileLayout)
 			var got PFN
 			inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, tc.gfp, 9, 0, 0) })

@@ -90,15 +90,18 @@ func memoryCommands() []*command {
 			subs: []*command{
 				{
 					name:   "write",
-					syntax: "file write NAME size=SIZE [offset=SIZE] [gfp=MASK] [sync=on] [cgroup=CG] [cpu=N|node=N]",
+					syntax: "file write NAME size=SIZE [offset=SIZE] [gfp=MASK] [iomap=on] [sync=on] [cgroup=CG] [cpu=N|node=N]",
 					help: "Writes size bytes at offset through the page cache, creating the file on first use: missing " +
 						"pages are allocated with gfp (the mapping's mask, default GFP_HIGHUSER_MOVABLE) plus __GFP_WRITE and __GFP_COMP, as the page cache adds them, and every page written becomes dirty; " +
-						"sync=on then writes them back (fdatasync). A write the kernel cannot serve stops with a note.",
+						"iomap=on asks for large folios as iomap_write_iter() does (fgf_set_order() of the bytes left in the write's 2 MiB chunk, " +
+						"lowered to the index's alignment, then __filemap_get_folio_mpol()'s order loop, one order less at a time with __GFP_NORETRY); " +
+						"without it every folio is order 0. sync=on then writes them back (fdatasync). A write the kernel cannot serve stops with a note.",
 					pos: []param{{name: "NAME", typ: tName, required: true}},
 					keys: with(
 						param{name: "size", typ: tSize, required: true, help: "bytes to write"},
 						param{name: "offset", typ: tSize, help: "where to write (default 0)"},
 						gfpMapping,
+						param{name: "iomap", typ: tBool, help: "large folios, as an iomap filesystem (XFS) asks for them"},
 						param{name: "sync", typ: tBool, help: "fdatasync after writing"},
 						param{name: "cgroup", typ: tCgroup, help: "the cgroup charged, when the write creates the file"},
 					),
@@ -344,7 +347,11 @@ func runFileWrite(in *Interp, c *call) error {
 	gfp := c.gfp("gfp", mm.GFP_HIGHUSER_MOVABLE)
 	var done uint64
 	err = in.work(c, func(t *sim.Task) error {
-		done += in.m.FileWrite(t, f, off+done, pages-done, gfp)
+		if c.flag("iomap") {
+			done += in.m.IomapFileBufferedWrite(t, f, off+done, pages-done, gfp)
+		} else {
+			done += in.m.FileWrite(t, f, off+done, pages-done, gfp)
+		}
 		if in.m.AllocPending(t) {
 			return nil
 		}

@@ -16,6 +16,7 @@ package script
 //	trace.EVENT                 how often a tracepoint fired (enabled or not)
 //	slowpath.FIELD              entered, failed, would_oom, drains, nofrag_giveups
 //	compact.FIELD               runs, captured
+//	filemap.added.ORDER         page-cache folios added of an order
 //	vm.NAME                     an integer sysctl
 
 import (
@@ -413,7 +414,7 @@ func (in *Interp) unknownValue(name string) error {
 	if s := suggest(name, cands); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	} else {
-		msg += " (a /proc/vmstat counter, NAME.FIELD of a named object, time, psi.*, zone.*, thp.*, trace.*, slowpath.*, compact.* or vm.*)"
+		msg += " (a /proc/vmstat counter, NAME.FIELD of a named object, time, psi.*, zone.*, thp.*, trace.*, slowpath.*, compact.*, filemap.* or vm.*)"
 	}
 	return fmt.Errorf("%s", msg)
 }
@@ -525,6 +526,15 @@ func (in *Interp) value(name string) (num, error) {
 			return uintNum(in.m.Compact.Captured), nil
 		}
 		return bad()
+	case "filemap":
+		if len(parts) != 3 || parts[1] != "added" {
+			return bad()
+		}
+		o, err := strconv.Atoi(parts[2])
+		if err != nil || o < 0 || o >= mm.NrPageOrders {
+			return bad()
+		}
+		return uintNum(in.m.Filemap.FoliosAdded[o]), nil
 	case "vm":
 		if !mm.IsSysctl(name) {
 			return bad()

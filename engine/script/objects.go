@@ -28,7 +28,7 @@ type object interface {
 
 // reservedNames cannot name objects: they start value names of their own or
 // name /proc files.
-var reservedNames = []string{"all", "psi", "zone", "thp", "trace", "slowpath", "compact", "vm", "time",
+var reservedNames = []string{"all", "psi", "zone", "thp", "trace", "slowpath", "compact", "filemap", "vm", "time",
 	"buddyinfo", "pagetypeinfo", "zoneinfo", "vmstat", "pressure", "stall", "tasks", "objects"}
 
 // checkName validates an object name's syntax.
