@@ -72,6 +72,7 @@ func procUsage() string {
 	var b strings.Builder
 	b.WriteString(`Usage: pagesim proc FILE [--mem SIZE] [--nodes N] [--cpus N] [--set vm.NAME=VALUE]... [--max-mem SIZE]
        pagesim proc FILE --import DIR [--cpus N] [--set vm.NAME=VALUE]... [--max-mem SIZE]
+       pagesim proc --collect DIR
 
 Print FILE as the Linux kernel would for a simulated machine: a freshly booted
 x86-64 machine, or the machine built from the /proc files in DIR.
@@ -98,6 +99,11 @@ Options:
                  buddyinfo, pagetypeinfo, zoneinfo, vmstat copied from /proc,
                  and optionally sys_vm/NAME files copied from /proc/sys/vm
                  (regular files of at most %d MiB each)
+  --collect DIR  on Linux, copy this machine's buddyinfo, pagetypeinfo
+                 (root only since Linux 5.6), zoneinfo and vmstat from
+                 /proc, and the vm sysctls pagesim models from
+                 /proc/sys/vm into sys_vm/, to a new folder DIR that
+                 --import and the page's "Start from a machine" take
   --set vm.NAME=VALUE
                  write a sysctl (repeatable, once per sysctl); it wins over
                  DIR's sys_vm files
@@ -168,6 +174,7 @@ func runProc(args []string, stdout, stderr io.Writer) int {
 	nodes := fs.Int("nodes", procDefaultNodes, "")
 	cpus := fs.Int("cpus", procfs.DefaultCPUsPerNode, "")
 	dir := fs.String("import", "", "")
+	collect := fs.String("collect", "", "")
 	maxMem := addMaxMem(fs)
 	var sets sysctlFlag
 	fs.Var(&sets, "set", "")
@@ -177,6 +184,12 @@ func runProc(args []string, stdout, stderr io.Writer) int {
 			return inputErr(err)
 		}
 		return usageErr("%v", err)
+	}
+	if *collect != "" {
+		if len(pos) > 0 || len(args) != 2 {
+			return usageErr("--collect DIR takes nothing else")
+		}
+		return collectDump(*collect, stdout, stderr)
 	}
 	if len(pos) != 1 {
 		if len(pos) == 0 {

@@ -560,6 +560,14 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 			parts[i] = strconv.FormatInt(v, 10)
 		}
 		value := strings.Join(parts, "\t")
+		if (f.Name == "dirty_bytes" || f.Name == "dirty_background_bytes") && value == "0" {
+			// 0 is what the kernel shows while the matching ratio is in
+			// use (mm/page-writeback.c: dirty_ratio_handler and
+			// dirty_background_ratio_handler zero the bytes), not a
+			// value one can write (the table's extra1 is
+			// SYSCTL_LONG_ONE): the ratio file says the setting.
+			continue
+		}
 		if err := mm.ValidateSysctl(name, value); err != nil {
 			return mm.ImportSpec{}, nil, errorf("sys_vm/"+f.Name, 1, "%v", err)
 		}

@@ -122,6 +122,22 @@ func TestImportAppliesSysctlsInOrder(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "10", v)
 	})
+	t.Run("dirty_bytes of 0, as the kernel shows it while the ratio is in use, leaves the ratio", func(t *testing.T) {
+		fsys := fstest.MapFS{
+			"buddyinfo":                     {Data: fixture(t, "jc-linux-proc", "buddyinfo")},
+			"sys_vm/dirty_background_bytes": {Data: []byte("0\n")},
+			"sys_vm/dirty_bytes":            {Data: []byte("0\n")},
+			"sys_vm/dirty_ratio":            {Data: []byte("30\n")},
+		}
+		m, _, err := procfs.Import(fsys, procfs.ImportOptions{})
+		require.NoError(t, err)
+		v, err := m.GetSysctl("vm.dirty_ratio")
+		require.NoError(t, err)
+		assert.Equal(t, "30", v)
+		v, err = m.GetSysctl("vm.dirty_bytes")
+		require.NoError(t, err)
+		assert.Equal(t, "0", v)
+	})
 	t.Run("a sys_vm value out of range is an error naming the file", func(t *testing.T) {
 		fsys := fstest.MapFS{
 			"buddyinfo":                     {Data: fixture(t, "jc-linux-proc", "buddyinfo")},

@@ -1970,7 +1970,7 @@ func (c *ScriptMode) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgparent.AppendChild(vgn)
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "keys"}}}
 						vgparent.AppendChild(vgn)
-						vgn.SetInnerHTML(vugu.HTML("To capture a dump on a Linux machine (pagetypeinfo needs root since Linux 5.6; the other files do not):"))
+						vgn.SetInnerHTML(vugu.HTML("To capture a dump on a Linux machine: pagesim proc --collect DIR, or without pagesim the line below (pagetypeinfo needs root since Linux 5.6; the other files do not)."))
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
 						vgparent.AppendChild(vgn)
 						{
