@@ -87,6 +87,8 @@ func main() {
 	})
 	// The canvas gets its size and a WebGL2 context without multisampling
 	// before Ebiten asks for one (jsbridge.Bridge.PrepareCanvas says why).
+	// The page's keys, whichever control has the focus (but a text field).
+	br.OnKey(game.Key)
 	br.PrepareCanvas()
 	br.Mark("runGame")
 	ebiten.SetTPS(ebiten.SyncWithFPS)

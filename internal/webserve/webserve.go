@@ -20,8 +20,11 @@ import (
 )
 
 // CSP is the Content-Security-Policy the page declares in its meta tag,
-// sent as a header too (where frame-ancestors also works).
-const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+// sent as a header too. It has no frame-ancestors: the page may be framed
+// by any site (the embed mode, &embed, is for iframes in slides and blog
+// posts), because it holds no user data and has no action with a side
+// effect that a framing page could trick a click into.
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'"
 
 var contentTypes = map[string]string{
 	".html": "text/html; charset=utf-8",

@@ -80,6 +80,8 @@ func TestThePageCarriesItsSecurityPolicy(t *testing.T) {
 	res, _ := get(t, Handler(site), "GET", "/", nil)
 	assert.Equal(t, CSP, res.Header.Get("Content-Security-Policy"))
 	assert.Contains(t, CSP, "script-src 'self' 'wasm-unsafe-eval';")
+	assert.NotContains(t, CSP, "frame-ancestors", "the page may be embedded in an iframe")
+	assert.Empty(t, res.Header.Get("X-Frame-Options"))
 	res, _ = get(t, Handler(site), "GET", "/boot.js", nil)
 	assert.Empty(t, res.Header.Get("Content-Security-Policy"))
 }

@@ -48,9 +48,6 @@ type Options struct {
 	// defaults. A refused link opens the defaults and sets Message, as
 	// LoadFragment does, without booting the defaults first.
 	Link string
-	// TraceLines is how many trace lines per variant snapshots carry
-	// (default 40).
-	TraceLines int
 }
 
 // Controller owns the runs of the selected scenario and variants.
@@ -95,6 +92,9 @@ type Controller struct {
 	// browser's history, which Back and Forward walk. Playing, speed,
 	// reset and the view modes are not.
 	history uint64
+	// focus is the variant shown alone where the screen has room for
+	// one (a phone): an index into the selected variants.
+	focus int
 
 	// version counts changes to anything drawn: events processed,
 	// restarts. Views redraw when it moves.
@@ -110,14 +110,10 @@ type Controller struct {
 	winSim  sim.Time
 	actual  float64
 
-	traceCache []traceCache
-	// samplers hold the runs' time series, one per run.
+	// traces hold the runs' tracepoint logs, samplers their time
+	// series, one per run.
+	traces   []traceRing
 	samplers []sampler
-}
-
-type traceCache struct {
-	written uint64
-	lines   []string
 }
 
 // NewController returns a controller showing the catalog's defaults.
@@ -128,9 +124,6 @@ func NewController(cat *Catalog, opt Options) *Controller {
 	}
 	if opt.MaxChunk <= 0 {
 		opt.MaxChunk = 1 << 16
-	}
-	if opt.TraceLines <= 0 {
-		opt.TraceLines = 40
 	}
 	c := &Controller{cat: cat, opt: opt, goal: -1, chunk: min(256, opt.MaxChunk)}
 	c.LoadFragment(opt.Link)
@@ -164,7 +157,7 @@ func (c *Controller) restart() {
 	c.goal = -1
 	c.clock, c.target = 0, 0
 	c.st.Time = 0
-	c.traceCache = nil
+	c.traces = nil
 	c.samplers = nil
 	c.winWall, c.winSim, c.actual = c.opt.Wall(), 0, 0
 	st, err := c.spec.ParseMap(c.st.Params, c.st.Knobs)
@@ -184,10 +177,12 @@ func (c *Controller) restart() {
 		c.runs = append(c.runs, r)
 		c.views = append(c.views, r.View())
 	}
-	c.traceCache = make([]traceCache, len(c.runs))
+	c.traces = make([]traceRing, len(c.runs))
 	c.samplers = make([]sampler, len(c.runs))
+	refs := chartRefs(c.spec)
 	for i := range c.samplers {
-		c.samplers[i] = newSampler()
+		c.samplers[i] = newSampler(refs)
+		c.traces[i].fill(c.views[i])
 	}
 }
 
@@ -326,6 +321,18 @@ func (c *Controller) Fragment() string {
 	return c.cat.Encode(st)
 }
 
+// linkWith is the permalink of the current state in embed mode (embed) or
+// as the full page: an embed is never in presentation mode.
+func (c *Controller) linkWith(embed bool) string {
+	st := c.st
+	st.Time = c.target
+	st.Embed = embed
+	if embed {
+		st.Present = false
+	}
+	return c.cat.Encode(st)
+}
+
 // State returns the current state, with Time the clock target.
 func (c *Controller) State() State {
 	st := c.st
@@ -398,6 +405,15 @@ func (c *Controller) Now() sim.Time {
 		return last
 	}
 	return now
+}
+
+// Shown is the time the page shows: the clock (what a link carries) once
+// the runs have reached it, else where the runs are.
+func (c *Controller) Shown() sim.Time {
+	if c.CaughtUp() && !c.playing {
+		return c.target
+	}
+	return c.Now()
 }
 
 // CaughtUp reports whether the runs have reached the clock (or their
@@ -632,6 +648,26 @@ func (c *Controller) SetPresent(on bool) {
 	}
 }
 
+// SetFocus picks the variant shown alone on a narrow screen (an index
+// into the selected variants; out of range picks the first).
+func (c *Controller) SetFocus(i int) {
+	if i < 0 || i >= len(c.st.Variants) {
+		i = 0
+	}
+	if i != c.focus {
+		c.focus = i
+		c.version++
+	}
+}
+
+// Focus is the variant shown alone on a narrow screen.
+func (c *Controller) Focus() int {
+	if c.focus >= len(c.runs) {
+		return 0
+	}
+	return c.focus
+}
+
 // SetTextSize sets the map text's size setting, 1 to MaxTextSize.
 func (c *Controller) SetTextSize(n int) error {
 	if n < 1 || n > MaxTextSize {
@@ -713,6 +749,7 @@ func (c *Controller) advance(budget time.Duration) int {
 				behind = true
 				n += r.Advance(until, c.chunk)
 				moved = moved || r.Now() != before || r.Done()
+				c.traces[i].fill(c.views[i])
 			}
 			sp.observe(r)
 		}

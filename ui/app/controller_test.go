@@ -355,17 +355,27 @@ func TestASnapshotCarriesWhatThePanelShows(t *testing.T) {
 	assert.Equal(t, []ScenarioItem{{"playground", "Playground: allocation churn (no patch)"}, {"fake", "Fake"}}, s.Scenarios)
 	assert.Equal(t, c.Fragment(), s.Link)
 	require.Len(t, s.Live, 2)
-	assert.Equal(t, "nr_free_pages", s.Live[0].Vmstat[0].Name)
-	assert.Positive(t, s.Live[0].Vmstat[0].Value)
+	var names []string
+	for _, c := range s.Live[0].Vmstat {
+		names = append(names, c.Name)
+	}
+	assert.Equal(t, []string{"compact_stall", "pgalloc (all zones)", "pgfree", "allocstall_normal", "compact_success",
+		"compact_fail", "thp_fault_alloc", "thp_fault_fallback", "nr_free_pages"}, names)
+	assert.Positive(t, s.Live[0].Vmstat[1].Value)
+	assert.Positive(t, s.Live[0].Vmstat[8].Value)
+	assert.Equal(t, []string{"compact_stall", "pgalloc (all zones)"}, s.Charts)
+	assert.Equal(t, 600*sim.Millisecond, s.Shown)
 	require.Len(t, s.Toggles, 3)
 	assert.True(t, s.Toggles[0].Selected)
 	assert.False(t, s.Toggles[2].Selected)
 	lines := strings.Split(s.Result.Text, "\n")
 	require.Greater(t, len(lines), 5)
-	assert.Equal(t, "pagesim "+scenario.Version+": playground, seed 1, 1 run", lines[0])
-	assert.Equal(t, "machine: 1 x 32 MiB nodes, 2 CPUs per node; 60 s of churn", lines[1])
-	assert.Regexp(t, `^  metric +baseline +small_pcp$`, lines[3])
-	assert.Regexp(t, `^  allocations +\d+ +\d+$`, lines[4])
+	assert.Equal(t, "partial, at t = 0.600 s: the runs have not finished, … marks what is still to come", lines[0],
+		"a table copied before the end says so")
+	assert.Equal(t, "pagesim "+scenario.Version+": playground, seed 1, 1 run", lines[1])
+	assert.Equal(t, "machine: 1 x 32 MiB nodes, 2 CPUs per node; 60 s of churn", lines[2])
+	assert.Regexp(t, `^  metric +baseline +small_pcp$`, lines[4])
+	assert.Regexp(t, `^  allocations +\d+ +\d+$`, lines[5])
 	assert.Contains(t, s.Result.JSON, `"scenario": "playground"`)
 	assert.Contains(t, s.Result.JSON, `"allocations": `)
 	assert.False(t, s.ResultFinal)

@@ -512,6 +512,19 @@ func ParseSpeed(s string) (float64, error) {
 	return 0, fmt.Errorf("speed %q is not one of %s", clip(s), speedList())
 }
 
+// NextSpeed returns the speed after x in Speeds (faster) or before it;
+// the fastest and the slowest stay.
+func NextSpeed(x float64, faster bool) float64 {
+	i := 0
+	for i < len(Speeds)-1 && Speeds[i] < x {
+		i++
+	}
+	if faster {
+		return Speeds[min(i+1, len(Speeds)-1)]
+	}
+	return Speeds[max(i-1, 0)]
+}
+
 func speedList() string {
 	var s []string
 	for _, v := range Speeds {
@@ -524,6 +537,20 @@ func formatSpeed(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) 
 
 // FormatSpeed prints a speed as the panel shows it ("x0.25").
 func FormatSpeed(x float64) string { return "x" + formatSpeed(x) }
+
+// FormatTime prints a simulated time as the page shows it everywhere (the
+// status line, the canvas, the partial table's header): seconds with
+// three decimals, rounded up to the millisecond. The page's clock stops
+// on whole milliseconds and a run that ends between two stops at the next
+// one, which is the time a link carries: the shown t and the link's t are
+// the same number.
+func FormatTime(t sim.Time) string {
+	if t < 0 {
+		return "-" + FormatTime(-t)
+	}
+	ms := int64((t + sim.Millisecond - 1) / sim.Millisecond)
+	return fmt.Sprintf("%d.%03d", ms/1000, ms%1000)
+}
 
 // FormatSeconds prints t in seconds with as many decimals as it needs
 // ("0", "2.5", "0.000001").

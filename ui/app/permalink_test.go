@@ -324,3 +324,10 @@ func TestThePageOffersEveryListedScenarioThenThePlayground(t *testing.T) {
 	assert.Equal(t, "playground", list[len(list)-1].ID)
 	assert.Equal(t, list[0].ID, cat.Defaults("").Scenario, "the first is the default")
 }
+
+func TestTheSpeedKeysStepThroughTheSpeeds(t *testing.T) {
+	assert.Equal(t, 2.0, NextSpeed(1, true))
+	assert.Equal(t, 0.5, NextSpeed(1, false))
+	assert.Equal(t, 1000.0, NextSpeed(1000, true))
+	assert.Equal(t, 0.25, NextSpeed(0.25, false))
+}

@@ -81,26 +81,41 @@ func TestAScenarioRunCountsOverEveryMachineItBooted(t *testing.T) {
 		c.Tick(time.Second, time.Hour)
 		require.Less(t, i, 100000)
 	}
+	require.Equal(t, []string{"allocstall_movable", "pgscan_direct"}, ChartNames(c.Spec()), "thp-thisnode charts the stalls it is about")
+	s := c.Snapshot(1)
 	for i, v := range c.Views() {
 		r := c.Runs()[i]
-		total := v.Event(mm.COMPACTSTALL)
-		assert.Equal(t, r.Metrics()["compact_stall"], float64(total), r.Variant())
+		stalls, scans := v.Event(mm.ALLOCSTALL_MOVABLE), v.Event(mm.PGSCAN_DIRECT)
+		assert.Equal(t, r.Metrics()["allocstall_movable"], float64(stalls), r.Variant())
+		assert.Equal(t, r.Metrics()["pgscan_direct"], float64(scans), r.Variant())
 		var allocTotal uint64
 		for e := mm.PGALLOC_DMA; e <= mm.PGALLOC_MOVABLE; e++ {
 			allocTotal += v.Event(e)
 		}
 		lastMachine, _ := v.VMStat("pgalloc_normal")
 		assert.Greater(t, allocTotal, uint64(lastMachine), "more than the last machine's")
-		var stalls, allocs float64
+		var got [2]float64
 		var last sim.Time
-		for _, p := range c.Samples(i) {
-			stalls += p.CompactStallRate * (p.T - last).Seconds()
-			allocs += p.AllocRate * (p.T - last).Seconds()
+		samples := c.Samples(i)
+		for _, p := range samples {
+			for k := range got {
+				got[k] += p.Rates[k] * (p.T - last).Seconds()
+			}
 			last = p.T
 		}
 		assert.Equal(t, v.Now(), last, "the last sample is at the end")
-		assert.InDelta(t, float64(total), stalls, 1e-6*float64(total)+1e-9, r.Variant())
-		assert.InDelta(t, float64(allocTotal), allocs, 1e-6*float64(allocTotal), r.Variant())
+		assert.InDelta(t, float64(stalls), got[0], 1e-6*float64(stalls)+1e-9, r.Variant())
+		assert.InDelta(t, float64(scans), got[1], 1e-6*float64(scans)+1e-9, r.Variant())
+		end := samples[len(samples)-1]
+		assert.Equal(t, []uint64{stalls, scans}, end.Totals, "the chart's totals are the table's counters")
+		live := map[string]int64{}
+		for _, ctr := range s.Live[i].Vmstat {
+			live[ctr.Name] = ctr.Value
+		}
+		assert.Equal(t, int64(stalls), live["allocstall_movable"], "the live numbers sum over the machines too")
+		if r.Variant() == "upstream" {
+			assert.Positive(t, stalls)
+		}
 
 		st, ok := v.LastStall()
 		if r.Variant() == "upstream" {

@@ -1,8 +1,9 @@
 package app
 
 // series.go samples each run's time series for the charts: PSI memory
-// "some" avg10, compact_stall per simulated second, and pages allocated
-// (pgalloc_*) per simulated second, a throughput every scenario has.
+// "some" avg10, and the scenario's key counters (the first events of its
+// Spec.Counters, ChartCounters of them: thp-thisnode's allocstall_movable
+// and pgscan_direct) per simulated second, with their totals so far.
 //
 // Samples are taken at fixed points of simulated time: the controller
 // stops every run exactly at its next sample time (see Controller.advance)
@@ -17,7 +18,6 @@ package app
 // a coarser grain. That, too, depends only on the number of samples.
 
 import (
-	"github.com/pagesim/pagesim/engine/mm"
 	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/engine/sim"
 )
@@ -35,12 +35,11 @@ type Sample struct {
 	T sim.Time
 	// PSISome10 is /proc/pressure/memory "some" avg10 (percent) at T.
 	PSISome10 float64
-	// CompactStallRate is compact_stall events per simulated second over
-	// the interval that ends at T.
-	CompactStallRate float64
-	// AllocRate is pages allocated (the sum of pgalloc_*) per simulated
-	// second over the interval that ends at T.
-	AllocRate float64
+	// Rates are the charted counters' events per simulated second over
+	// the interval that ends at T, and Totals their counts at T (summed
+	// over the run's machines, as the result table sums them).
+	Rates  []float64
+	Totals []uint64
 }
 
 // sampler is one run's series and where it stands.
@@ -49,21 +48,13 @@ type sampler struct {
 	next    sim.Time // when the next sample is due
 	last    sim.Time // time of the latest sample (0 before the first)
 	done    bool     // the run ended and its last sample is taken
-	stall   uint64   // compact_stall at the latest sample
-	alloc   uint64   // pages allocated at the latest sample
+	refs    []counterRef
+	totals  []uint64 // the counters at the latest sample
 	samples []Sample
 }
 
-func newSampler() sampler { return sampler{every: SampleEvery, next: SampleEvery} }
-
-// pagesAllocated sums pgalloc_dma, _dma32, _normal and _movable over
-// every machine of the run.
-func pagesAllocated(v scenario.View) uint64 {
-	var n uint64
-	for e := mm.PGALLOC_DMA; e <= mm.PGALLOC_MOVABLE; e++ {
-		n += v.Event(e)
-	}
-	return n
+func newSampler(refs []counterRef) sampler {
+	return sampler{every: SampleEvery, next: SampleEvery, refs: refs, totals: make([]uint64, len(refs))}
 }
 
 // stopAt returns the time the run may advance to before its next sample.
@@ -94,14 +85,15 @@ func (s *sampler) observe(r *scenario.Run) {
 
 func (s *sampler) take(v scenario.View, now sim.Time) {
 	sec := float64(now-s.last) / float64(sim.Second)
-	stall, alloc := v.Event(mm.COMPACTSTALL), pagesAllocated(v)
-	s.samples = append(s.samples, Sample{
-		T:                now,
-		PSISome10:        v.PSIAvg(false)[0],
-		CompactStallRate: float64(stall-s.stall) / sec,
-		AllocRate:        float64(alloc-s.alloc) / sec,
-	})
-	s.last, s.stall, s.alloc = now, stall, alloc
+	p := Sample{T: now, PSISome10: v.PSIAvg(false)[0], Rates: make([]float64, len(s.refs)), Totals: make([]uint64, len(s.refs))}
+	for i, c := range s.refs {
+		n := uint64(c.read(v))
+		p.Totals[i] = n
+		p.Rates[i] = float64(n-s.totals[i]) / sec
+		s.totals[i] = n
+	}
+	s.samples = append(s.samples, p)
+	s.last = now
 	if len(s.samples) >= MaxSamples {
 		s.halve()
 	}
@@ -117,8 +109,10 @@ func (s *sampler) halve() {
 		da, db := float64(a.T-start), float64(b.T-a.T)
 		m := b
 		if da+db > 0 {
-			m.CompactStallRate = (a.CompactStallRate*da + b.CompactStallRate*db) / (da + db)
-			m.AllocRate = (a.AllocRate*da + b.AllocRate*db) / (da + db)
+			m.Rates = make([]float64, len(b.Rates))
+			for k := range b.Rates {
+				m.Rates[k] = (a.Rates[k]*da + b.Rates[k]*db) / (da + db)
+			}
 		}
 		out = append(out, m)
 		start = b.T

@@ -58,8 +58,8 @@ func TestRatesAddUpToTheCounters(t *testing.T) {
 		var last sim.Time
 		for _, p := range c.Samples(i) {
 			sec := float64(p.T-last) / float64(sim.Second)
-			allocs += p.AllocRate * sec
-			stalls += p.CompactStallRate * sec
+			stalls += p.Rates[0] * sec
+			allocs += p.Rates[1] * sec
 			last = p.T
 		}
 		require.Equal(t, 2*sim.Second, last)
@@ -68,8 +68,9 @@ func TestRatesAddUpToTheCounters(t *testing.T) {
 			want += v.Event(e)
 		}
 		assert.Positive(t, want)
-		assert.InDelta(t, float64(want), allocs, 1e-6*float64(want))
+		assert.InDelta(t, float64(want), allocs, 1e-6*float64(want), "pgalloc summed over every zone")
 		assert.InDelta(t, float64(v.Event(mm.COMPACTSTALL)), stalls, 1e-6)
+		assert.Equal(t, []uint64{v.Event(mm.COMPACTSTALL), want}, c.Samples(i)[len(c.Samples(i))-1].Totals)
 	}
 }
 
@@ -91,16 +92,16 @@ func TestARunThatEndsBetweenSamplesGetsALastSampleAtItsEnd(t *testing.T) {
 }
 
 func TestAFullSeriesMergesPairsAndKeepsTheTotals(t *testing.T) {
-	s := newSampler()
+	s := newSampler(nil)
 	var want float64
 	for i := 1; i <= MaxSamples-1; i++ {
-		p := Sample{T: sim.Time(i) * SampleEvery, AllocRate: float64(i % 7), CompactStallRate: float64(i % 3), PSISome10: float64(i)}
+		p := Sample{T: sim.Time(i) * SampleEvery, Rates: []float64{float64(i % 7), float64(i % 3)}, PSISome10: float64(i)}
 		s.samples = append(s.samples, p)
-		want += p.AllocRate * SampleEvery.Seconds()
+		want += p.Rates[0] * SampleEvery.Seconds()
 	}
 	// The last one ends the run early: a shorter interval.
 	end := sim.Time(MaxSamples-1)*SampleEvery + 100*sim.Millisecond
-	s.samples = append(s.samples, Sample{T: end, AllocRate: 50, PSISome10: 99})
+	s.samples = append(s.samples, Sample{T: end, Rates: []float64{50, 0}, PSISome10: 99})
 	want += 50 * (100 * sim.Millisecond).Seconds()
 	s.halve()
 	require.Len(t, s.samples, MaxSamples/2)
@@ -108,7 +109,7 @@ func TestAFullSeriesMergesPairsAndKeepsTheTotals(t *testing.T) {
 	var got float64
 	var last sim.Time
 	for i, p := range s.samples {
-		got += p.AllocRate * (p.T - last).Seconds()
+		got += p.Rates[0] * (p.T - last).Seconds()
 		last = p.T
 		if i < len(s.samples)-1 {
 			assert.Equal(t, sim.Time(2*(i+1))*SampleEvery, p.T)

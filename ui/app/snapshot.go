@@ -21,8 +21,10 @@ type Snapshot struct {
 	// share).
 	Spec  *scenario.Spec
 	State State
-	// Link is the permalink of State (without '#').
-	Link string
+	// Link is the permalink of State (without '#'); EmbedLink the same
+	// state for an iframe (&embed, no presentation mode) and FullLink the
+	// full page's (no embed).
+	Link, EmbedLink, FullLink string
 
 	// Message is a refused permalink's explanation ("" = none).
 	Message string
@@ -41,10 +43,23 @@ type Snapshot struct {
 	Ended     bool
 	Progress  float64 // restore progress 0..1
 	Now       sim.Time
-	Duration  sim.Time // 0 = unbounded
+	// Shown is the time the page shows (Controller.Shown): with a paused
+	// clock, the link's t.
+	Shown    sim.Time
+	Duration sim.Time // 0 = unbounded
 	// ActualSpeed is the simulated seconds per wall second achieved.
 	ActualSpeed float64
 	StepSize    sim.Time
+
+	// Metrics are the scenario's metrics for the current values, in
+	// print order (Spec.MetricsOf), the headline ones marked.
+	Metrics []scenario.Metric
+	// Charts names the counters charted under each variant (after PSI).
+	Charts []string
+
+	// Focus is the variant a narrow screen shows alone (an index into
+	// Live).
+	Focus int
 
 	// Toggles lists every variant of the scenario with its selection.
 	Toggles []VariantToggle
@@ -83,10 +98,11 @@ func Title(s *scenario.Spec) string {
 	return s.Title + " (seed " + s.Seed + ")"
 }
 
-// DefaultVmstat is the live counter list of a scenario that names none.
+// DefaultVmstat is the live counter list of a scenario that names none;
+// its first two events are charted (pgalloc summed over the zones).
 var DefaultVmstat = []string{
-	"nr_free_pages", "pgalloc_normal", "pgfree", "allocstall_normal",
-	"compact_stall", "compact_success", "compact_fail", "thp_fault_alloc", "thp_fault_fallback",
+	"compact_stall", "pgalloc_normal", "pgfree", "allocstall_normal",
+	"compact_success", "compact_fail", "thp_fault_alloc", "thp_fault_fallback", "nr_free_pages",
 }
 
 // VariantToggle is one variant checkbox.
@@ -102,11 +118,19 @@ type VariantLive struct {
 	// Phase names the run's current phase ("2/4: 34 GB"); Status is
 	// the run's own account of where it is ("" if it has none).
 	Phase, Status string
-	// Results are the finished phases' results.
+	// PhaseStart is when the current phase's machine booted; Done
+	// whether the run has ended.
+	PhaseStart sim.Time
+	Done       bool
+	// Results are the finished phases' results; Metrics the metrics
+	// measured so far (a phase not run yet has none).
 	Results []scenario.PhaseResult
-	Vmstat  []Counter
-	// Trace holds the latest tracepoint lines, oldest first.
-	Trace []string
+	Metrics map[string]float64
+	// Vmstat holds the scenario's counters (LiveCounters): events summed
+	// over the run's machines, gauges of the current one.
+	Vmstat []Counter
+	// Trace is the run's tracepoint log (its latest TraceKeep events).
+	Trace TraceLog
 	// TraceWritten counts every event the run's trace recorded.
 	TraceWritten uint64
 	// PSISome10 is /proc/pressure/memory "some" avg10 now (percent).
@@ -135,6 +159,8 @@ func (c *Controller) Snapshot(seq uint64) *Snapshot {
 		Spec:        c.spec,
 		State:       c.State(),
 		Link:        c.Fragment(),
+		EmbedLink:   c.linkWith(true),
+		FullLink:    c.linkWith(false),
 		Message:     c.message,
 		RunError:    c.runErr,
 		Playing:     c.playing,
@@ -142,12 +168,14 @@ func (c *Controller) Snapshot(seq uint64) *Snapshot {
 		Ended:       c.Ended(),
 		Progress:    c.Progress(),
 		Now:         c.Now(),
+		Shown:       c.Shown(),
 		Duration:    c.duration(),
 		ActualSpeed: c.actual,
 		StepSize:    c.StepSize(),
 		ParamErrors: map[string]string{},
 		BadValues:   map[string]string{},
 		History:     c.history,
+		Focus:       c.Focus(),
 	}
 	for k, v := range c.paramErr {
 		s.ParamErrors[k] = v
@@ -161,24 +189,21 @@ func (c *Controller) Snapshot(seq uint64) *Snapshot {
 	for _, v := range c.spec.Variants {
 		s.Toggles = append(s.Toggles, VariantToggle{Name: v.Name, Summary: v.Help, Selected: slices.Contains(c.st.Variants, v.Name)})
 	}
-	names := c.spec.Counters
-	if names == nil {
-		names = DefaultVmstat
+	refs := counterRefs(LiveCounters(c.spec))
+	s.Charts = ChartNames(c.spec)
+	if st, err := c.spec.ParseMap(c.st.Params, c.st.Knobs); err == nil {
+		s.Metrics = c.spec.MetricsOf(st.Values)
 	}
 	for i, r := range c.runs {
-		v := r.View()
+		v := c.views[i]
 		live := VariantLive{Variant: r.Variant(), Now: v.Now(), Phase: v.Phase(), Status: v.Status(),
-			Results: slices.Clone(v.Results()), TraceWritten: v.TraceWritten()}
-		for _, n := range names {
-			val, _ := v.VMStat(n)
-			live.Vmstat = append(live.Vmstat, Counter{Name: n, Value: val})
+			PhaseStart: v.PhaseStart(), Done: v.Done(),
+			Results: slices.Clone(v.Results()), Metrics: r.Metrics(), TraceWritten: v.TraceWritten()}
+		for _, ref := range refs {
+			live.Vmstat = append(live.Vmstat, Counter{Name: ref.Label, Value: ref.read(v)})
 		}
-		tc := &c.traceCache[i]
-		if tc.lines == nil || tc.written != live.TraceWritten {
-			tc.lines = v.TraceLines(c.opt.TraceLines)
-			tc.written = live.TraceWritten
-		}
-		live.Trace = tc.lines
+		c.traces[i].fill(v)
+		live.Trace = c.traces[i].log(live.TraceWritten)
 		live.PSISome10 = v.PSIAvg(false)[0]
 		live.Samples = slices.Clone(c.samplers[i].samples)
 		live.LastStall, _ = v.LastStall()
@@ -215,7 +240,14 @@ func (c *Controller) report() (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	return Report{Text: res.Text(), JSON: string(b) + "\n"}, nil
+	text := res.Text()
+	if !c.Ended() {
+		// Only a finished table is the command's; one copied before
+		// says so first.
+		text = "partial, at t = " + FormatTime(c.Shown()) + " s: the runs have not finished, " +
+			scenario.NotYet + " marks what is still to come\n" + text
+	}
+	return Report{Text: text, JSON: string(b) + "\n"}, nil
 }
 
 // Command returns the `pagesim run` command line that prints the result

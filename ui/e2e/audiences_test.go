@@ -7,12 +7,24 @@ package e2e
 // person who presents it.
 
 import (
+	"encoding/json"
 	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pagesim/pagesim/ui/mapview"
 )
 
 // The one who shares: "Copy link" gives the whole URL, and pasted into a
@@ -87,4 +99,179 @@ func TestThePanelLinksOutWithoutARequest(t *testing.T) {
 	assert.Equal(t, "_blank noopener noreferrer https://lore.kernel.org/linux-mm/20180820032204.9591-3-aarcange@redhat.com/", links[0])
 	assert.True(t, strings.HasSuffix(links[1], "/docs/FIDELITY.md#thp-thisnode"), links[1])
 	assert.True(t, strings.HasSuffix(links[2], "/engine/scenario/thp_thisnode.go"), links[2])
+}
+
+// resultCells reads the result table's rows by their label ("30 GB",
+// "allocstall_movable"; the first table that has the label wins): the
+// cells, one per variant, in the header's order.
+func resultCells(table string) (variants []string, rows map[string][]string) {
+	rows = map[string][]string{}
+	for _, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 1 && (f[0] == "guest" || f[0] == "counter") && variants == nil:
+			variants = f[1:]
+		case len(f) > 2 && f[1] == "GB":
+			if _, ok := rows[f[0]+" GB"]; !ok {
+				rows[f[0]+" GB"] = f[2:]
+			}
+		case len(f) > 1:
+			if _, ok := rows[f[0]]; !ok {
+				rows[f[0]] = f[1:]
+			}
+		}
+	}
+	return variants, rows
+}
+
+// column is the variant column a canvas label sits in.
+func column(d Debug, l mapview.Label) int {
+	return int(float64(l.X) / d.Scale / (d.Layout.ColW + 8))
+}
+
+// The one who reads: at the end of thp-thisnode the canvas alone tells
+// the story (under each variant's name, every guest's GB/s in large type,
+// the table's numbers), and the charts show the stalls the table counts
+// (allocstall_movable, not compact_stall, which stays 0 there).
+func TestTheCanvasAloneShowsEachGuestsResultAndTheStallsTheTableCounts(t *testing.T) {
+	p := Open(t, "v1/thp-thisnode?seed=1&scale=0.01&x=1000")
+	p.Click("play")
+	p.WaitJS(`JSON.parse(window.pagesimDebug()).ended`)
+	d := p.WaitSettled()
+	p.WaitJS(`document.getElementById("results-state").textContent.startsWith("Final")`)
+	variants, rows := resultCells(p.Text("results"))
+	require.Equal(t, []string{"upstream", "only-compact", "drop-thisnode"}, variants)
+	require.Equal(t, variants, d.Columns)
+	find := func(text string, col int) (mapview.Label, bool) {
+		for _, l := range d.Labels {
+			if l.Text == text && column(d, l) == col {
+				return l, true
+			}
+		}
+		return mapview.Label{}, false
+	}
+	for i, v := range variants {
+		for _, g := range []string{"30", "34", "38", "42"} {
+			want := fmt.Sprintf("%s GB: %s GB/s", g, rows[g+" GB"][i])
+			l, ok := find(want, i)
+			if assert.True(t, ok, "%s's column shows %q", v, want) {
+				assert.GreaterOrEqual(t, l.Size, 1.5*d.TextPx, "%q is in large type", want)
+			}
+		}
+		stalls := rows["allocstall_movable"][i]
+		_, ok := find("allocstall_movable "+stalls, i)
+		assert.True(t, ok, "%s's chart is labelled with the table's allocstall_movable (%s)", v, stalls)
+	}
+	assert.NotEqual(t, "0", rows["allocstall_movable"][0], "upstream stalls")
+	assert.Equal(t, "0", rows["compact_stall"][0], "and counts no compact_stall")
+	assert.Empty(t, d.Clipped)
+}
+
+// panelTextPx is the smallest computed font size of the panel's text
+// that is on screen, in CSS pixels.
+const panelTextPx = `Math.min(...[...document.querySelectorAll("#panel *")].filter(e => e.getClientRects().length > 0 &&
+	[...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim() !== "")).map(e => parseFloat(getComputedStyle(e).fontSize)))`
+
+// The one who presents: in presentation mode at 1280x720 the map is laid
+// out the same at devicePixelRatio 1 and 2 (only sharper), no text on the
+// canvas or in the bar is under 16 CSS px, nothing is cut, the colours
+// are the projector's, and the keys still work.
+func TestPresentationModeReadsFromTheBackOfTheRoomAtEveryPixelDensity(t *testing.T) {
+	// By 0.2 s the first guest of each variant has been mapped (upstream
+	// ends it at 0.102 s): its result is on the canvas in large type.
+	const link = "v1/thp-thisnode?seed=1&scale=0.01&t=0.2&present"
+	var layouts []mapview.Layout
+	var p *Page
+	for _, dpr := range []float64{1, 2} {
+		p = OpenAt(t, link, 1280, 720, dpr)
+		p.WaitJS(`document.documentElement.classList.contains("present") && document.getElementById("bar") !== null`)
+		d := p.WaitSettled()
+		assert.Equal(t, dpr, d.Scale)
+		assert.Equal(t, int(1280*dpr), d.W, "the canvas is as wide as the window, in device pixels")
+		assert.Equal(t, "projector", d.Scheme)
+		assert.GreaterOrEqual(t, d.TextPx, 16.0, "the debug report states the smallest text on the canvas")
+		assert.Empty(t, d.Clipped, "at %gx", dpr)
+		assert.Len(t, d.Columns, 3)
+		assert.True(t, slices.ContainsFunc(d.Labels, func(l mapview.Label) bool {
+			return strings.HasPrefix(l.Text, "30 GB: ") && l.Size >= 1.25*d.TextPx
+		}), "the first guest's result is on the canvas in larger type (two results a row fit a third of 1280 px at 20 px): %v", d.Labels)
+		assert.GreaterOrEqual(t, Eval[float64](p, panelTextPx), 16.0, "the bar's text at %gx", dpr)
+		assert.True(t, Eval[bool](p, `(() => { const b = document.getElementById("bar"); return b.scrollWidth <= b.clientWidth; })()`),
+			"the bar fits the window")
+		layouts = append(layouts, d.Layout)
+		if dpr == 1 {
+			p.Close()
+		}
+	}
+	assert.Equal(t, layouts[0], layouts[1], "the map's layout is the same at 1x and 2x")
+
+	p.Press('r')
+	p.WaitJS(`JSON.parse(window.pagesimDebug()).nowNs === 0`)
+	p.Press('p')
+	p.WaitJS(`!document.documentElement.classList.contains("present")`)
+	assert.NotContains(t, p.Debug().Link, "present")
+	p.Press('p')
+	p.WaitJS(`document.documentElement.classList.contains("present")`)
+	assert.Contains(t, p.Debug().Link, "&present")
+}
+
+// The one who embeds: the page in an iframe of a page from another origin
+// shows the maps and a control strip, plays, and answers keys once it has
+// been clicked; its "open the full page" link is the same state without
+// the embed.
+func TestTheEmbedPlaysInAnIframeFromAnotherOriginAndAnswersKeysAfterAClick(t *testing.T) {
+	link := "v1/playground?mem=64&seed=2&embed"
+	src := server.URL + "/#" + link
+	slides := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>slides</title><p>A slide.</p><iframe id="f" src="%s" width="960" height="540" allow="fullscreen" style="border:0"></iframe>`,
+			html.EscapeString(src))
+	}))
+	defer slides.Close()
+	require.NotEqual(t, slides.URL, server.URL, "another origin (another port)")
+	p := OpenBlank(t)
+	p.Navigate(slides.URL)
+	frame := func(expr string) string {
+		tree, err := chromedp.Call(p.ctx, page.GetFrameTree, cdp.Empty{})
+		require.NoError(t, err)
+		require.Len(t, tree.FrameTree.ChildFrames, 1)
+		w, err := chromedp.Call(p.ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: tree.FrameTree.ChildFrames[0].Frame.ID})
+		require.NoError(t, err)
+		yes := true
+		res, err := chromedp.Call(p.ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: w.ExecutionContextID, ReturnByValue: &yes})
+		require.NoError(t, err)
+		require.Nil(t, res.ExceptionDetails, "%s", expr)
+		var s string
+		require.NoError(t, json.Unmarshal(res.Result.Value, &s), "%s", expr)
+		return s
+	}
+	status := `(document.getElementById("status") || {textContent: ""}).textContent`
+	waitFrame := func(expr, want string) string {
+		var got string
+		for i := 0; i < 600; i++ {
+			if got = frame(expr); strings.Contains(got, want) {
+				return got
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("the iframe's %s is %q, without %q", expr, got, want)
+		return ""
+	}
+	waitFrame(status, "paused")
+	assert.Equal(t, "1", frame(`String(document.querySelectorAll("#strip").length)`), "the control strip")
+	assert.Equal(t, "0", frame(`String(document.querySelectorAll("#scenario").length)`), "and not the panel")
+	assert.Equal(t, "embed", frame(`document.documentElement.className`))
+	full := frame(`document.getElementById("full-page").href`)
+	assert.True(t, strings.HasPrefix(full, server.URL+"/#v1/playground?"), full)
+	assert.NotContains(t, full, "embed")
+
+	rect := Eval[[]float64](p, `(() => { const r = document.getElementById("f").getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })()`)
+	_, err := chromedp.Run(p.ctx, chromedp.MouseClickXY(rect[0]+rect[2]/2, rect[1]+rect[3]/3))
+	require.NoError(t, err)
+	_, err = chromedp.Run(p.ctx, chromedp.KeyEvent(" "))
+	require.NoError(t, err)
+	waitFrame(status, "playing")
+	_, err = chromedp.Run(p.ctx, chromedp.KeyEvent(" "))
+	require.NoError(t, err)
+	waitFrame(status, "paused")
 }

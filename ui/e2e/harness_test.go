@@ -30,6 +30,7 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
@@ -281,6 +282,45 @@ func openTarget(t *testing.T, target string, visitor bool) *Page {
 	if err := chromedp.Do(ctx, chromedp.Navigate(target)); err != nil {
 		t.Fatalf("navigating to %s: %v", target, err)
 	}
+	if target == blankTarget {
+		return p
+	}
+	p.WaitFrames(3)
+	p.WaitJS(`document.getElementById("status") !== null`)
+	return p
+}
+
+// blankTarget opens a tab that is not the app (OpenBlank).
+const blankTarget = "about:blank"
+
+// OpenBlank opens a new tab on about:blank, with the harness's checks
+// (console errors, requests), for a page that is not the app (one that
+// frames it).
+func OpenBlank(t *testing.T) *Page {
+	t.Helper()
+	return openTarget(t, blankTarget, false)
+}
+
+// Navigate loads u in the tab without waiting for the app.
+func (p *Page) Navigate(u string) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, chromedp.Navigate(u)); err != nil {
+		p.t.Fatalf("navigating to %s: %v", u, err)
+	}
+}
+
+// OpenAt opens the app with a fragment in a new tab whose window is w x h
+// CSS pixels at devicePixelRatio dpr, set before the page loads: Ebiten
+// reads the ratio once, at its first frame (Monitor.DeviceScaleFactor
+// caches it), so a page keeps the density it was loaded at.
+func OpenAt(t *testing.T, frag string, w, h int, dpr float64) *Page {
+	t.Helper()
+	p := OpenBlank(t)
+	if _, err := chromedp.Call(p.ctx, emulation.SetDeviceMetricsOverride,
+		emulation.SetDeviceMetricsOverrideParams{Width: int64(w), Height: int64(h), DeviceScaleFactor: dpr}); err != nil {
+		t.Fatalf("viewport %dx%d@%g: %v", w, h, dpr, err)
+	}
+	p.Navigate(server.URL + "/#" + frag)
 	p.WaitFrames(3)
 	p.WaitJS(`document.getElementById("status") !== null`)
 	return p

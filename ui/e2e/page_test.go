@@ -136,7 +136,7 @@ func nativeRaster(c *app.Controller, d Debug) *mapview.Raster {
 
 func inLabel(d Debug, x, y int) bool {
 	for _, l := range d.Labels {
-		if x >= l.X-2 && x < l.X+len(l.Text)*mapview.CharW+2 && y >= l.Y-2 && y < l.Y+mapview.LineH+2 {
+		if x >= l.X-2 && x < l.X+l.W+2 && y >= l.Y-2 && y < l.Y+l.H+2 {
 			return true
 		}
 	}
@@ -201,8 +201,8 @@ func TestTheCanvasShowsThePageblockColours(t *testing.T) {
 	}
 	lit := 0
 	for _, l := range r.Labels {
-		for y := l.Y; y < l.Y+mapview.LineH && y < d.H; y++ {
-			for x := l.X; x < l.X+len(l.Text)*mapview.CharW && x < d.W; x++ {
+		for y := l.Y; y < l.Y+l.H && y < d.H; y++ {
+			for x := l.X; x < l.X+l.W && x < d.W; x++ {
 				if want := r.At(x, y); want == mapview.LabelText {
 					lit++
 					if got := pixel(shot, x, y); !near(got, want) {

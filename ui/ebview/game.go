@@ -25,6 +25,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,6 +47,8 @@ type Host interface {
 	Mark(name string)
 	SetFrames(n int)
 	MarkFirstFrame()
+	// SetMode sets the page's view modes (html.present, html.embed).
+	SetMode(present, embed bool)
 }
 
 // Game implements ebiten.Game. Update and Draw only delegate; all state
@@ -69,11 +72,14 @@ type Game struct {
 	msgW, msgH        int
 	msgPix            []byte
 
-	w, h      int     // drawing buffer in device pixels (from LayoutF)
-	scale     float64 // device pixels per CSS pixel
-	lastTick  time.Time
-	rastered  uint64 // controller version last drawn into the raster
-	camSeen   mapview.Camera
+	w, h     int     // drawing buffer in device pixels (from LayoutF)
+	scale    float64 // device pixels per CSS pixel
+	lastTick time.Time
+	rastered uint64 // controller version last drawn into the raster
+	camSeen  mapview.Camera
+	viewSeen viewKey
+	// cols are the indexes of the variants the canvas shows, in order.
+	cols      []int
 	gen       uint64
 	needPixel bool // the raster changed since the last WritePixels
 	mapShown  bool // a frame with the machines has been drawn
@@ -86,6 +92,14 @@ type Game struct {
 	AfterFirstMap func()
 	afterDone     bool
 	frames        int
+
+	// keys are the page's keys pressed since the last Update (Key), by
+	// jsbridge's names; guarded by keyMu.
+	keyMu sync.Mutex
+	keys  []string
+	// mode is the view mode last given to the host.
+	mode     [2]bool
+	modeSent bool
 
 	dragging     bool
 	dragX, dragY int
@@ -115,6 +129,14 @@ func (g *Game) PanelRendered(d time.Duration) { g.panelNS.Store(int64(d)) }
 // after the first frame is on the canvas, and returns the simulation.
 func New(host Host, boot func() (*app.Loop, error)) *Game {
 	return &Game{boot: boot, host: host, r: mapview.New(1, 1), scale: 1}
+}
+
+// Key records a key of the page (jsbridge.Bridge.OnKey's names) for the
+// next Update; safe from any goroutine.
+func (g *Game) Key(name string) {
+	g.keyMu.Lock()
+	g.keys = append(g.keys, name)
+	g.keyMu.Unlock()
 }
 
 // StartingMessage is what the first frame says while the machines boot.
@@ -168,7 +190,7 @@ func (g *Game) starting() {
 
 func (g *Game) setMessage(text string) {
 	g.msgText = text
-	g.msgW, g.msgH, g.msgPix = mapview.TextBox([]string{text}, 6, mapview.LabelText, mapview.Background)
+	g.msgW, g.msgH, g.msgPix = mapview.TextBox([]string{text}, int(6*g.scale), int(math.Round(mapview.TextPx*g.scale)), mapview.LabelText, mapview.Background)
 }
 
 // drawMessage draws the start-up (or failure) message centred on the
@@ -222,7 +244,7 @@ func (g *Game) LayoutF(outsideW, outsideH float64) (float64, float64) {
 }
 
 // tick advances the simulation and redraws the raster when the machines,
-// the camera or the size changed.
+// the camera, the size or the view modes changed.
 func (g *Game) tick() {
 	now := time.Now()
 	dt := time.Duration(0)
@@ -232,30 +254,82 @@ func (g *Game) tick() {
 	g.lastTick = now
 	g.loop.Tick(dt, SimBudget)
 	ctl := g.loop.Controller()
+	st := ctl.State()
+	if mode := [2]bool{st.Present, st.Embed}; mode != g.mode || !g.modeSent {
+		g.mode, g.modeSent = mode, true
+		g.host.SetMode(st.Present, st.Embed)
+	}
 	g.resize()
+	g.r.SetScale(g.scale)
+	g.r.SetText(st.TextSize, st.Present)
+	if st.Present {
+		g.r.SetScheme(&mapview.Projector)
+	} else {
+		g.r.SetScheme(&mapview.Dark)
+	}
 	if gen := ctl.Generation(); gen != g.gen {
 		g.gen = gen
 		g.rastered = 0
 	}
-	if ctl.Version() != g.rastered || g.r.Cam != g.camSeen {
+	key := viewKey{st.TextSize, st.Present, st.Embed, ctl.Focus(), g.narrow()}
+	if ctl.Version() != g.rastered || g.r.Cam != g.camSeen || key != g.viewSeen {
 		t0 := time.Now()
 		if !g.mapShown {
 			g.host.Mark("firstTick")
 		}
-		g.r.Render(mapview.PanelsOf(ctl))
+		g.r.Render(g.panels(ctl, st.Embed))
 		g.rasterMs = appendCapped(g.rasterMs, float64(time.Since(t0))/1e6)
 		if !g.mapShown {
 			g.host.Mark("firstRaster")
 		}
 		g.rastered = ctl.Version()
 		g.camSeen = g.r.Cam
+		g.viewSeen = key
 		g.needPixel = true
 		g.updateHover()
 	}
 	g.publishDebug(ctl)
 }
 
-// input turns mouse and keys into camera moves and commands.
+// viewKey is what the raster's look depends on besides the runs and the
+// camera.
+type viewKey struct {
+	text           int
+	present, embed bool
+	focus          int
+	narrow         bool
+}
+
+// narrowCSS is the widest canvas, in CSS pixels, that shows one variant
+// at a time (a phone: the panel's tabs pick it).
+const narrowCSS = 600
+
+func (g *Game) narrow() bool { return float64(g.w)/g.scale < narrowCSS }
+
+// panels is what the canvas shows: every variant's column, or on a narrow
+// screen the focused one's; an embed draws no charts.
+func (g *Game) panels(ctl *app.Controller, embed bool) []mapview.Panel {
+	ps := mapview.PanelsOf(ctl)
+	if g.narrow() && len(ps) > 1 {
+		f := ctl.Focus()
+		g.cols = []int{f}
+		ps = ps[f : f+1]
+	} else {
+		g.cols = g.cols[:0]
+		for i := range ps {
+			g.cols = append(g.cols, i)
+		}
+	}
+	if embed {
+		for i := range ps {
+			ps[i].Charts = nil
+		}
+	}
+	return ps
+}
+
+// input turns the mouse and the page's keys into camera moves and
+// commands.
 func (g *Game) input() {
 	mx, my := ebiten.CursorPosition()
 	if mx != g.mouseX || my != g.mouseY {
@@ -277,44 +351,51 @@ func (g *Game) input() {
 	default:
 		g.dragging = false
 	}
+	g.keyMu.Lock()
+	keys := g.keys
+	g.keys = nil
+	g.keyMu.Unlock()
+	for _, k := range keys {
+		g.key(k, mx, my)
+	}
+}
+
+// key applies one of the page's keys (jsbridge.Bridge.OnKey's names).
+func (g *Game) key(k string, mx, my int) {
 	cx, cy := g.w/2, g.h/2
 	if g.mouseSeen {
 		cx, cy = mx, my
 	}
-	for _, k := range []ebiten.Key{ebiten.KeyEqual, ebiten.KeyNumpadAdd} {
-		if inpututil.IsKeyJustPressed(k) {
-			g.r.ZoomAt(2, cx, cy)
-		}
-	}
-	for _, k := range []ebiten.Key{ebiten.KeyMinus, ebiten.KeyNumpadSubtract} {
-		if inpututil.IsKeyJustPressed(k) {
-			g.r.ZoomAt(0.5, cx, cy)
-		}
-	}
-	if inpututil.IsKeyJustPressed(ebiten.Key0) || inpututil.IsKeyJustPressed(ebiten.KeyNumpad0) {
-		g.r.FitView()
-	}
-	if inpututil.IsKeyJustPressed(ebiten.Key1) || inpututil.IsKeyJustPressed(ebiten.KeyNumpad1) {
-		g.r.ZoomTo(1, cx, cy) // one device pixel per page
-	}
 	step := 24.0 * g.scale
-	if ebiten.IsKeyPressed(ebiten.KeyArrowLeft) {
+	switch k {
+	case "zoomin":
+		g.r.ZoomAt(2, cx, cy)
+	case "zoomout":
+		g.r.ZoomAt(0.5, cx, cy)
+	case "fit":
+		g.r.FitView()
+	case "onepage":
+		g.r.ZoomTo(1, cx, cy) // one CSS pixel per page
+	case "left":
 		g.r.PanBy(step, 0)
-	}
-	if ebiten.IsKeyPressed(ebiten.KeyArrowRight) {
+	case "right":
 		g.r.PanBy(-step, 0)
-	}
-	if ebiten.IsKeyPressed(ebiten.KeyArrowUp) {
+	case "up":
 		g.r.PanBy(0, step)
-	}
-	if ebiten.IsKeyPressed(ebiten.KeyArrowDown) {
+	case "down":
 		g.r.PanBy(0, -step)
-	}
-	if inpututil.IsKeyJustPressed(ebiten.KeySpace) {
+	case "space":
 		g.loop.Do(func(c *app.Controller) { c.TogglePlay() })
-	}
-	if inpututil.IsKeyJustPressed(ebiten.KeyPeriod) {
+	case "step":
 		g.loop.Do(func(c *app.Controller) { c.Step() })
+	case "reset":
+		g.loop.Do(func(c *app.Controller) { c.Reset() })
+	case "faster", "slower":
+		g.loop.Do(func(c *app.Controller) { _ = c.SetSpeed(app.NextSpeed(c.State().Speed, k == "faster")) })
+	case "present":
+		g.loop.Do(func(c *app.Controller) { c.SetPresent(!c.State().Present) })
+	case "text":
+		g.loop.Do(func(c *app.Controller) { _ = c.SetTextSize(max(c.State().TextSize, 1)%app.MaxTextSize + 1) })
 	}
 }
 
@@ -334,8 +415,8 @@ func (g *Game) updateHover() {
 	if v.Pinned > 0 {
 		g.hover += ", " + strconv.Itoa(int(v.Pinned)) + " pinned"
 	}
-	if g.r.PageView {
-		st := g.loop.Controller().Views()[h.Col].PageStates(h.PFN, g.hoverState[:])[0]
+	if g.r.PageView && h.Col < len(g.cols) {
+		st := g.loop.Controller().Views()[g.cols[h.Col]].PageStates(h.PFN, g.hoverState[:])[0]
 		g.hover += "\npage: " + st.String()
 	}
 }
@@ -369,7 +450,8 @@ func (g *Game) draw(screen *ebiten.Image) {
 	var tipAt image.Point
 	if g.hover != "" {
 		if g.tip == nil || g.hover != g.tipText {
-			w, h, pix := mapview.TextBox(splitLines(g.hover), 3, mapview.LabelText, mapview.TooltipBG)
+			sc := g.r.Scheme()
+			w, h, pix := mapview.TextBox(splitLines(g.hover), int(3*g.scale), int(math.Round(g.r.TextCSS()*g.scale)), sc.LabelText, sc.TooltipBG)
 			if g.tip == nil || g.tip.Bounds().Dx() != w || g.tip.Bounds().Dy() != h {
 				if g.tip != nil {
 					g.tip.Deallocate()
@@ -460,7 +542,16 @@ func (g *Game) publishDebug(ctl *app.Controller) {
 	settled := !ctl.Playing() && ctl.CaughtUp() && !ctl.Restoring() && g.rastered == ctl.Version() && !g.needPixel && g.frames > 0
 	d := Debug{Settled: settled, Frames: g.frames, W: g.r.W, H: g.r.H, Scale: g.scale, Cam: g.r.Cam, Fit: g.r.Fit(), PageView: g.r.PageView,
 		Link: ctl.Fragment(), NowNS: int64(ctl.Now()), Playing: ctl.Playing(), Ended: ctl.Ended(), Restoring: ctl.Restoring(), Version: ctl.Version(), Gen: ctl.Generation(),
-		FrameCPUms: median(g.frameCPU), FrameGapms: median(g.frameGap), PanelMs: float64(g.panelNS.Load()) / 1e6, RasterMs: median(g.rasterMs), UploadMs: median(g.uploadMs), Hover: g.hover, Redraws: g.redraws, Labels: g.r.Labels}
+		FrameCPUms: median(g.frameCPU), FrameGapms: median(g.frameGap), PanelMs: float64(g.panelNS.Load()) / 1e6, RasterMs: median(g.rasterMs), UploadMs: median(g.uploadMs), Hover: g.hover, Redraws: g.redraws, Labels: g.r.Labels,
+		TextPx: g.r.TextCSS(), Clipped: g.r.Clipped, Layout: g.r.Layout(), Scheme: g.r.Scheme().Name}
+	for _, l := range g.r.Labels {
+		d.TextPx = min(d.TextPx, l.Size)
+	}
+	for _, i := range g.cols {
+		if i < len(ctl.Views()) {
+			d.Columns = append(d.Columns, ctl.Views()[i].Variant())
+		}
+	}
 	for _, v := range ctl.Views() {
 		d.Pages = max(d.Pages, uint64(v.MaxPFN()))
 	}

@@ -292,3 +292,190 @@ func (b *Bridge) WithoutEval(f func() error) error {
 	}
 	return f()
 }
+
+// pageKeys are the keys the page answers, by the KeyboardEvent.key they
+// arrive as, and the name OnKey reports them by.
+var pageKeys = map[string]string{
+	" ": "space", ".": "step", "+": "zoomin", "=": "zoomin", "-": "zoomout", "_": "zoomout",
+	"0": "fit", "1": "onepage", "[": "slower", "]": "faster", "r": "reset", "R": "reset",
+	"p": "present", "P": "present", "t": "text", "T": "text",
+	"ArrowLeft": "left", "ArrowRight": "right", "ArrowUp": "up", "ArrowDown": "down",
+	"f": "fullscreen", "F": "fullscreen", "?": "help", "Escape": "escape",
+}
+
+// typing reports whether an element takes typed text: then the page's
+// keys are the field's, not the page's.
+func typing(el js.Value) bool {
+	if !el.Truthy() {
+		return false
+	}
+	if ce := el.Get("isContentEditable"); ce.Type() == js.TypeBoolean && ce.Bool() {
+		return true
+	}
+	tag := el.Get("tagName")
+	if tag.Type() != js.TypeString {
+		return false
+	}
+	switch tag.String() {
+	case "TEXTAREA":
+		return true
+	case "INPUT":
+		switch el.Get("type").String() {
+		case "checkbox", "radio", "button", "submit", "reset", "range", "color", "file", "image":
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+// OnKey listens to every key pressed on the page, whichever control has
+// the focus (a capturing listener on the window, before the control and
+// before Ebiten's own listener on the canvas), except while the focus is
+// in a text field, and with Ctrl, Alt or Meta held (the browser's own
+// shortcuts: Ctrl-+ zooms the page). A select keeps its arrows, space and
+// Enter. The page's keys are taken from everyone else (preventDefault,
+// stopPropagation): space on a focused button plays or pauses once,
+// rather than pressing the button too. "f" toggles full screen and "?"
+// the key help (#keys-help) at once, inside the key's event as the
+// browser requires for full screen; the other keys go to f, by name
+// (pageKeys), on a new goroutine.
+func (b *Bridge) OnKey(f func(key string)) {
+	fn := js.FuncOf(func(this js.Value, args []js.Value) any {
+		if len(args) == 0 {
+			return nil
+		}
+		e := args[0]
+		for _, mod := range []string{"ctrlKey", "altKey", "metaKey"} {
+			if v := e.Get(mod); v.Type() == js.TypeBoolean && v.Bool() {
+				return nil
+			}
+		}
+		kv := e.Get("key")
+		if kv.Type() != js.TypeString {
+			return nil
+		}
+		name, ok := pageKeys[kv.String()]
+		if !ok {
+			return nil
+		}
+		target := e.Get("target")
+		if typing(target) {
+			return nil
+		}
+		if t := target.Get("tagName"); target.Truthy() && t.Type() == js.TypeString && t.String() == "SELECT" {
+			switch name {
+			case "left", "right", "up", "down", "space":
+				return nil
+			}
+		}
+		switch name {
+		case "escape":
+			if !b.toggleHelp(false) {
+				return nil // nothing to close: Escape stays the browser's
+			}
+		case "help":
+			b.toggleHelp(true)
+		case "fullscreen":
+			b.toggleFullscreen()
+		default:
+			go f(name)
+		}
+		e.Call("preventDefault")
+		e.Call("stopPropagation")
+		return nil
+	})
+	b.keep(fn)
+	if add := b.global.Get("addEventListener"); add.Type() == js.TypeFunction {
+		opts := b.global.Get("Object").New()
+		opts.Set("capture", true)
+		b.global.Call("addEventListener", "keydown", fn, opts)
+	}
+}
+
+// toggleHelp shows or hides the key help (#keys-help); with toggle unset
+// it only hides it. It reports whether the help changed.
+func (b *Bridge) toggleHelp(toggle bool) bool {
+	doc := b.global.Get("document")
+	if !doc.Truthy() {
+		return false
+	}
+	el := doc.Call("getElementById", "keys-help")
+	if !el.Truthy() {
+		return false
+	}
+	hidden := el.Get("hidden").Truthy()
+	if !toggle && hidden {
+		return false
+	}
+	// Toggle: shown becomes hidden and hidden shown; close: hidden.
+	el.Set("hidden", !hidden || !toggle)
+	return true
+}
+
+// toggleFullscreen asks for the whole page in full screen, or leaves it.
+// A refusal (an iframe without allow="fullscreen") is swallowed rather
+// than left as an unhandled rejection.
+func (b *Bridge) toggleFullscreen() {
+	doc := b.global.Get("document")
+	if !doc.Truthy() {
+		return
+	}
+	var p js.Value
+	if doc.Get("fullscreenElement").Truthy() {
+		if doc.Get("exitFullscreen").Type() == js.TypeFunction {
+			p = doc.Call("exitFullscreen")
+		}
+	} else if el := doc.Get("documentElement"); el.Truthy() && el.Get("requestFullscreen").Type() == js.TypeFunction {
+		p = el.Call("requestFullscreen")
+	}
+	if p.Truthy() && p.Get("catch").Type() == js.TypeFunction {
+		var ignore js.Func
+		ignore = js.FuncOf(func(this js.Value, args []js.Value) any {
+			ignore.Release()
+			return nil
+		})
+		p.Call("catch", ignore)
+	}
+}
+
+// SetMode sets the page's view modes as classes of the root element
+// (html.present, html.embed: style.css lays the page out by them) and,
+// when one changed, fires a resize so Ebiten sizes its canvas to the new
+// layout.
+func (b *Bridge) SetMode(present, embed bool) {
+	doc := b.global.Get("document")
+	if !doc.Truthy() {
+		return
+	}
+	root := doc.Get("documentElement")
+	if !root.Truthy() {
+		return
+	}
+	cl := root.Get("classList")
+	changed := false
+	for _, m := range []struct {
+		name string
+		on   bool
+	}{{"present", present}, {"embed", embed}} {
+		if cl.Call("contains", m.name).Bool() != m.on {
+			cl.Call("toggle", m.name, m.on)
+			changed = true
+		}
+	}
+	if changed {
+		if ev := b.global.Get("Event"); ev.Type() == js.TypeFunction {
+			b.global.Call("dispatchEvent", ev.New("resize"))
+		}
+	}
+}
+
+// DownloadText offers text as a file named name (Download, as plain
+// text), or says why this browser cannot.
+func (b *Bridge) DownloadText(name, text string) error {
+	if !b.global.Get("document").Truthy() || b.global.Get("Blob").Type() != js.TypeFunction || !b.global.Get("URL").Truthy() {
+		return errors.New("this browser cannot save a file from the page")
+	}
+	b.Download(name, "text/plain;charset=utf-8", []byte(text))
+	return nil
+}

@@ -274,3 +274,134 @@ func TestPrepareCanvasSizesTheCanvasAndAsksForNoMultisampling(t *testing.T) {
 	assert.False(t, New().PrepareCanvas(), "no WebGL2: false, Ebiten reports it")
 	assert.Equal(t, 700, canvas.Get("width").Int(), "devicePixelRatio missing: 1")
 }
+
+// keyEvent is a keydown as the browser hands it to a listener.
+type keyEvent struct {
+	v                  js.Value
+	prevented, stopped bool
+	funcs              []js.Func
+}
+
+func newKeyEvent(key string, target js.Value, mods ...string) *keyEvent {
+	k := &keyEvent{v: js.Global().Get("Object").New()}
+	k.v.Set("key", key)
+	k.v.Set("target", target)
+	for _, m := range mods {
+		k.v.Set(m, true)
+	}
+	pd := js.FuncOf(func(js.Value, []js.Value) any { k.prevented = true; return nil })
+	sp := js.FuncOf(func(js.Value, []js.Value) any { k.stopped = true; return nil })
+	k.funcs = append(k.funcs, pd, sp)
+	k.v.Set("preventDefault", pd)
+	k.v.Set("stopPropagation", sp)
+	return k
+}
+
+func element(tag, typ string) js.Value {
+	el := js.Global().Get("Object").New()
+	el.Set("tagName", tag)
+	if typ != "" {
+		el.Set("type", typ)
+	}
+	return el
+}
+
+func TestKeysWorkWhicheverControlHasTheFocusButATextField(t *testing.T) {
+	fb := installFakeBrowser(t)
+	b := New()
+	got := make(chan string, 10)
+	b.OnKey(func(k string) { got <- k })
+	require.Len(t, fb.listeners["keydown"], 1)
+	press := func(key string, target js.Value, mods ...string) *keyEvent {
+		k := newKeyEvent(key, target, mods...)
+		fb.listeners["keydown"][0].Invoke(k.v)
+		for _, f := range k.funcs {
+			defer f.Release()
+		}
+		return k
+	}
+	next := func() string {
+		select {
+		case k := <-got:
+			return k
+		case <-time.After(5 * time.Second):
+			return "(none)"
+		}
+	}
+	for _, c := range []struct {
+		key    string
+		target js.Value
+		want   string
+	}{
+		{" ", element("BUTTON", "submit"), "space"},
+		{" ", element("CANVAS", ""), "space"},
+		{".", element("INPUT", "checkbox"), "step"},
+		{"p", element("SELECT", ""), "present"},
+		{"]", element("BODY", ""), "faster"},
+		{"ArrowLeft", element("CANVAS", ""), "left"},
+	} {
+		k := press(c.key, c.target)
+		assert.Equal(t, c.want, next(), "%q on %s", c.key, c.target.Get("tagName"))
+		assert.True(t, k.prevented && k.stopped, "the page takes %q from the control", c.key)
+	}
+	for _, c := range []struct {
+		key    string
+		target js.Value
+		mods   []string
+	}{
+		{" ", element("INPUT", "text"), nil},
+		{"p", element("TEXTAREA", ""), nil},
+		{".", element("INPUT", ""), nil},
+		{"ArrowDown", element("SELECT", ""), nil},
+		{"=", element("BODY", ""), []string{"ctrlKey"}},
+		{"x", element("BODY", ""), nil},
+	} {
+		k := press(c.key, c.target, c.mods...)
+		assert.False(t, k.prevented, "%q on %s %v is not the page's", c.key, c.target.Get("tagName"), c.mods)
+	}
+	select {
+	case k := <-got:
+		t.Fatalf("a key reached the page that should not have: %s", k)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+func TestTheViewModesAreClassesOfTheRootAndResizeTheCanvas(t *testing.T) {
+	installFakeBrowser(t)
+	g := js.Global()
+	classes := map[string]bool{}
+	var fns []js.Func
+	fn := func(f func(args []js.Value) any) js.Func {
+		jf := js.FuncOf(func(this js.Value, args []js.Value) any { return f(args) })
+		fns = append(fns, jf)
+		return jf
+	}
+	defer func() {
+		for _, f := range fns {
+			f.Release()
+		}
+		g.Delete("document")
+		g.Delete("dispatchEvent")
+		g.Delete("Event")
+	}()
+	cl := g.Get("Object").New()
+	cl.Set("contains", fn(func(a []js.Value) any { return classes[a[0].String()] }))
+	cl.Set("toggle", fn(func(a []js.Value) any { classes[a[0].String()] = a[1].Bool(); return nil }))
+	root := g.Get("Object").New()
+	root.Set("classList", cl)
+	doc := g.Get("Object").New()
+	doc.Set("documentElement", root)
+	g.Set("document", doc)
+	resizes := 0
+	g.Set("dispatchEvent", fn(func(a []js.Value) any { resizes++; return true }))
+	g.Set("Event", fn(func(a []js.Value) any { return nil }))
+	b := New()
+	b.SetMode(true, false)
+	assert.Equal(t, map[string]bool{"present": true}, classes)
+	assert.Equal(t, 1, resizes)
+	b.SetMode(true, false)
+	assert.Equal(t, 1, resizes, "nothing changed: no resize")
+	b.SetMode(false, true)
+	assert.Equal(t, map[string]bool{"present": false, "embed": true}, classes)
+	assert.Equal(t, 2, resizes)
+}

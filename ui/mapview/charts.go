@@ -1,8 +1,10 @@
 package mapview
 
-// charts.go draws each column's time-series charts in a strip between the
-// header and the map: one small area chart per series, side by side, each
-// labelled with its latest value. A chart's scales are shared by every
+// charts.go draws each column's time-series charts at the bottom of its
+// header: one small area chart per series, as many side by side as their
+// labels allow (in rows on a narrow column), each labelled with its
+// latest value or, for a counter, its total so far: the number the result
+// table counts. A chart's scales are shared by every
 // column (time from 0 to the furthest point of any variant, values from 0
 // to a round number above the largest of any variant), so the variants'
 // charts compare at a glance the way their maps do.
@@ -14,17 +16,25 @@ package mapview
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
 // Chart is one time series of a panel.
 type Chart struct {
-	// Name is the short label drawn before the latest value ("psi10").
+	// Name is the short label drawn before the latest value ("psi10",
+	// "allocstall_movable").
 	Name string
 	// Unit follows the value ("%", "/s").
-	Unit  string
+	Unit string
+	// Color is the chart's colour in the Dark scheme; the raster uses
+	// its scheme's (ChartPSI, or Charts[Counter-1]).
 	Color RGB
+	// Counter is 0 for PSI, k for the scheme's k-th counter colour: a
+	// counter's chart plots its rate and its label says its Total.
+	Counter int
+	Total   uint64
 	// Points are in time order; each value holds from the previous
 	// point's time (or 0) to its own.
 	Points []Point
@@ -43,12 +53,49 @@ type chartScale struct {
 	V float64
 }
 
+// Chart geometry in header units (a sixteenth of the text line): a row
+// of charts is its label's lines, the plot and a gap.
 const (
-	chartH      = 14 + chartPlotH + 2 // label row, plot, gap
-	chartPlotH  = 34
+	chartPlotU  = 34
 	chartGap    = 6
-	chartLabelH = 14
+	chartLabelU = 16
 )
+
+// chartRowCSS is the height of a row of charts, in CSS px.
+func (r *Raster) chartRowCSS() float64 {
+	return float64(r.lay.chartLines*chartLabelU+r.lay.plotU+4) * r.u()
+}
+
+// chartLabelTemplate is the widest a chart's label gets: its name and
+// nine digits of total, or a PSI percentage.
+func chartLabelTemplate(ch Chart) string {
+	if ch.Counter > 0 {
+		return ch.Name + " 000000000"
+	}
+	return ch.Name + " 100.00%"
+}
+
+// chartLabel is the chart's label now.
+func chartLabel(ch Chart) string {
+	if ch.Counter > 0 {
+		return ch.Name + " " + strconv.FormatUint(ch.Total, 10)
+	}
+	if n := len(ch.Points); n > 0 {
+		return ch.Name + " " + FormatValue(ch.Points[n-1].V) + ch.Unit
+	}
+	return ch.Name
+}
+
+// chartColor is the chart's colour in the raster's scheme.
+func (r *Raster) chartColor(ch Chart) RGB {
+	if ch.Counter > 0 && ch.Counter <= len(r.sc.Charts) {
+		return r.sc.Charts[ch.Counter-1]
+	}
+	if ch.Counter == 0 {
+		return r.sc.ChartPSI
+	}
+	return ch.Color
+}
 
 // chartScales computes each chart's shared scale over the columns.
 func chartScales(charts [][]Chart, dst []chartScale) []chartScale {
@@ -115,46 +162,63 @@ func FormatValue(v float64) string {
 // ChartRect returns the plot area of chart k of column col (empty if the
 // last Render drew no such chart).
 func (r *Raster) ChartRect(col, k int) Rect {
-	n := r.lay.charts
-	if k >= n || col >= r.ncols {
+	n, per := r.lay.charts, r.lay.chartsPer
+	if k >= n || col >= r.ncols || per == 0 {
 		return Rect{}
 	}
-	x0 := col * (r.colW + colGap)
-	w := (r.colW - (n-1)*chartGap) / n
-	cx := x0 + k*(w+chartGap)
-	y := r.chartsY + chartLabelH
-	return Rect{cx, y, cx + w, min(y+chartPlotH, r.headerH)}
+	u := r.u()
+	x0, _ := r.colX(col)
+	w := (r.lay.colWCSS - 4*u - float64(per-1)*chartGap*u) / float64(per)
+	row, i := k/per, k%per
+	cx := float64(x0)/r.Scale + 2*u + float64(i)*(w+chartGap*u)
+	y := r.lay.chartsCSS + float64(row)*r.chartRowCSS() + float64(r.lay.chartLines*chartLabelU)*u
+	return Rect{r.d(cx), r.d(y), r.d(cx + w), min(r.d(y+float64(r.lay.plotU)*u), r.headerH)}
 }
 
 func (r *Raster) drawCharts(c int) {
-	x0 := c * (r.colW + colGap)
-	clip := Rect{x0, 0, x0 + r.colW, r.headerH}
+	x0, x1 := r.colX(c)
+	clip := Rect{x0, 0, x1, r.headerH}
+	txt := r.style(r.textCSS())
+	u := r.u()
 	for k, ch := range r.charts[c] {
 		if k >= r.lay.charts || k >= len(r.scales) {
 			break
 		}
 		plot := r.ChartRect(c, k)
-		if plot.X1-plot.X0 < 8 || plot.Y1 <= plot.Y0 {
+		if plot.X1-plot.X0 < r.d(8) || plot.Y1 <= plot.Y0 {
+			r.Clipped = append(r.Clipped, ch.Name)
 			continue
 		}
 		sc := r.scales[k]
-		// The label: name and latest value on the left in the chart's
-		// colour, the top of the scale on the right if it fits.
-		left := ch.Name
-		if n := len(ch.Points); n > 0 {
-			left += " " + FormatValue(ch.Points[n-1].V) + ch.Unit
+		col := r.chartColor(ch)
+		// The label: name and total (or latest value) on the left in the
+		// chart's colour (the total on a line of its own on narrow
+		// columns), the top of the scale on the right if it fits.
+		left := chartLabel(ch)
+		ly := plot.Y0 - r.d(float64(r.lay.chartLines*chartLabelU)*u)
+		lclip := Rect{plot.X0, 0, plot.X1, plot.Y0}
+		var end int
+		ry := ly
+		if r.lay.chartLines == 2 {
+			name, rest, _ := strings.Cut(left, " ")
+			r.text(plot.X0, ly, name, txt, col, lclip, true)
+			ry = ly + r.d(chartLabelU*u)
+			end = r.text(plot.X0, ry, rest, txt, col, lclip, true)
+		} else {
+			end = r.text(plot.X0, ly, left, txt, col, lclip, true)
 		}
-		lclip := Rect{plot.X0, plot.Y0 - chartLabelH, plot.X1, plot.Y0}
-		r.labelColor(plot.X0, plot.Y0-chartLabelH-textTop, left, ch.Color, Rect{lclip.X0, 0, lclip.X1, lclip.Y1})
 		right := FormatValue(sc.V)
-		if rx := plot.X1 - TextWidth(right); rx > plot.X0+TextWidth(left)+CharW {
-			r.labelColor(rx, plot.Y0-chartLabelH-textTop, right, Muted, Rect{lclip.X0, 0, lclip.X1, lclip.Y1})
+		if ch.Counter > 0 {
+			right += "/s"
 		}
-		r.fill(plot.X0, plot.Y0, plot.X1, plot.Y1, ChartTrack.pixel(), clip)
-		r.fill(plot.X0, plot.Y0, plot.X1, plot.Y0+1, ChartTopLine.pixel(), clip)
+		if rx := plot.X1 - r.textW(right, txt); rx > end+r.d(txt.advCSS) {
+			r.text(rx, ry, right, txt, r.sc.Muted, lclip, false)
+		}
+		r.fill(plot.X0, plot.Y0, plot.X1, plot.Y1, r.sc.ChartTrack.pixel(), clip)
+		r.fill(plot.X0, plot.Y0, plot.X1, plot.Y0+max(1, r.d(u)), r.sc.ChartTopLine.pixel(), clip)
 		w, h := plot.X1-plot.X0, plot.Y1-plot.Y0
 		var prev sim.Time
-		col := ch.Color.pixel()
+		px := col.pixel()
 		for _, p := range ch.Points {
 			xa := plot.X0 + int(float64(prev)/float64(sc.T)*float64(w))
 			xb := plot.X0 + int(float64(p.T)/float64(sc.T)*float64(w))
@@ -167,7 +231,8 @@ func (r *Raster) drawCharts(c int) {
 				bh = max(bh, 1)
 			}
 			bh = min(max(bh, 0), h-1)
-			r.fill(xa, plot.Y1-bh, xb, plot.Y1, col, plot)
+			r.fill(xa, plot.Y1-bh, xb, plot.Y1, px, plot)
 		}
 	}
+	_ = x1
 }

@@ -40,4 +40,15 @@ type DebugReport struct {
 	// the previous frame\'s pixels.
 	Redraws int `json:"redraws"`
 	Labels  []Label
+	// TextPx is the size of the smallest text on the canvas, in CSS
+	// pixels (the em); Clipped lists any text that did not fit.
+	TextPx  float64  `json:"textPx"`
+	Clipped []string `json:"clipped"`
+	// Layout is the map's layout in CSS pixels, which is the same at
+	// every devicePixelRatio.
+	Layout Layout `json:"layout"`
+	// Scheme names the colour scheme ("dark", "projector"); Columns
+	// the variants drawn (one at a time at phone widths).
+	Scheme  string   `json:"scheme"`
+	Columns []string `json:"columns"`
 }

@@ -40,8 +40,8 @@ func lampAfter(t *testing.T, r *Raster, name string, occurrence int) RGB {
 			continue
 		}
 		if n == occurrence {
-			x := l.X + TextWidth(name) + 4 + lampSize/2
-			y := l.Y + LineH/2
+			x := l.X + l.W + 4 + lampSize/2
+			y := l.Y + l.H/2
 			inLamp := false
 			for _, lp := range r.Lamps {
 				inLamp = inLamp || lp.Contains(x, y)
@@ -178,21 +178,28 @@ func TestValuesPrintShortAndScalesAreRound(t *testing.T) {
 func TestTextIsDrawnIntoThePixels(t *testing.T) {
 	m := newMachine(t, 65536, 1)
 	r := New(600, 400)
-	r.Render([]Panel{{Title: "WWW", Src: m}})
-	l, ok := labelAt(r, "WWW")
+	r.Render([]Panel{{Title: "HHH", Src: m}})
+	l, ok := labelAt(r, "HHH")
 	require.True(t, ok)
-	lit := 0
-	for y := l.Y; y < l.Y+LineH; y++ {
-		for x := l.X; x < l.X+TextWidth("WWW"); x++ {
-			if r.At(x, y) == LabelText {
+	assert.Equal(t, 12.0, l.Size, "12 CSS px at the 1x setting")
+	lit, inked := 0, 0
+	for y := l.Y; y < l.Y+l.H; y++ {
+		for x := l.X; x < l.X+l.W; x++ {
+			switch r.At(x, y) {
+			case LabelText:
 				lit++
+			case Background:
+			default:
+				inked++ // an antialiased edge
 			}
 		}
 	}
-	assert.Greater(t, lit, 20)
-	w, h, pix := TextBox([]string{"pfn 0x1", "block 2"}, 3, LabelText, Background)
-	assert.Equal(t, TextWidth("block 2")+6, w)
-	assert.Equal(t, 2*LineH+6, h)
+	assert.Greater(t, lit, 20, "the H's stems are fully covered")
+	assert.Positive(t, inked)
+	f := faceFor(12)
+	w, h, pix := TextBox([]string{"pfn 0x1", "block 2"}, 3, 12, LabelText, Background)
+	assert.Equal(t, 7*f.adv+6, w)
+	assert.Equal(t, 2*f.lineH+6, h)
 	assert.Len(t, pix, 4*w*h)
 	assert.Equal(t, []byte{Background.R, Background.G, Background.B, 0xff}, pix[:4])
 }

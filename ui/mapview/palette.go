@@ -101,32 +101,94 @@ var (
 	ChartTopLine = RGB{0x34, 0x34, 0x3c}
 )
 
-// FreeColor is how free pages of a pageblock of type mt look: the type's
-// colour darkened, so free versus used reads as dark versus bright while
-// the type stays recognisable.
-func FreeColor(mt mm.MigrateType) RGB {
-	return mix(Background, MigrateColors[mt%mm.MigrateTypes], 30, 100)
+// Scheme is the set of colours the map is drawn in. Dark is the page's;
+// Projector is presentation mode's, for a projector that washes dark
+// tones out: a light background, free pages a pale tint of their type
+// (never near-black on black), dark text.
+type Scheme struct {
+	Name string
+	// Migrate are the migratetypes' colours (pages in use); free pages
+	// are FreeMix percent of them over the background, pages on per-CPU
+	// lists PCPMix percent.
+	Migrate         [mm.MigrateTypes]RGB
+	FreeMix, PCPMix int
+	Background, Reserved, Pinned,
+	GaugeTrack, GaugeOK, GaugeLow, GaugeMin, TickMin, TickLow, TickHigh, BuddyBar,
+	NodeFrame, TooltipBG, LabelText, Muted, Accent,
+	LampOn, LampHalf, LampOff, LampFrame,
+	MarkMigrate, MarkFree, MarkLastRun,
+	ChartPSI, ChartTrack, ChartTopLine RGB
+	// Charts colour the key counters' charts, in order.
+	Charts [2]RGB
 }
 
-// PCPColor is how pages held on per-CPU lists look: between free and used.
-func PCPColor(mt mm.MigrateType) RGB {
-	return mix(Background, MigrateColors[mt%mm.MigrateTypes], 60, 100)
+// Dark is the page's scheme: the package's colours above.
+var Dark = Scheme{
+	Name: "dark", Migrate: MigrateColors, FreeMix: 30, PCPMix: 60,
+	Background: Background, Reserved: Reserved, Pinned: Pinned,
+	GaugeTrack: GaugeTrack, GaugeOK: GaugeOK, GaugeLow: GaugeLow, GaugeMin: GaugeMin,
+	TickMin: TickMin, TickLow: TickLow, TickHigh: TickHigh, BuddyBar: BuddyBar,
+	NodeFrame: NodeFrame, TooltipBG: TooltipBG, LabelText: LabelText, Muted: Muted, Accent: LampOn,
+	LampOn: LampOn, LampHalf: LampHalf, LampOff: LampOff, LampFrame: LampFrame,
+	MarkMigrate: MarkMigrate, MarkFree: MarkFree, MarkLastRun: MarkLastRun,
+	ChartPSI: ChartPSI, ChartTrack: ChartTrack, ChartTopLine: ChartTopLine,
+	Charts: [2]RGB{ChartStall, ChartAlloc},
 }
 
-// UsedColor is how pages in use look: the type's full colour.
-func UsedColor(mt mm.MigrateType) RGB { return MigrateColors[mt%mm.MigrateTypes] }
+// Projector is presentation mode's scheme: the same Okabe-Ito hues on an
+// off-white background; yellow marks turn orange, which white would wash
+// out.
+var Projector = Scheme{
+	Name: "projector", Migrate: MigrateColors, FreeMix: 28, PCPMix: 60,
+	Background: RGB{0xf7, 0xf7, 0xf4}, Reserved: RGB{0x9a, 0x9a, 0x9a}, Pinned: RGB{0x1a, 0x1a, 0x1a},
+	GaugeTrack: RGB{0xd6, 0xd6, 0xd6}, GaugeOK: RGB{0x00, 0x9e, 0x73}, GaugeLow: RGB{0xe6, 0x9f, 0x00}, GaugeMin: RGB{0xd5, 0x5e, 0x00},
+	TickMin: RGB{0xd5, 0x5e, 0x00}, TickLow: RGB{0xe6, 0x9f, 0x00}, TickHigh: RGB{0x00, 0x72, 0xb2}, BuddyBar: RGB{0x50, 0x50, 0x58},
+	NodeFrame: RGB{0x90, 0x90, 0x98}, TooltipBG: RGB{0xff, 0xff, 0xff}, LabelText: RGB{0x10, 0x10, 0x14}, Muted: RGB{0x40, 0x40, 0x48},
+	Accent: RGB{0xb0, 0x4a, 0x00},
+	LampOn: RGB{0xe6, 0x9f, 0x00}, LampHalf: RGB{0xf0, 0xd8, 0xa0}, LampOff: RGB{0xe4, 0xe4, 0xe4}, LampFrame: RGB{0x50, 0x50, 0x58},
+	MarkMigrate: RGB{0xe6, 0x9f, 0x00}, MarkFree: RGB{0x00, 0x72, 0xb2}, MarkLastRun: RGB{0xcc, 0x79, 0xa7},
+	ChartPSI: RGB{0xcc, 0x79, 0xa7}, ChartTrack: RGB{0xe8, 0xe8, 0xe6}, ChartTopLine: RGB{0xc8, 0xc8, 0xc8},
+	Charts: [2]RGB{RGB{0xd5, 0x5e, 0x00}, RGB{0x00, 0x72, 0xb2}},
+}
 
-// PageColor is the colour of one page in page view.
-func PageColor(mt mm.MigrateType, st mm.PageState) RGB {
+// Free is how free pages of a pageblock of type mt look: the type's
+// colour over the background, so free against used reads as faint
+// against full while the type stays recognisable.
+func (s *Scheme) Free(mt mm.MigrateType) RGB {
+	return mix(s.Background, s.Migrate[mt%mm.MigrateTypes], s.FreeMix, 100)
+}
+
+// PCP is how pages held on per-CPU lists look: between free and used.
+func (s *Scheme) PCP(mt mm.MigrateType) RGB {
+	return mix(s.Background, s.Migrate[mt%mm.MigrateTypes], s.PCPMix, 100)
+}
+
+// Used is how pages in use look: the type's full colour.
+func (s *Scheme) Used(mt mm.MigrateType) RGB { return s.Migrate[mt%mm.MigrateTypes] }
+
+// Page is the colour of one page in page view.
+func (s *Scheme) Page(mt mm.MigrateType, st mm.PageState) RGB {
 	switch st {
 	case mm.PSReserved:
-		return Reserved
+		return s.Reserved
 	case mm.PSFree:
-		return FreeColor(mt)
+		return s.Free(mt)
 	case mm.PSPCP:
-		return PCPColor(mt)
+		return s.PCP(mt)
 	case mm.PSPinned:
-		return Pinned
+		return s.Pinned
 	}
-	return UsedColor(mt)
+	return s.Used(mt)
 }
+
+// FreeColor is Dark's Free.
+func FreeColor(mt mm.MigrateType) RGB { return Dark.Free(mt) }
+
+// PCPColor is Dark's PCP.
+func PCPColor(mt mm.MigrateType) RGB { return Dark.PCP(mt) }
+
+// UsedColor is Dark's Used.
+func UsedColor(mt mm.MigrateType) RGB { return Dark.Used(mt) }
+
+// PageColor is Dark's Page.
+func PageColor(mt mm.MigrateType, st mm.PageState) RGB { return Dark.Page(mt, st) }

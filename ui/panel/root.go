@@ -14,6 +14,7 @@ package panel
 
 import (
 	"fmt"
+	"html"
 	"strconv"
 	"strings"
 
@@ -39,6 +40,8 @@ type Host interface {
 	CopyText(text string, done func(error))
 	// PageURL is the page's address without its fragment.
 	PageURL() string
+	// DownloadText offers text as a file of that name.
+	DownloadText(name, text string) error
 }
 
 // Root is the panel's root component.
@@ -54,11 +57,15 @@ type Root struct {
 	Script     *app.ScriptRunner
 	ScriptHost ScriptHost
 
-	drafts     map[string]string // parameter (or "seed") -> text typed, not yet in Snap
-	draftErr   map[string]string // parameter (or "seed") -> why the draft was refused
-	traceIdx   int
-	copyStatus map[string]string // button id -> "Copied" or an error
-	eventEnv   vugu.EventEnv
+	drafts   map[string]string // parameter (or "seed") -> text typed, not yet in Snap
+	draftErr map[string]string // parameter (or "seed") -> why the draft was refused
+	traceIdx int
+	// traceFilter picks the trace's lines; traceShown caches their text
+	// for the snapshot, variant and filter it was made for.
+	traceFilter app.TraceFilter
+	traceShown  traceCache
+	copyStatus  map[string]string // button id -> "Copied" or an error
+	eventEnv    vugu.EventEnv
 	// pendingPlay is the play state a click asked for, shown at once
 	// until a snapshot newer than pendingSeq (which has applied the
 	// click) arrives.
@@ -110,9 +117,47 @@ func (c *Root) playing() bool {
 	}
 	return s.Playing
 }
-func (c *Root) step()    { c.do(func(ctl *app.Controller) { ctl.Step() }) }
-func (c *Root) reset()   { c.do(func(ctl *app.Controller) { ctl.Reset() }) }
-func (c *Root) dismiss() { c.do(func(ctl *app.Controller) { ctl.DismissMessage() }) }
+func (c *Root) step() { c.do(func(ctl *app.Controller) { ctl.Step() }) }
+
+// present turns presentation mode on or off.
+func (c *Root) present(on bool) { c.do(func(ctl *app.Controller) { ctl.SetPresent(on) }) }
+
+func (c *Root) setTextSize(e vugu.DOMEvent) {
+	n, err := strconv.Atoi(e.PropString("target", "value"))
+	if err != nil {
+		return
+	}
+	c.do(func(ctl *app.Controller) { _ = ctl.SetTextSize(n) })
+}
+
+// focus shows variant i alone on a narrow screen.
+func (c *Root) focus(i int) { c.do(func(ctl *app.Controller) { ctl.SetFocus(i) }) }
+
+// tabClass marks the focused variant's tab.
+func (c *Root) tabClass(i int) string {
+	if i == c.snap().Focus {
+		return "tab on"
+	}
+	return "tab"
+}
+
+// rootClass names the panel's mode for the stylesheet.
+func (c *Root) rootClass() string {
+	st := c.snap().State
+	switch {
+	case st.Embed:
+		return "panel-root embed-strip"
+	case st.Present:
+		return "panel-root present-bar"
+	}
+	return "panel-root"
+}
+
+func (c *Root) textSizes() []int { return []int{1, 2, 3} }
+
+func (c *Root) textSize() int { return max(c.snap().State.TextSize, 1) }
+func (c *Root) reset()        { c.do(func(ctl *app.Controller) { ctl.Reset() }) }
+func (c *Root) dismiss()      { c.do(func(ctl *app.Controller) { ctl.DismissMessage() }) }
 
 func (c *Root) pickScenario(e vugu.DOMEvent) {
 	name := e.PropString("target", "value")
@@ -286,6 +331,27 @@ func (c *Root) fieldClass(name string) string {
 func (c *Root) copyResults() { c.copy("copy-results", c.snap().Result.Text) }
 func (c *Root) copyJSON()    { c.copy("copy-json", c.snap().Result.JSON) }
 func (c *Root) copyLink()    { c.copy("copy-link", c.linkURL()) }
+func (c *Root) copyEmbed()   { c.copy("copy-embed", c.embedCode()) }
+
+// pageURL is the page's address without a fragment ("" natively).
+func (c *Root) pageURL() string {
+	if c.Host == nil {
+		return ""
+	}
+	return c.Host.PageURL()
+}
+
+// fullURL is the whole page's link to the state, for an embed's "open
+// the full page".
+func (c *Root) fullURL() string { return c.pageURL() + "#" + c.snap().FullLink }
+
+// embedCode is the HTML that puts the state in an iframe of a slide or a
+// blog post: 960x540, full screen allowed, no border.
+func (c *Root) embedCode() string {
+	title := "pagesim: " + c.snap().Spec.ID
+	return `<iframe src="` + html.EscapeString(c.pageURL()+"#"+c.snap().EmbedLink) + `" width="960" height="540" title="` +
+		html.EscapeString(title) + `" allow="fullscreen" loading="lazy" style="border:0"></iframe>`
+}
 
 func (c *Root) copy(id, text string) {
 	if c.Host == nil {
@@ -343,13 +409,14 @@ func (c *Root) playLabel() string {
 	return "Play"
 }
 
-// statusLine is the one-line state of the clock.
+// statusLine is the one-line state of the clock. Its times are rounded
+// as everywhere on the page (app.FormatTime): a paused t is the link's t.
 func (c *Root) statusLine() string {
 	s := c.snap()
 	var b strings.Builder
-	fmt.Fprintf(&b, "t = %s s", fixed3(s.Now))
+	fmt.Fprintf(&b, "t = %s s", app.FormatTime(s.Shown))
 	if s.Duration > 0 {
-		fmt.Fprintf(&b, " of %s s", app.FormatSeconds(s.Duration))
+		fmt.Fprintf(&b, " of %s s", app.FormatTime(s.Duration))
 	}
 	switch {
 	case s.RunError != "":
@@ -367,10 +434,6 @@ func (c *Root) statusLine() string {
 		b.WriteString(" · paused")
 	}
 	return b.String()
-}
-
-func fixed3(t interface{ Seconds() float64 }) string {
-	return strconv.FormatFloat(t.Seconds(), 'f', 3, 64)
 }
 
 func speedValue(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
@@ -396,24 +459,14 @@ func (c *Root) liveRows() [][]string {
 		rows = append(rows, r)
 	}
 	row("PSI memory some avg10 (%)", func(l app.VariantLive) string { return strconv.FormatFloat(l.PSISome10, 'f', 2, 64) })
-	last := func(l app.VariantLive) (app.Sample, bool) {
-		if len(l.Samples) == 0 {
-			return app.Sample{}, false
-		}
-		return l.Samples[len(l.Samples)-1], true
+	for k, name := range s.Charts {
+		row(name+" per s (last sample)", func(l app.VariantLive) string {
+			if n := len(l.Samples); n > 0 && k < len(l.Samples[n-1].Rates) {
+				return strconv.FormatFloat(l.Samples[n-1].Rates[k], 'f', 1, 64)
+			}
+			return "-"
+		})
 	}
-	row("compact_stall per s (last sample)", func(l app.VariantLive) string {
-		if p, ok := last(l); ok {
-			return strconv.FormatFloat(p.CompactStallRate, 'f', 1, 64)
-		}
-		return "-"
-	})
-	row("pages allocated per s (last sample)", func(l app.VariantLive) string {
-		if p, ok := last(l); ok {
-			return strconv.FormatFloat(p.AllocRate, 'f', 0, 64)
-		}
-		return "-"
-	})
 	for n := range s.Live[0].Nodes {
 		row(fmt.Sprintf("node %d kswapd / kcompactd", n), func(l app.VariantLive) string {
 			if n >= len(l.Nodes) {
@@ -434,7 +487,7 @@ func (c *Root) liveRows() [][]string {
 	return rows
 }
 
-// resultState says whether the table is final.
+// resultState says what the table holds.
 func (c *Root) resultState() string {
 	s := c.snap()
 	switch {
@@ -442,18 +495,113 @@ func (c *Root) resultState() string {
 		return ""
 	case s.ResultFinal:
 		return "Final: every variant has finished."
-	case s.Command != "":
-		return "Running: the table fills in as the variants finish their steps; the numbers are final when every variant has finished."
+	case s.Restoring:
+		return "Catching up with the link's time; the table fills in as the runs get there."
+	case s.Playing:
+		return "Running: the table fills in as the variants finish their steps (" + scenario.NotYet + " is still to come); the numbers are final when every variant has finished."
+	case s.Shown == 0:
+		return "Not started: press Play (or the space bar). The table fills in as the variants finish their steps."
 	}
-	return "So far, at the time shown above."
+	return "Paused at t = " + app.FormatTime(s.Shown) + " s: the numbers measured so far (" + scenario.NotYet + " is still to come)."
 }
 
-// stallText lays a slow-path trace out one decision per line.
+// metricText prints a metric's value in the panel: whole numbers without
+// decimals, others with two.
+func metricText(v float64) string {
+	if v == float64(int64(v)) {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// headlineRows are the scenario's headline metrics (Metric.Headline),
+// one row each, one cell per variant: its value, or NotYet before the
+// phase that measures it has run.
+func (c *Root) headlineRows() [][]string {
+	s := c.snap()
+	var rows [][]string
+	for _, m := range s.Metrics {
+		if !m.Headline {
+			continue
+		}
+		row := []string{m.Name}
+		for _, l := range s.Live {
+			if v, ok := l.Metrics[m.Name]; ok {
+				row = append(row, metricText(v))
+			} else {
+				row = append(row, scenario.NotYet)
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// seedTable is one of the seed's published tables beside the run's
+// numbers: a row per metric, per variant the seed's value and pagesim's.
+type seedTable struct {
+	Title, Scale string
+	Head         []string
+	Rows         [][]string
+}
+
+// decimals is how many decimals a seed's number has ("2.77 / 3.17": 2).
+func decimals(v string) int {
+	first, _, _ := strings.Cut(v, " ")
+	if _, frac, ok := strings.Cut(first, "."); ok {
+		return len(frac)
+	}
+	return 0
+}
+
+// seedTables returns the scenario's SeedResults with the run's numbers,
+// printed to the seed's decimals; a variant not running says so, a
+// metric not measured yet is NotYet.
+func (c *Root) seedTables() []seedTable {
+	s := c.snap()
+	var out []seedTable
+	for _, t := range s.Spec.SeedResults {
+		st := seedTable{Title: t.Title, Scale: t.Scale, Head: []string{""}}
+		if p, ok := s.Spec.Param("scale"); ok {
+			st.Scale = strings.TrimSpace(st.Scale + " This run is at scale " + s.State.Params[p.Name] + ".")
+		}
+		live := map[string]app.VariantLive{}
+		for _, l := range s.Live {
+			live[l.Variant] = l
+		}
+		for _, v := range t.Variants {
+			st.Head = append(st.Head, v+" seed", v+" pagesim")
+		}
+		for _, r := range t.Rows {
+			row := []string{r.Label}
+			for i, v := range t.Variants {
+				row = append(row, r.Values[i])
+				l, ok := live[v]
+				switch {
+				case !ok:
+					row = append(row, "(not running)")
+				default:
+					if m, ok := l.Metrics[r.Metric]; ok {
+						row = append(row, strconv.FormatFloat(m, 'f', decimals(r.Values[i]), 64))
+					} else {
+						row = append(row, scenario.NotYet)
+					}
+				}
+			}
+			st.Rows = append(st.Rows, row)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// stallText lays a slow-path trace out one decision per line, a flag
+// bit the kernel prints in hex named beside it.
 func stallText(trace string) string {
 	if trace == "" {
 		return "(no allocation has stalled yet)"
 	}
-	return strings.ReplaceAll(trace, " -> ", "\n  -> ")
+	return app.NameGFPBits(strings.ReplaceAll(trace, " -> ", "\n  -> "))
 }
 
 // hasStatus reports whether any run says where it is.
@@ -473,25 +621,115 @@ func (c *Root) traceVariant() int {
 	return c.traceIdx
 }
 
-func (c *Root) traceText() string {
-	s := c.snap()
-	if len(s.Live) == 0 {
-		return ""
-	}
-	l := s.Live[c.traceVariant()]
-	if len(l.Trace) == 0 {
-		return "(no tracepoint events yet)"
-	}
-	return strings.Join(l.Trace, "\n")
+// TraceShown is how many of the latest matching trace lines the panel
+// shows (all the kept ones are in the download).
+const TraceShown = 500
+
+// traceCache is the trace's text for one snapshot, variant and filter.
+type traceCache struct {
+	seq     uint64
+	idx     int
+	filter  app.TraceFilter
+	text    string
+	matched int
 }
 
-func (c *Root) traceNote() string {
+func (c *Root) traceLog() (app.VariantLive, bool) {
 	s := c.snap()
 	if len(s.Live) == 0 {
+		return app.VariantLive{}, false
+	}
+	return s.Live[c.traceVariant()], true
+}
+
+// traceView formats the latest TraceShown lines that pass the filter,
+// once per snapshot, variant and filter.
+func (c *Root) traceView() traceCache {
+	s := c.snap()
+	l, ok := c.traceLog()
+	if !ok {
+		return traceCache{}
+	}
+	tc := &c.traceShown
+	if tc.seq == s.Seq && tc.idx == c.traceVariant() && tc.filter == c.traceFilter && tc.text != "" {
+		return *tc
+	}
+	idx, matched := l.Trace.Select(c.traceFilter, TraceShown)
+	var b strings.Builder
+	for _, i := range idx {
+		b.WriteString(app.NameGFPBits(l.Trace.At(i).String()))
+		b.WriteByte('\n')
+	}
+	text := strings.TrimSuffix(b.String(), "\n")
+	if text == "" {
+		text = "(no tracepoint events yet)"
+		if l.Trace.Len() > 0 {
+			text = "(no event passes the filter)"
+		}
+	}
+	*tc = traceCache{seq: s.Seq, idx: c.traceVariant(), filter: c.traceFilter, text: text, matched: matched}
+	return *tc
+}
+
+func (c *Root) traceText() string { return c.traceView().text }
+
+func (c *Root) traceNote() string {
+	l, ok := c.traceLog()
+	if !ok {
 		return ""
 	}
-	l := s.Live[c.traceVariant()]
-	return fmt.Sprintf("latest %d of %d events", len(l.Trace), l.TraceWritten)
+	v := c.traceView()
+	shown := min(v.matched, TraceShown)
+	return fmt.Sprintf("%d events recorded, the latest %d kept (times on the page's clock); %d pass the filter, the latest %d shown. Download has every kept event that passes.",
+		l.TraceWritten, l.Trace.Len(), v.matched, shown)
+}
+
+// traceEvents lists the tracepoints the filter offers.
+func traceEvents() []string {
+	var out []string
+	for _, n := range mm.TraceNames() {
+		_, name, _ := strings.Cut(n, ":")
+		out = append(out, name)
+	}
+	return out
+}
+
+func (c *Root) pickTraceEvent(e vugu.DOMEvent) { c.traceFilter.Event = e.PropString("target", "value") }
+
+func (c *Root) setTraceTask(e vugu.DOMEvent) {
+	c.traceFilter.Task = strings.TrimSpace(e.PropString("target", "value"))
+}
+
+// downloadTrace saves the variant's kept events that pass the filter as
+// the trace file.
+func (c *Root) downloadTrace() {
+	l, ok := c.traceLog()
+	if !ok || c.Host == nil {
+		return
+	}
+	cpus := 0
+	for _, n := range l.Nodes {
+		cpus += n.CPUs
+	}
+	name := "pagesim-" + c.snap().Spec.ID + "-" + l.Variant + "-trace.txt"
+	if err := c.Host.DownloadText(name, l.Trace.File(c.traceFilter, cpus)); err != nil {
+		c.setCopyStatus("download-trace", "Could not save the file: "+err.Error())
+		return
+	}
+	c.setCopyStatus("download-trace", "Saved as "+name+".")
+}
+
+// chartLegend names the charts: PSI, then the scenario's key counters.
+func (c *Root) chartLegend() []legendItem {
+	out := []legendItem{{"swatch ch-psi", "psi10: PSI memory some avg10 (%)"}}
+	for k, n := range c.snap().Charts {
+		cls := "swatch ch-stall"
+		if k == 1 {
+			cls = "swatch ch-alloc"
+		}
+		out = append(out, legendItem{cls, n + ": per simulated second, its total so far in the label (the result table's number)"})
+	}
+	return out
 }
 
 // legendItem is one entry of the colour legend.
@@ -513,13 +751,6 @@ var legendMarks = []legendItem{
 	{"swatch mk-lastrun", "latest compaction stopped"},
 	{"swatch lamp-on", "kswapd / kcompactd at work"},
 	{"swatch lamp-half", "kswapd napping"},
-}
-
-// legendCharts names the charts (colours as the map's).
-var legendCharts = []legendItem{
-	{"swatch ch-psi", "psi10: PSI memory some avg10 (%)"},
-	{"swatch ch-stall", "stall: compact_stall per simulated second"},
-	{"swatch ch-alloc", "alloc: pages allocated per simulated second"},
 }
 
 var legendStates = []legendItem{

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,11 +50,17 @@ func (b *loopBackend) settle(t *testing.T) {
 }
 
 type fakeHost struct {
-	copied []string
-	err    error
+	copied    []string
+	downloads [][2]string
+	err       error
 }
 
 func (h *fakeHost) PageURL() string { return "http://pagesim.test:8080/" }
+
+func (h *fakeHost) DownloadText(name, text string) error {
+	h.downloads = append(h.downloads, [2]string{name, text})
+	return h.err
+}
 
 func (h *fakeHost) CopyText(text string, done func(error)) {
 	h.copied = append(h.copied, text)
@@ -145,7 +152,7 @@ func TestThePanelShowsTheDefaults(t *testing.T) {
 	page := render(t, root)
 	assert.Contains(t, page, `label="Playground: allocation churn (no patch)"`)
 	assert.Equal(t, "Play", textOf(t, page, "play"))
-	assert.Equal(t, "t = 0.000 s of 60 s · paused", textOf(t, page, "status"))
+	assert.Equal(t, "t = 0.000 s of 60.000 s · paused", textOf(t, page, "status"))
 	for _, id := range []string{"param-nodes", "param-mem", "param-cpus", "param-fill", "param-unmovable", "param-duration",
 		"variant-baseline", "variant-small_pcp", "variant-high_wmark", "seed", "speed", "permalink", "copy-results", "copy-json",
 		"results-json", "results-state", "legend-marks", "live", "trace", "stall-baseline", "stall-small_pcp"} {
@@ -221,7 +228,7 @@ func TestButtonsQueueCommandsForTheOwner(t *testing.T) {
 	root.step()
 	b.settle(t)
 	page := render(t, root)
-	assert.Equal(t, "t = 0.016 s of 60 s · paused", textOf(t, page, "status"))
+	assert.Equal(t, "t = 0.016 s of 60.000 s · paused", textOf(t, page, "status"))
 
 	root.togglePlay()
 	assert.Equal(t, "Pause", root.playLabel(), "the button answers before the simulation does")
@@ -374,4 +381,127 @@ func TestTheResultIsTheCommandsAndTheStallTraceIsText(t *testing.T) {
 	assert.Contains(t, stall, "\n  -> __alloc_pages_direct_reclaim(order=9)")
 	assert.True(t, strings.HasPrefix(stall, "["), stall)
 	assert.Zero(t, countElements(t, page, "img"))
+}
+
+// thpBackend is thp-thisnode at a small scale, two guest sizes.
+func thpBackend(t *testing.T, link string) *loopBackend {
+	t.Helper()
+	cat, err := app.DefaultCatalog()
+	require.NoError(t, err)
+	ctl := app.NewController(cat, app.Options{Link: link})
+	require.Empty(t, ctl.Message())
+	return &loopBackend{app.NewLoop(ctl)}
+}
+
+// Before anything runs, the page shows no number that does not exist:
+// the headline table and the seed's table are "…", the result table's
+// cells too, and the state says it has not started (not "Running").
+func TestNothingIsShownBeforeItExists(t *testing.T) {
+	b := thpBackend(t, "v1/thp-thisnode?scale=0.01&guest_gb=30,34")
+	root := &Root{Backend: b}
+	page := render(t, root)
+	assert.Equal(t, "Not started: press Play (or the space bar). The table fills in as the variants finish their steps.", textOf(t, page, "results-state"))
+	headline := textOf(t, page, "headline")
+	assert.Contains(t, headline, "gb_per_s_30")
+	assert.NotContains(t, headline, "0.00")
+	assert.Contains(t, headline, "…")
+	seed := textOf(t, page, "seed-vs-pagesim")
+	assert.Contains(t, seed, "Seed vs pagesim")
+	assert.Contains(t, seed, "3.40", "the seed's numbers")
+	assert.Contains(t, seed, "…", "pagesim's, not yet")
+	assert.Contains(t, seed, "power 1.5", "what the scale does")
+	assert.Contains(t, seed, "This run is at scale 0.01.")
+	results := textOf(t, page, "results")
+	assert.True(t, strings.HasPrefix(results, "partial, at t = 0.000 s: "), results)
+	assert.NotContains(t, results, "0.00\n")
+
+	// After the first guest: its numbers, the other's still "…".
+	b.Do(func(c *app.Controller) { c.Play() })
+	for i := 0; i < 100000 && len(b.Controller().Runs()[0].Results()) == 0; i++ {
+		b.Tick(time.Millisecond, time.Hour)
+	}
+	b.Do(func(c *app.Controller) { c.Pause() })
+	b.settle(t)
+	page = render(t, root)
+	assert.True(t, strings.HasPrefix(textOf(t, page, "results-state"), "Paused at t = "), textOf(t, page, "results-state"))
+	rows := root.headlineRows()
+	require.Equal(t, "gb_per_s_30", rows[0][0])
+	assert.NotEqual(t, "…", rows[0][1])
+	var gb34 []string
+	for _, r := range rows {
+		if r[0] == "gb_per_s_34" {
+			gb34 = r
+		}
+	}
+	assert.Equal(t, "…", gb34[1])
+	tables := root.seedTables()
+	require.Len(t, tables, 1)
+	assert.Equal(t, []string{"", "upstream seed", "upstream pagesim", "only-compact seed", "only-compact pagesim", "drop-thisnode seed", "drop-thisnode pagesim"}, tables[0].Head)
+	assert.Regexp(t, `^\d+\.\d\d$`, tables[0].Rows[0][2], "pagesim's number to the seed's two decimals")
+	assert.Equal(t, "…", tables[0].Rows[1][2])
+}
+
+func TestPresentationModeFoldsThePanelToABar(t *testing.T) {
+	b := newBackend(t, "v1/playground?mem=32&present")
+	root := &Root{Backend: b, Host: &fakeHost{}}
+	page := render(t, root)
+	assert.Contains(t, page, `id="bar"`)
+	assert.Contains(t, page, `class="panel-root present-bar"`)
+	for _, id := range []string{"play", "step", "reset", "speed", "text-size", "status", "present"} {
+		assert.Contains(t, page, `id="`+id+`"`)
+	}
+	assert.NotContains(t, page, `id="results"`, "the rest folds away")
+	assert.Equal(t, "Exit presentation", textOf(t, page, "present"))
+	root.present(false)
+	b.settle(t)
+	page = render(t, root)
+	assert.NotContains(t, page, `id="bar"`)
+	assert.Contains(t, page, `id="results"`)
+}
+
+func TestTheEmbedHasAControlStripAndALinkToTheFullPage(t *testing.T) {
+	b := newBackend(t, "v1/playground?mem=32&embed")
+	h := &fakeHost{}
+	root := &Root{Backend: b, Host: h}
+	page := render(t, root)
+	assert.Contains(t, page, `id="strip"`)
+	assert.NotContains(t, page, `id="scenario"`)
+	assert.Contains(t, page, `href="http://pagesim.test:8080/#v1/playground?seed=1&amp;mem=32"`)
+	assert.Contains(t, page, `target="_blank" rel="noopener noreferrer"`)
+	assert.Equal(t, "open the full page", textOf(t, page, "full-page"))
+
+	full := newBackend(t, "v1/playground?mem=32&present")
+	root = &Root{Backend: full, Host: h}
+	render(t, root)
+	root.copyEmbed()
+	assert.Equal(t, `<iframe src="http://pagesim.test:8080/#v1/playground?seed=1&amp;mem=32&amp;embed" width="960" height="540" title="pagesim: playground" allow="fullscreen" loading="lazy" style="border:0"></iframe>`,
+		h.copied[len(h.copied)-1], "an embed is never in presentation mode")
+}
+
+func TestTheTraceFiltersAndDownloadsAsTheTraceFile(t *testing.T) {
+	b := newBackend(t, "v1/playground?mem=32&t=3&unmovable=60&fill=95")
+	b.settle(t)
+	h := &fakeHost{}
+	root := &Root{Backend: b, Host: h}
+	page := render(t, root)
+	all := textOf(t, page, "trace")
+	require.NotContains(t, all, "(no tracepoint events yet)")
+	assert.Contains(t, textOf(t, page, "trace-note"), "the latest")
+	log := b.Snapshot().Live[0].Trace
+	name := log.At(log.Len() - 1).Name()
+	root.pickTraceEvent(fakeEvent{value: name})
+	page = render(t, root)
+	for _, l := range strings.Split(textOf(t, page, "trace"), "\n") {
+		assert.Contains(t, l, ": "+name+": ")
+	}
+	root.setTraceTask(fakeEvent{value: "nosuchtask"})
+	assert.Equal(t, "(no event passes the filter)", textOf(t, render(t, root), "trace"))
+	root.setTraceTask(fakeEvent{value: ""})
+	root.pickTraceEvent(fakeEvent{value: ""})
+	root.downloadTrace()
+	require.Len(t, h.downloads, 1)
+	assert.Equal(t, "pagesim-playground-baseline-trace.txt", h.downloads[0][0])
+	assert.True(t, strings.HasPrefix(h.downloads[0][1], "# tracer: nop\n#\n# entries-in-buffer/entries-written: "))
+	assert.Contains(t, h.downloads[0][1], "#P:2\n")
+	assert.Equal(t, "Saved as pagesim-playground-baseline-trace.txt.", textOf(t, render(t, root), "download-trace-status"))
 }
