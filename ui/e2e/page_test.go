@@ -496,7 +496,8 @@ func smallLink(t *testing.T, id string) string {
 
 // TestScreenshot writes a screenshot of the page for the README when
 // PAGESIM_SCREENSHOT names the file (PAGESIM_SCREENSHOT_LINK picks the
-// state; it is paused after the link's time): a tool, not a check.
+// state; it is paused after the link's time), at 1280x720: a tool, not a
+// check.
 func TestScreenshot(t *testing.T) {
 	out := os.Getenv("PAGESIM_SCREENSHOT")
 	if out == "" {
@@ -504,9 +505,11 @@ func TestScreenshot(t *testing.T) {
 	}
 	link := os.Getenv("PAGESIM_SCREENSHOT_LINK")
 	if link == "" {
-		link = "v1/thp-thisnode?scale=0.05&t=2"
+		// The page's scale at the end of every guest, presented on a
+		// 1280x720 projector.
+		link = "v1/thp-thisnode?seed=1&scale=0.03&t=2.8&present"
 	}
-	p := Open(t, link)
+	p := OpenAt(t, link, 1280, 720, 1)
 	p.WaitSettled()
 	buf, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
 	require.NoError(t, err)
