@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -274,4 +275,30 @@ func TestTheEmbedPlaysInAnIframeFromAnotherOriginAndAnswersKeysAfterAClick(t *te
 	_, err = chromedp.Run(p.ctx, chromedp.KeyEvent(" "))
 	require.NoError(t, err)
 	waitFrame(status, "paused")
+}
+
+// The keys work whichever control has the focus (a button: space plays
+// once, not the button too), ? shows them and Escape hides them, and
+// typing in a text field types.
+func TestTheKeysWorkWhicheverControlHasTheFocusButATextField(t *testing.T) {
+	p := Open(t, "v1/playground?mem=64&seed=5&x=5")
+	help := `document.getElementById("keys-help").hidden`
+	require.True(t, Eval[bool](p, help))
+	Eval[bool](p, `(() => { document.getElementById("reset").focus(); return true; })()`)
+	p.Press(' ')
+	p.WaitJS(`JSON.parse(window.pagesimDebug()).playing`)
+	p.Press(' ')
+	p.WaitJS(`!JSON.parse(window.pagesimDebug()).playing`)
+	assert.Positive(t, p.Debug().NowNS, "space played, and did not press the focused Reset")
+	p.Press('?')
+	p.WaitJS(`!` + help)
+	p.Press(rune(kb.Escape[0]))
+	p.WaitJS(help)
+
+	Eval[bool](p, `(() => { document.getElementById("param-fill").focus(); return true; })()`)
+	p.Press('p')
+	p.WaitFrames(3)
+	assert.False(t, Eval[bool](p, `document.documentElement.classList.contains("present")`), "p in a text field is a letter")
+	assert.True(t, strings.HasSuffix(Eval[string](p, `document.getElementById("param-fill").value`), "p"))
+	Eval[bool](p, `(() => { document.getElementById("param-fill").blur(); return true; })()`)
 }
