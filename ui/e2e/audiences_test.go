@@ -12,11 +12,13 @@ import (
 	"html"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -301,4 +303,64 @@ func TestTheKeysWorkWhicheverControlHasTheFocusButATextField(t *testing.T) {
 	assert.False(t, Eval[bool](p, `document.documentElement.classList.contains("present")`), "p in a text field is a letter")
 	assert.True(t, strings.HasSuffix(Eval[string](p, `document.getElementById("param-fill").value`), "p"))
 	Eval[bool](p, `(() => { document.getElementById("param-fill").blur(); return true; })()`)
+}
+
+// The trace keeps more than the latest 40 lines, filters by tracepoint
+// and by task, and downloads what passes as ftrace's text.
+func TestTheTraceFiltersAndDownloadsAsFtracesText(t *testing.T) {
+	p := Open(t, "v1/playground?mem=64&seed=5&x=5")
+	p.Click("play")
+	p.WaitJS(`JSON.parse(window.pagesimDebug()).nowNs > 1.5e9`)
+	p.Click("play")
+	p.WaitSettled()
+	lines := func() []string { return strings.Split(p.Text("trace"), "\n") }
+	all := lines()
+	require.Greater(t, len(all), 40, "more than the 40 lines the page once kept: %s", p.Text("trace-note"))
+	// The first line's tracepoint: "comm-pid [cpu] flags time: name: ...".
+	f := strings.Fields(all[0])
+	var event string
+	for i, w := range f {
+		if strings.HasSuffix(w, ":") && i > 0 && strings.HasSuffix(f[i-1], ":") {
+			event = strings.TrimSuffix(w, ":")
+			break
+		}
+	}
+	require.NotEmpty(t, event, all[0])
+	Eval[bool](p, fmt.Sprintf(`(() => { const e = document.getElementById("trace-event"); e.value = %q; e.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`, event))
+	p.WaitJS(fmt.Sprintf(`document.getElementById("trace").textContent.split("\n").every(l => l.includes(" %s: "))`, event))
+	p.SetField("trace-task", "no-such-task")
+	p.WaitJS(`document.getElementById("trace").textContent === "(no event passes the filter)"`)
+	p.SetField("trace-task", "")
+	p.WaitJS(`document.getElementById("trace").textContent !== "(no event passes the filter)"`)
+
+	down := t.TempDir()
+	_, err := chromedp.CallBrowser(p.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: down})
+	require.NoError(t, err)
+	p.Click("download-trace")
+	file := string(waitFile(t, filepath.Join(down, "pagesim-playground-baseline-trace.txt")))
+	require.True(t, strings.HasPrefix(file, "# tracer: nop\n#\n# entries-in-buffer/entries-written: "), file[:min(len(file), 200)])
+	saved := 0
+	for _, l := range strings.Split(file, "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		saved++
+		require.Contains(t, l, " "+event+": ", "only the filtered tracepoint is saved")
+	}
+	assert.Positive(t, saved)
+}
+
+// At a phone's width the canvas shows one variant, the panel's tabs pick
+// which, and the gauges are kept.
+func TestAPhoneShowsOneVariantAtATimeWithTabs(t *testing.T) {
+	p := OpenAt(t, "v1/playground?mem=64&seed=5", 390, 844, 3)
+	d := p.WaitSettled()
+	require.Len(t, d.Columns, 1)
+	assert.Equal(t, "baseline", d.Columns[0])
+	assert.Empty(t, d.Clipped)
+	assert.Greater(t, d.Layout.Rows, 0, "the gauges are kept")
+	assert.True(t, Eval[bool](p, `getComputedStyle(document.getElementById("tabs")).display !== "none"`))
+	p.Click("tab-small_pcp")
+	p.WaitJS(`JSON.parse(window.pagesimDebug()).columns[0] === "small_pcp"`)
+	assert.Equal(t, []string{"small_pcp"}, p.WaitSettled().Columns)
 }
