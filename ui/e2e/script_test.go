@@ -225,3 +225,29 @@ func TestAScenarioRunsTraceDownloadsFromThePageUpToTheCurrentTime(t *testing.T) 
 	report := string(waitFile(t, filepath.Join(down, "thp-thisnode-upstream-run1.txt")))
 	assert.Contains(t, report, "cpus=")
 }
+
+func TestProcFilesPastedInThePageShowWhatPagesimProcImportPrints(t *testing.T) {
+	src := filepath.Join(repoRoot, "engine", "procfs", "testdata", "fixtures", "myblackhole-x86-6types")
+	cmd := exec.Command(pagesimBin, "proc", "buddyinfo", "--import", src)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Run())
+	buddy, err := os.ReadFile(filepath.Join(src, "buddyinfo"))
+	require.NoError(t, err)
+	pti, err := os.ReadFile(filepath.Join(src, "pagetypeinfo"))
+	require.NoError(t, err)
+
+	p := Open(t, "")
+	p.Click("script-open")
+	p.WaitJS(`document.getElementById("import-open") !== null`)
+	p.Click("import-open")
+	p.WaitJS(`document.getElementById("paste-buddyinfo") !== null`)
+	Eval[bool](p, `(() => { document.getElementById("import-paste").open = true; return true; })()`)
+	p.SetField("paste-buddyinfo", string(buddy))
+	p.SetField("paste-pagetypeinfo", string(pti))
+	p.Click("import-pasted")
+	p.WaitJS(`document.getElementById("import-buddyinfo") !== null || document.getElementById("import-error") !== null`)
+	require.Equal(t, "<missing #import-error>", p.Text("import-error"))
+	assert.Equal(t, out.String(), p.Text("import-buddyinfo"))
+	assert.Equal(t, errb.String(), p.Text("import-warnings"))
+}

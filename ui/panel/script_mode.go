@@ -7,11 +7,13 @@ package panel
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 	"strings"
 
 	"github.com/vugu/vugu"
 
+	"github.com/pagesim/pagesim/engine/procfs"
 	"github.com/pagesim/pagesim/engine/script"
 	"github.com/pagesim/pagesim/ui/app"
 )
@@ -46,6 +48,7 @@ type ScriptMode struct {
 	lastDump *app.DumpState // the dump the editor last started from
 	// importOpen shows "Start from a machine".
 	importOpen bool
+	pasted     map[string]string // /proc file name -> text pasted
 	eventEnv   vugu.EventEnv
 }
 
@@ -73,6 +76,33 @@ func (c *ScriptMode) Compute() {
 			c.recheck()
 		}
 	}
+}
+
+// pasteFiles are the /proc files the import takes pasted.
+var pasteFiles = procfs.DumpFiles
+
+func (c *ScriptMode) paste(name string, e vugu.DOMEvent) {
+	if c.pasted == nil {
+		c.pasted = map[string]string{}
+	}
+	c.pasted[name] = e.PropString("target", "value")
+}
+
+// importPasted imports the files pasted (the empty ones left out).
+func (c *ScriptMode) importPasted() {
+	var names []string
+	var data [][]byte
+	for _, f := range pasteFiles {
+		if t := c.pasted[f]; strings.TrimSpace(t) != "" {
+			names = append(names, f)
+			data = append(data, []byte(t))
+		}
+	}
+	var err error
+	if len(names) == 0 {
+		err = errors.New("nothing is pasted")
+	}
+	c.Runner.ImportFiles(names, data, err)
 }
 
 func (c *ScriptMode) showImport()       { c.importOpen = true }
