@@ -54,7 +54,7 @@ bench:
 # engine in wasm against native, click latency and frame times) and logs
 # their figures for docs/PERFORMANCE.md; they are not tests.
 bench-page:
-	PAGESIM_MEASURE=1 $(GO) test -tags browser -count=1 -v -run 'TestStartUp$$|TestTheEngineBenchmarkRunsInTheBrowser$$|TestTheMapStaysResponsive$$|TestThePageLoadsAndDraws$$' ./ui/e2e/
+	PAGESIM_MEASURE=1 $(GO) test -tags browser -count=1 -v -run 'TestStartUp$$|TestTheEngineBenchmarkRunsInTheBrowser$$|TestTheMapStaysResponsive$$|TestThePageLoadsAndDraws$$|TestThePagesDefaultRunAtEachScale$$' ./ui/e2e/
 
 # pgo rewrites the profile both binaries are built with (Go's profile-guided
 # optimization: go build reads default.pgo in the main package's folder, so

@@ -5,10 +5,15 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/performance"
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -109,4 +114,45 @@ func TestStartUp(t *testing.T) {
 		line += fmt.Sprintf(" %s %.0f", k, v[visits/2])
 	}
 	t.Log(line)
+}
+
+// TestThePagesDefaultRunAtEachScale plays thp-thisnode's default run (three
+// variants, seed 1) to its end at the top speed, at each scale of
+// PAGESIM_SCALES (default "0.03", the page's), and logs the wall time and the
+// tab's main-thread busy time (CDP Performance.getMetrics' TaskDuration)
+// from Play to the end: the figures that pick the page's scale
+// (docs/PERFORMANCE.md, "The page's scale"). A scale whose run does not
+// end within the harness's wait fails its subtest.
+func TestThePagesDefaultRunAtEachScale(t *testing.T) {
+	measurement(t)
+	scales := os.Getenv("PAGESIM_SCALES")
+	if scales == "" {
+		scales = "0.03"
+	}
+	busy := func(p *Page) float64 {
+		m, err := chromedp.Call(p.ctx, performance.GetMetrics, cdp.Empty{})
+		require.NoError(t, err)
+		for _, x := range m.Metrics {
+			if x.Name == "TaskDuration" {
+				return x.Value
+			}
+		}
+		t.Fatal("no TaskDuration metric")
+		return 0
+	}
+	for _, sc := range strings.Split(scales, ",") {
+		t.Run(sc, func(t *testing.T) {
+			p := Open(t, "v1/thp-thisnode?seed=1&x=1000&scale="+sc)
+			p.t = t
+			_, err := chromedp.Call(p.ctx, performance.Enable, performance.EnableParams{})
+			require.NoError(t, err)
+			p.WaitSettled()
+			b0, w0 := busy(p), Eval[float64](p, `performance.now()`)
+			p.Click("play")
+			p.WaitJS(`JSON.parse(window.pagesimDebug()).ended`)
+			b1, w1 := busy(p), Eval[float64](p, `performance.now()`)
+			t.Logf("scale %s: the default run played to its end (%.3f simulated s) in %.1f s wall, the tab's main thread busy %.1f s",
+				sc, float64(p.Debug().NowNS)/1e9, (w1-w0)/1000, b1-b0)
+		})
+	}
 }
