@@ -218,17 +218,23 @@ func TestPresentationModeReadsFromTheBackOfTheRoomAtEveryPixelDensity(t *testing
 	assert.Contains(t, p.Debug().Link, "&present")
 }
 
-// The one who embeds: the page in an iframe of a page from another origin
-// shows the maps and a control strip, plays, and answers keys once it has
-// been clicked; its "open the full page" link is the same state without
-// the embed.
+// The one who embeds: "Copy embed code" gives an iframe of the state, and
+// the page in it, on a page from another origin, shows the maps and a
+// control strip, plays, and answers keys once it has been clicked; its
+// "open the full page" link is the same state without the embed.
 func TestTheEmbedPlaysInAnIframeFromAnotherOriginAndAnswersKeysAfterAClick(t *testing.T) {
-	link := "v1/playground?mem=64&seed=2&embed"
-	src := server.URL + "/#" + link
+	// The slide holds what "Copy embed code" copied.
+	app := Open(t, "v1/playground?mem=64&seed=2")
+	app.GrantClipboard()
+	app.Click("copy-embed")
+	app.WaitJS(`document.getElementById("copy-embed-status").textContent === "Copied."`)
+	code := Eval[string](app, `navigator.clipboard.readText()`)
+	app.Close()
+	src := server.URL + "/#v1/playground?seed=2&mem=64&embed"
+	require.True(t, strings.HasPrefix(code, `<iframe src="`+html.EscapeString(src)+`" width="960" height="540" `), code)
 	slides := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, `<!doctype html><title>slides</title><p>A slide.</p><iframe id="f" src="%s" width="960" height="540" allow="fullscreen" style="border:0"></iframe>`,
-			html.EscapeString(src))
+		fmt.Fprintf(w, `<!doctype html><title>slides</title><p>A slide.</p>%s`, strings.Replace(code, "<iframe ", `<iframe id="f" `, 1))
 	}))
 	defer slides.Close()
 	require.NotEqual(t, slides.URL, server.URL, "another origin (another port)")
