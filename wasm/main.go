@@ -42,6 +42,9 @@ func main() {
 		sr := app.NewScriptRunner()
 		sr.Yield = func() { time.Sleep(time.Millisecond) }
 		loadScript := func(frag string) {
+			if dump, derr := app.ParseScriptLinkDump(frag); dump != nil || derr != nil {
+				sr.SetDump(dump, "the link's machine", derr)
+			}
 			src, err := app.ParseScriptLink(frag)
 			sr.Load(src, err)
 			if err == nil {

@@ -190,3 +190,103 @@ func (r *ScriptRunner) ImportFiles(names []string, data [][]byte, err error) {
 	}
 	r.SetDump(fsys, label, err)
 }
+
+// The machine in a script link: &dump= after the script, the dump's files
+// as a tar archive, deflated, in unpadded base64url.
+const dumpLinkParam = "&dump="
+
+// ErrDumpTooLong is the error of a link whose script and dump together
+// would be longer than MaxScriptLink.
+var ErrDumpTooLong = fmt.Errorf("the script with its machine's /proc files is too long for a link (over %d characters once compressed): download the script and dump.tar.gz and share the files", MaxScriptLink)
+
+// Link returns the fragment of src's script link, carrying the imported
+// dump too when there is one.
+func (r *ScriptRunner) Link(src string) (string, error) {
+	frag, err := ScriptLink(src)
+	if err != nil {
+		return "", err
+	}
+	r.mu.Lock()
+	dump := r.dump
+	r.mu.Unlock()
+	if dump == nil {
+		return frag, nil
+	}
+	var t bytes.Buffer
+	if err := writeDumpTar(&t, dump); err != nil {
+		return "", err
+	}
+	enc, err := deflateBase64(t.Bytes())
+	if err != nil {
+		return "", err
+	}
+	frag += dumpLinkParam + enc
+	if len(frag) > MaxScriptLink {
+		return "", ErrDumpTooLong
+	}
+	return frag, nil
+}
+
+// HasDump reports whether a dump is imported.
+func (r *ScriptRunner) HasDump() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.dump != nil
+}
+
+// WriteDump writes the imported dump as a .tar.gz, which "Start from a
+// machine" and (unpacked) pagesim proc --import read.
+func (r *ScriptRunner) WriteDump(w io.Writer) error {
+	r.mu.Lock()
+	dump := r.dump
+	r.mu.Unlock()
+	if dump == nil {
+		return errors.New("no machine imported")
+	}
+	zw := gzip.NewWriter(w)
+	if err := writeDumpTar(zw, dump); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// writeDumpTar writes the dump's files, in name order, as a tar archive
+// under dump/.
+func writeDumpTar(w io.Writer, dump fs.FS) error {
+	tw := tar.NewWriter(w)
+	err := fs.WalkDir(dump, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(dump, p)
+		if err != nil {
+			return err
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: "dump/" + p, Mode: 0o644, Size: int64(len(b)), Typeflag: tar.TypeReg}); err != nil {
+			return err
+		}
+		_, err = tw.Write(b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return tw.Close()
+}
+
+// ParseScriptLinkDump returns the dump a script link carries, or nil if it
+// carries none.
+func ParseScriptLinkDump(frag string) (fs.FS, error) {
+	_, enc, ok := strings.Cut(frag, dumpLinkParam)
+	if !ok {
+		return nil, nil
+	}
+	if len(frag) > 4*MaxScriptLink {
+		return nil, fmt.Errorf("the link is %d characters long, more than a script link can be", len(frag))
+	}
+	raw, err := inflateBase64(enc, MaxDumpBytes)
+	if err != nil {
+		return nil, fmt.Errorf("the machine in the link: %v", err)
+	}
+	return DumpFromFiles([]string{"dump.tar"}, [][]byte{raw})
+}

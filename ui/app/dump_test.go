@@ -111,3 +111,35 @@ func TestADumpThePageCannotTakeIsRefusedWithTheReason(t *testing.T) {
 	assert.False(t, r.SetDump(fsys, "vmstat", nil), "vmstat alone describes no zone")
 	assert.Contains(t, r.State().Dump.Err, "buddyinfo")
 }
+
+func TestAScriptLinkCarriesASmallDumpAndRefusesALargeOne(t *testing.T) {
+	small := "../../engine/procfs/testdata/fixtures/myblackhole-x86-6types"
+	r := NewScriptRunner()
+	require.True(t, r.SetDump(os.DirFS(small), "small", nil))
+	frag, err := r.Link(ImportStarter)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(frag), MaxScriptLink)
+	src, err := ParseScriptLink(frag)
+	require.NoError(t, err)
+	assert.Equal(t, ImportStarter, src)
+	dump, err := ParseScriptLinkDump(frag)
+	require.NoError(t, err)
+	q := NewScriptRunner()
+	require.True(t, q.SetDump(dump, "the link's", nil))
+	assert.Equal(t, r.State().Dump.Buddyinfo, q.State().Dump.Buddyinfo)
+	assert.Equal(t, r.State().Dump.Warnings, q.State().Dump.Warnings)
+
+	none, err := ParseScriptLinkDump("v1/script?src=abc")
+	assert.NoError(t, err)
+	assert.Nil(t, none)
+
+	require.True(t, r.SetDump(os.DirFS(jcDump), "large", nil))
+	_, err = r.Link(ImportStarter)
+	assert.ErrorIs(t, err, ErrDumpTooLong, "jc-linux-proc's zoneinfo does not fit")
+	var b bytes.Buffer
+	require.NoError(t, r.WriteDump(&b))
+	back, err := DumpFromFiles([]string{"dump.tar.gz"}, [][]byte{b.Bytes()})
+	require.NoError(t, err)
+	require.True(t, q.SetDump(back, "the file", nil))
+	assert.Equal(t, r.State().Dump.Buddyinfo, q.State().Dump.Buddyinfo, "dump.tar.gz imports as the files did")
+}

@@ -399,18 +399,11 @@ var ErrScriptTooLong = fmt.Errorf("the script is too long for a link (over %d ch
 // ScriptLink returns the fragment (without '#') that carries src:
 // v1/script?src= and src deflated (RFC 1951) in unpadded base64url.
 func ScriptLink(src string) (string, error) {
-	var b bytes.Buffer
-	w, err := flate.NewWriter(&b, flate.BestCompression)
+	enc, err := deflateBase64([]byte(src))
 	if err != nil {
 		return "", err
 	}
-	if _, err := w.Write([]byte(src)); err != nil {
-		return "", err
-	}
-	if err := w.Close(); err != nil {
-		return "", err
-	}
-	frag := scriptLinkPrefix + base64.RawURLEncoding.EncodeToString(b.Bytes())
+	frag := scriptLinkPrefix + enc
 	if len(frag) > MaxScriptLink {
 		return "", ErrScriptTooLong
 	}
@@ -433,17 +426,42 @@ func ParseScriptLink(frag string) (string, error) {
 	if len(frag) > 4*MaxScriptLink {
 		return "", fmt.Errorf("the link is %d characters long, more than a script link can be", len(frag))
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(q, "="))
+	q, _, _ = strings.Cut(q, "&")
+	src, err := inflateBase64(q, 8<<20)
 	if err != nil {
-		return "", fmt.Errorf("the script in the link is not base64url: %v", err)
-	}
-	const maxSrc = 8 << 20
-	src, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(raw)), maxSrc+1))
-	if err != nil {
-		return "", fmt.Errorf("the script in the link is not deflated text: %v", err)
-	}
-	if len(src) > maxSrc {
-		return "", fmt.Errorf("the script in the link is larger than %d bytes", maxSrc)
+		return "", fmt.Errorf("the script in the link: %v", err)
 	}
 	return string(src), nil
+}
+
+// deflateBase64 is b deflated (RFC 1951) in unpadded base64url.
+func deflateBase64(b []byte) (string, error) {
+	var out bytes.Buffer
+	w, err := flate.NewWriter(&out, flate.BestCompression)
+	if err != nil {
+		return "", err
+	}
+	if _, err := w.Write(b); err != nil {
+		return "", err
+	}
+	if err := w.Close(); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(out.Bytes()), nil
+}
+
+// inflateBase64 undoes deflateBase64, refusing more than limit bytes.
+func inflateBase64(s string, limit int) ([]byte, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
+	if err != nil {
+		return nil, fmt.Errorf("not base64url: %v", err)
+	}
+	b, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(raw)), int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("not deflated text: %v", err)
+	}
+	if len(b) > limit {
+		return nil, fmt.Errorf("larger than %d bytes", limit)
+	}
+	return b, nil
 }

@@ -250,4 +250,19 @@ func TestProcFilesPastedInThePageShowWhatPagesimProcImportPrints(t *testing.T) {
 	require.Equal(t, "<missing #import-error>", p.Text("import-error"))
 	assert.Equal(t, out.String(), p.Text("import-buddyinfo"))
 	assert.Equal(t, errb.String(), p.Text("import-warnings"))
+
+	t.Run("its link carries the machine to a fresh browser", func(t *testing.T) {
+		p.t = t
+		p.Click("script-run")
+		p.waitScriptEnded()
+		want := p.Text("script-output")
+		require.Contains(t, want, "Node 0, zone")
+		link := Eval[string](p, `document.getElementById("script-link").value`)
+		require.Contains(t, link, "&dump=")
+		q := OpenURL(t, link)
+		q.WaitJS(`document.getElementById("import-buddyinfo") !== null`)
+		q.waitScriptEnded()
+		assert.Equal(t, out.String(), q.Text("import-buddyinfo"))
+		assert.Equal(t, want, q.Text("script-output"))
+	})
 }

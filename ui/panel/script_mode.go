@@ -62,12 +62,6 @@ func (c *ScriptMode) Compute() {
 		return
 	}
 	c.state = c.Runner.State()
-	if c.state.Loaded != c.loaded {
-		c.loaded = c.state.Loaded
-		c.src = c.state.Src
-		c.open = true
-		c.recheck()
-	}
 	if d := c.state.Dump; d != c.lastDump {
 		c.lastDump = d
 		c.open = true
@@ -75,6 +69,13 @@ func (c *ScriptMode) Compute() {
 			c.src = app.ImportStarter
 			c.recheck()
 		}
+	}
+	// A link's script, after its dump: the link's script stays.
+	if c.state.Loaded != c.loaded {
+		c.loaded = c.state.Loaded
+		c.src = c.state.Src
+		c.open = true
+		c.recheck()
 	}
 }
 
@@ -182,7 +183,7 @@ func (c *ScriptMode) recheck() {
 // run runs the editor's text and puts its link in the address bar.
 func (c *ScriptMode) run() {
 	c.Runner.Run(c.src, nil)
-	if frag, err := app.ScriptLink(c.src); err == nil && c.Host != nil {
+	if frag, err := c.Runner.Link(c.src); err == nil && c.Host != nil {
 		c.Host.SetFragment(frag, false)
 		c.Runner.ShowLink(true)
 	}
@@ -221,7 +222,16 @@ func (c *ScriptMode) status() string {
 	return ""
 }
 
-func (c *ScriptMode) link() (string, error) { return app.ScriptLink(c.src) }
+func (c *ScriptMode) link() (string, error) { return c.Runner.Link(c.src) }
+
+func (c *ScriptMode) hasDump() bool { return c.state.Dump != nil && c.state.Dump.Err == "" }
+
+func (c *ScriptMode) downloadDump() {
+	var b bytes.Buffer
+	if err := c.Runner.WriteDump(&b); err == nil && c.Host != nil {
+		c.Host.Download("dump.tar.gz", "application/gzip", b.Bytes())
+	}
+}
 
 func (c *ScriptMode) linkErr() string {
 	if _, err := c.link(); err != nil {
@@ -243,7 +253,11 @@ func (c *ScriptMode) linkNote() string {
 		return e + "."
 	}
 	frag, _ := c.link()
-	return "The link carries the script itself, deflated (" + strconv.Itoa(len(frag)) + " of at most " + strconv.Itoa(app.MaxScriptLink) +
+	what := "the script itself"
+	if c.hasDump() {
+		what = "the script and the imported machine's /proc files"
+	}
+	return "The link carries " + what + ", deflated (" + strconv.Itoa(len(frag)) + " of at most " + strconv.Itoa(app.MaxScriptLink) +
 		" characters), and opens it in this mode and runs it: the same output, as " + app.ScriptCommand + " prints it. Nothing leaves the browser."
 }
 
