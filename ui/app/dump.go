@@ -191,8 +191,9 @@ func (r *ScriptRunner) ImportFiles(names []string, data [][]byte, err error) {
 	r.SetDump(fsys, label, err)
 }
 
-// The machine in a script link: &dump= after the script, the dump's files
-// as a tar archive, deflated, in unpadded base64url.
+// dumpLinkParam puts the machine in a script link: &dump= after the
+// script, the dump's files as a tar archive, deflated, in unpadded
+// base64url.
 const dumpLinkParam = "&dump="
 
 // ErrDumpTooLong is the error of a link whose script and dump together
