@@ -240,30 +240,50 @@ func TestTheEmbedPlaysInAnIframeFromAnotherOriginAndAnswersKeysAfterAClick(t *te
 	require.NotEqual(t, slides.URL, server.URL, "another origin (another port)")
 	p := OpenBlank(t)
 	p.Navigate(slides.URL)
-	frame := func(expr string) string {
+	// frameTry evaluates expr in the iframe's document (an isolated world:
+	// its DOM, not its scripts' globals). While the iframe is still
+	// loading, its document (and the world made in it) can be replaced
+	// between two calls: an error then means "not yet".
+	frameTry := func(expr string) (string, error) {
 		tree, err := chromedp.Call(p.ctx, page.GetFrameTree, cdp.Empty{})
-		require.NoError(t, err)
-		require.Len(t, tree.FrameTree.ChildFrames, 1)
+		if err != nil {
+			return "", err
+		}
+		if len(tree.FrameTree.ChildFrames) != 1 {
+			return "", fmt.Errorf("%d child frames", len(tree.FrameTree.ChildFrames))
+		}
 		w, err := chromedp.Call(p.ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: tree.FrameTree.ChildFrames[0].Frame.ID})
-		require.NoError(t, err)
+		if err != nil {
+			return "", err
+		}
 		yes := true
 		res, err := chromedp.Call(p.ctx, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: w.ExecutionContextID, ReturnByValue: &yes})
-		require.NoError(t, err)
-		require.Nil(t, res.ExceptionDetails, "%s", expr)
+		if err != nil {
+			return "", err
+		}
+		if res.ExceptionDetails != nil {
+			return "", fmt.Errorf("%s: %s", expr, res.ExceptionDetails.Text)
+		}
 		var s string
-		require.NoError(t, json.Unmarshal(res.Result.Value, &s), "%s", expr)
+		err = json.Unmarshal(res.Result.Value, &s)
+		return s, err
+	}
+	frame := func(expr string) string {
+		s, err := frameTry(expr)
+		require.NoError(t, err)
 		return s
 	}
 	status := `(document.getElementById("status") || {textContent: ""}).textContent`
 	waitFrame := func(expr, want string) string {
 		var got string
+		var err error
 		for i := 0; i < 600; i++ {
-			if got = frame(expr); strings.Contains(got, want) {
+			if got, err = frameTry(expr); err == nil && strings.Contains(got, want) {
 				return got
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		t.Fatalf("the iframe's %s is %q, without %q", expr, got, want)
+		t.Fatalf("the iframe's %s is %q (%v), without %q", expr, got, err, want)
 		return ""
 	}
 	waitFrame(status, "paused")
