@@ -127,9 +127,13 @@ func TestScenariosListsEachScenarioWithItsKnobs(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &docs))
 	require.NotEmpty(t, docs)
-	assert.Equal(t, "thp-thisnode", docs[0].ID)
-	assert.NotEmpty(t, docs[0].Variants)
-	assert.NotEmpty(t, docs[0].Metrics)
+	var ids []string
+	for _, d := range docs {
+		ids = append(ids, d.ID)
+		assert.NotEmpty(t, d.Variants, d.ID)
+		assert.NotEmpty(t, d.Metrics, d.ID)
+	}
+	assert.Equal(t, []string{"nofrag-watermark", "thp-thisnode"}, ids, "sorted by seed")
 
 	for _, tc := range []struct {
 		args []string

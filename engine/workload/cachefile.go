@@ -128,50 +128,57 @@ func (c *CacheReader) Step(w *sim.World, t *sim.Task) sim.Time {
 	return next(t, c.Interval)
 }
 
-// RandomReader reads a file at random: each step reads Chunk pages at a
-// Chunk-aligned offset drawn from Rand, the way a database's buffer reads
-// or fio's randread go over a data set larger than memory. Cached pages are
-// copied (and marked accessed, so pages read twice are activated); missing
-// ones are read from disk into new page-cache pages. Because a page's place
-// in memory follows when it was read, not where it is in the file, while
-// the pages kept by a second read stay behind, the page cache it leaves is
-// interleaved with holes wherever reclaim takes it back: the free memory
-// reclaim produces in movable pageblocks comes in small pieces. Ops counts
-// reads, Misses the pages read from disk. An empty file ends the program.
-// A read whose allocation stops at a cond_resched() resumes where it
-// stopped.
+// RandomReader reads a file at random: each step reads Chunk pages at
+// Batch Chunk-aligned offsets drawn from Rand (one after the other), the
+// way a database's buffer reads or fio's randread go over a data set larger
+// than memory. Cached pages are copied (and marked accessed, so pages read
+// twice are activated); missing ones are read from disk into new page-cache
+// pages. Because a page's place in memory follows when it was read, not
+// where it is in the file, while the pages kept by a second read stay
+// behind, the page cache it leaves is interleaved with holes wherever
+// reclaim takes it back: the free memory reclaim produces in movable
+// pageblocks comes in small pieces. Ops counts reads, Misses the pages read
+// from disk. An empty file ends the program. A read whose allocation stops
+// at a cond_resched() resumes where it stopped.
 type RandomReader struct {
 	Progress
 	M        *mm.Machine
 	File     *mm.File
 	Chunk    uint64
+	Batch    int
 	GFP      mm.GFP
 	Rand     *sim.Rand
 	Interval sim.Time
 	Misses   uint64
 
 	resuming  bool
+	inBatch   int
 	off, left uint64
 }
 
-// Step reads one chunk (or resumes it).
+// Step reads one batch (or resumes it).
 func (r *RandomReader) Step(w *sim.World, t *sim.Task) sim.Time {
 	r.begin(t)
-	if !r.resuming {
-		chunk := max(r.Chunk, 1)
-		n := r.File.Size / chunk
-		if r.File.Unlinked || n == 0 {
-			return r.finish(t)
+	chunk := max(r.Chunk, 1)
+	for {
+		if !r.resuming {
+			n := r.File.Size / chunk
+			if r.File.Unlinked || n == 0 {
+				return r.finish(t)
+			}
+			r.off, r.left = r.Rand.Uint64n(n)*chunk, chunk
+			t.Charge(SyscallCost)
 		}
-		r.off, r.left = r.Rand.Uint64n(n)*chunk, chunk
-		t.Charge(SyscallCost)
+		done, missing := r.M.FileRead(t, r.File, r.off, r.left, r.GFP)
+		r.Misses += missing
+		if r.resuming = r.M.AllocPending(t); r.resuming {
+			r.off, r.left = r.off+done, r.left-done
+			return sim.Resched
+		}
+		r.Ops++
+		if r.inBatch++; r.inBatch >= max(r.Batch, 1) {
+			r.inBatch = 0
+			return next(t, r.Interval)
+		}
 	}
-	done, missing := r.M.FileRead(t, r.File, r.off, r.left, r.GFP)
-	r.Misses += missing
-	if r.resuming = r.M.AllocPending(t); r.resuming {
-		r.off, r.left = r.off+done, r.left-done
-		return sim.Resched
-	}
-	r.Ops++
-	return next(t, r.Interval)
 }

@@ -465,7 +465,7 @@ func TestALinkOverThePagesMemoryBudgetIsRefusedBeforeBooting(t *testing.T) {
 
 	// On a page already showing something, the state is kept.
 	c.DismissMessage()
-	require.NoError(t, c.SetParam("guest_gb", "30"))
+	require.NoError(t, c.SetParam("scale", "0.04"))
 	shown, gen := c.Fragment(), c.Generation()
 	c.LoadFragment(overBudgetLink)
 	assert.Contains(t, c.Message(), "The page keeps what it showed.")

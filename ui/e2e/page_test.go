@@ -30,8 +30,8 @@ import (
 func openingLink(t *testing.T) string {
 	t.Helper()
 	first := scenario.All()[0]
-	require.Equal(t, "thp-thisnode", first.ID)
-	return "v1/thp-thisnode?seed=1&scale=" + first.PageParams["scale"]
+	require.Equal(t, "nofrag-watermark", first.ID, "the lowest seed's scenario")
+	return "v1/" + first.ID + "?seed=1&scale=" + first.PageParams["scale"]
 }
 
 func TestThePageLoadsAndDraws(t *testing.T) {
@@ -47,7 +47,7 @@ func TestThePageLoadsAndDraws(t *testing.T) {
 	require.Equal(t, 1, Eval[int](p, `document.querySelectorAll("canvas").length`))
 	assert.Contains(t, p.Text("live"), "nr_free_pages")
 	assert.Contains(t, p.Text("live"), "PSI memory some avg10")
-	assert.Contains(t, p.Text("summary"), "__GFP_THISNODE")
+	assert.Contains(t, p.Text("summary"), "ALLOC_NOFRAGMENT")
 	startupMarks(p) // in order; TestStartUp measures them
 	p.WaitFrames(60)
 	d = p.Debug()

@@ -1,0 +1,92 @@
+package scenario
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// nofragSmall is the tests' machine: a tenth of the seed's VM (700 MiB,
+// 134 MiB faulted), so a run takes about a second.
+var nofragSmall = []string{"scale=0.1"}
+
+// The seed's directions at a small scale, medians of three runs, with the
+// invariants checked during the runs. docs/FIDELITY.md has the default
+// scale's medians of five runs and which of the bands they meet.
+func TestNofragWatermarkDefragModeStallsAndFallsBackAndTheSeriesRecovers(t *testing.T) {
+	s, err := Get("nofrag-watermark")
+	require.NoError(t, err)
+	res, err := s.RunAll(Options{Seed: 1, Runs: 3, Settings: nofragSmall, CheckEvery: checkEvery})
+	require.NoError(t, err)
+	med := map[string]map[string]float64{}
+	for _, v := range res.Variants {
+		med[v.Name] = v.Median
+	}
+	d0, d1, d1s, d0s, p12 := med["defrag0"], med["defrag1"], med["defrag1-series"], med["defrag0-series"], med["defrag1-patches12"]
+	require.NotNil(t, p12)
+	for name, m := range med {
+		assert.Greater(t, m["mthp_64k_alloc"]+m["mthp_64k_fallback"], 0.0, "%s: the benchmark faulted", name)
+	}
+	// defrag_mode=1 stalls in compaction several times as often and gets
+	// fewer 64K folios, falling back far more often.
+	assert.Greater(t, d1["compact_stall"], 3*d0["compact_stall"], "compact_stall defrag1 / defrag0")
+	assert.Less(t, d1["mthp_64k_alloc"], 0.9*d0["mthp_64k_alloc"], "64K folios defrag1 / defrag0")
+	assert.Greater(t, d1["mthp_64k_fallback"], 3*d0["mthp_64k_fallback"], "fallbacks defrag1 / defrag0")
+	// Without the series each of defrag1's failing faults counts two
+	// compaction stalls, both failures: the up-front check's
+	// COMPACT_SUCCESS is followed by a failed freelist attempt.
+	assert.Greater(t, d1["compact_fail"], 0.9*d1["compact_stall"], "defrag1's stalls are failures")
+	// The series brings the stalls down and the folios back.
+	assert.Less(t, d1s["compact_stall"], 0.5*d1["compact_stall"], "compact_stall series / defrag1")
+	assert.Greater(t, d1s["mthp_64k_alloc"], d1["mthp_64k_alloc"], "64K folios with the series")
+	assert.Less(t, d1s["mthp_64k_fallback"], d1["mthp_64k_fallback"], "fallbacks with the series")
+	// defrag_mode=0 is unchanged by the series: the new rule applies to
+	// ALLOC_NOFRAGMENT requests only, which defrag_mode=0 makes only
+	// across nodes, and this VM has one.
+	for _, m := range nofragMetrics(res.values) {
+		assert.Equal(t, d0[m.Name], d0s[m.Name], "defrag0-series %s", m.Name)
+	}
+	// Patch 3: with patches 1-2 alone, an order-4 direct reclaim frees
+	// fewer pages under defrag_mode than without it: compaction_ready()
+	// still counts the other types' large free pages and stops reclaim.
+	// Patch 3 makes it count only what the fault can take, so reclaim
+	// goes on and frees more.
+	assert.Less(t, p12["reclaim_per_order4"], d0["reclaim_per_order4"], "pages per order-4 reclaim, patches 1-2, defrag1 / defrag0")
+	assert.Greater(t, d1s["reclaim_per_order4"], 2*p12["reclaim_per_order4"], "pages per order-4 reclaim, patches 1-3 / 1-2")
+}
+
+func TestNofragWatermarkOutputIsDeterministicAndFitsTheCoverLetter(t *testing.T) {
+	s, err := Get("nofrag-watermark")
+	require.NoError(t, err)
+	o := Options{Seed: 3, Runs: 2, Variants: []string{"defrag0", "defrag1-series"}, Settings: []string{"scale=0.05"}, CheckEvery: checkEvery}
+	a, err := s.RunAll(o)
+	require.NoError(t, err)
+	b, err := s.RunAll(o)
+	require.NoError(t, err)
+	ja, _ := a.JSON()
+	jb, _ := b.JSON()
+	assert.Equal(t, string(ja), string(jb))
+	assert.Equal(t, a.Text(), b.Text())
+	assert.Contains(t, a.Text(), "medians of 2 runs")
+	for _, line := range splitLines(a.Text()) {
+		assert.LessOrEqual(t, len([]rune(line)), 72, "line too wide: %q", line)
+	}
+	// Another seed boots and runs differently (the hog's reads, the
+	// caches' frees, the boot's layout).
+	o.Seed = 4
+	c, err := s.RunAll(o)
+	require.NoError(t, err)
+	jc, _ := c.JSON()
+	assert.NotEqual(t, string(ja), string(jc))
+}
+
+func TestNofragWatermarkRefusesImpossibleParameters(t *testing.T) {
+	s, err := Get("nofrag-watermark")
+	require.NoError(t, err)
+	for _, set := range [][]string{{"fault_mb=32768"}, {"scale=2"}, {"scale=0"}, {"mem_gb=1"}, {"cpus=2"}, {"readers=0"},
+		{"pressure=maybe"}, {"vm.defrag_mode=2"}, {"transparent_hugepage.hugepages-64kB.enabled=sometimes"}, {"bogus=1"}} {
+		_, err := s.RunAll(Options{Seed: 1, Runs: 1, Settings: set})
+		assert.Error(t, err, "%v", set)
+	}
+}
