@@ -96,12 +96,20 @@ func TestBackAndForwardWalkTheUsersChanges(t *testing.T) {
 // its source, each in a new tab; showing them fetches nothing (the
 // harness fails the test on a request that leaves localhost).
 func TestThePanelLinksOutWithoutARequest(t *testing.T) {
-	p := Open(t, openingLink(t))
+	p := Open(t, "v1/thp-thisnode?seed=1&scale=0.03")
 	links := Eval[[]string](p, `[...document.querySelectorAll("#links a")].map(a => a.target + " " + a.rel + " " + a.href)`)
 	require.Len(t, links, 3)
 	assert.Equal(t, "_blank noopener noreferrer https://lore.kernel.org/linux-mm/20180820032204.9591-3-aarcange@redhat.com/", links[0])
 	assert.True(t, strings.HasSuffix(links[1], "/docs/FIDELITY.md#thp-thisnode"), links[1])
 	assert.True(t, strings.HasSuffix(links[2], "/engine/scenario/thp_thisnode.go"), links[2])
+
+	// A scenario with three threads links to each, then the same two.
+	p.Goto("v1/nofrag-watermark?seed=1&scale=0.02")
+	p.WaitJS(`document.querySelectorAll("#links a").length === 5`)
+	links = Eval[[]string](p, `[...document.querySelectorAll("#links a")].map(a => a.target + " " + a.rel + " " + a.href)`)
+	assert.Equal(t, "_blank noopener noreferrer https://lore.kernel.org/all/4aa14b41-9b89-494c-8825-55fffd5a541c@arm.com/", links[1])
+	assert.True(t, strings.HasSuffix(links[3], "/docs/FIDELITY.md#nofrag-watermark"), links[3])
+	assert.True(t, strings.HasSuffix(links[4], "/engine/scenario/nofrag_watermark.go"), links[4])
 }
 
 // resultCells reads the result table's rows by their label ("30 GB",

@@ -436,15 +436,17 @@ func TestEveryScenarioRunsToTheEndWithTheNumbersOfANativeRun(t *testing.T) {
 	}{"playground"})
 	cat, err := app.DefaultCatalog()
 	require.NoError(t, err)
-	p := Open(t, "")
 	for _, s := range listed {
 		t.Run(s.ID, func(t *testing.T) {
-			p.t = t
+			// A page of its own, with time for a loaded machine:
+			// nofrag-watermark's five 143 MiB VMs at scale 0.02 took
+			// more than 60 s at a load average of 25.
+			p := OpenWithin(t, "", 6*time.Minute)
 			link := smallLink(t, s.ID)
 			start := time.Now()
 			p.Goto(link)
 			p.Click("play")
-			p.WaitJS(`JSON.parse(window.pagesimDebug()).ended`)
+			p.WaitJSWithin(`JSON.parse(window.pagesimDebug()).ended`, 5*time.Minute)
 			d := p.WaitSettled()
 			t.Logf("%s ran to its end (%.3f s simulated) in %v", s.ID, float64(d.NowNS)/1e9, time.Since(start).Round(time.Millisecond))
 			p.WaitJS(`document.getElementById("results-state").textContent.startsWith("Final")`)
