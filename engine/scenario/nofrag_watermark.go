@@ -101,6 +101,8 @@ func init() {
 				{Label: "64K faults allocated", Metric: "mthp_64k_alloc", Values: []string{"20750", "7391", "20129", "20698"}},
 				{Label: "64K faults falling back to 4K", Metric: "mthp_64k_fallback", Values: []string{"725", "13832", "1339", "-"}},
 			},
+			Scale: "A smaller VM faults the same share of its memory, so the counts are about the scale times the seed's; " +
+				"compare the ratios between the columns (docs/FIDELITY.md has scale 0.25 and 1).",
 		}, {
 			Title:    "Patch 3's changelog: with patches 1-2, pages an order-4 direct reclaim frees on average",
 			Variants: []string{"defrag0", "defrag1-patches12"},
