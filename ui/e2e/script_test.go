@@ -189,7 +189,7 @@ func TestARealMachinesProcFilesPickedInThePageShowWhatPagesimProcImportPrints(t 
 }
 
 func TestAScenarioRunsTraceDownloadsFromThePageUpToTheCurrentTime(t *testing.T) {
-	p := Open(t, "")
+	p := Open(t, "v1/thp-thisnode?seed=1&scale=0.03")
 	p.Click("trace-record")
 	p.WaitJS(`document.getElementById("trace-json-upstream") !== null`)
 	p.Click("step")
