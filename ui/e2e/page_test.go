@@ -487,6 +487,13 @@ func smallLink(t *testing.T, id string) string {
 		case sc != "":
 			link += "&scale=" + sc
 		}
+		// Two variants are enough to compare the page with the
+		// command, and keep a shared machine's run short.
+		if in, ok := cat.Lookup(id); ok && id != "playground" {
+			if vs := in.DefaultVariants(); len(vs) > 2 {
+				link += "&v=" + strings.Join(vs[:2], ",")
+			}
+		}
 		c := app.NewController(cat, app.Options{Link: link})
 		if c.Message() == "" && c.RunError() == "" {
 			return link
