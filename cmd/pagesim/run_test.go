@@ -133,7 +133,7 @@ func TestScenariosListsEachScenarioWithItsKnobs(t *testing.T) {
 		assert.NotEmpty(t, d.Variants, d.ID)
 		assert.NotEmpty(t, d.Metrics, d.ID)
 	}
-	assert.Equal(t, []string{"nofrag-watermark", "thp-thisnode"}, ids, "sorted by seed")
+	assert.Equal(t, []string{"noretry-compaction", "nofrag-watermark", "thp-thisnode"}, ids, "sorted by seed")
 
 	for _, tc := range []struct {
 		args []string

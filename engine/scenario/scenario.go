@@ -90,6 +90,11 @@ type Spec struct {
 	// Unlisted scenarios are left out of All (and so of `pagesim
 	// scenarios`); Get still finds them.
 	Unlisted bool `json:"-"`
+	// NotOpening scenarios are listed, but the page does not open on
+	// them: its catalog puts them after the others (ui/app
+	// DefaultCatalog), so a scenario whose page run is slow is not the
+	// first thing a visitor waits for.
+	NotOpening bool `json:"-"`
 }
 
 // Variant is a named kernel: a set of patch switches.

@@ -157,14 +157,22 @@ func NewCatalog(list ...*scenario.Spec) (*Catalog, error) {
 }
 
 // DefaultCatalog is what the page offers: every scenario `pagesim
-// scenarios` lists, by seed (the first is the page's default), then the
-// playground.
+// scenarios` lists, by seed, those marked NotOpening after the others
+// (the first is the page's default), then the playground.
 func DefaultCatalog() (*Catalog, error) {
 	pg, err := scenario.Get("playground")
 	if err != nil {
 		return nil, err
 	}
-	return NewCatalog(append(scenario.All(), pg)...)
+	var list, later []*scenario.Spec
+	for _, s := range scenario.All() {
+		if s.NotOpening {
+			later = append(later, s)
+		} else {
+			list = append(list, s)
+		}
+	}
+	return NewCatalog(append(append(list, later...), pg)...)
 }
 
 // Scenarios returns every scenario, in catalog order.

@@ -318,11 +318,25 @@ func TestThePageOffersEveryListedScenarioThenThePlayground(t *testing.T) {
 	require.NoError(t, err)
 	list := cat.Scenarios()
 	require.Len(t, list, len(scenario.All())+1)
-	for i, s := range scenario.All() {
-		assert.Same(t, s, list[i])
+	var want, later []*scenario.Spec
+	for _, s := range scenario.All() {
+		if s.NotOpening {
+			later = append(later, s)
+		} else {
+			want = append(want, s)
+		}
+	}
+	require.NotEmpty(t, later, "noretry-compaction is listed but does not open the page")
+	want = append(want, later...)
+	for i, s := range want {
+		assert.Same(t, s, list[i], "by seed, those the page does not open on last")
 	}
 	assert.Equal(t, "playground", list[len(list)-1].ID)
 	assert.Equal(t, list[0].ID, cat.Defaults("").Scenario, "the first is the default")
+	assert.False(t, list[0].NotOpening)
+	noretry, ok := cat.Lookup("noretry-compaction")
+	require.True(t, ok, "the page offers noretry-compaction")
+	assert.True(t, noretry.NotOpening)
 }
 
 func TestTheSpeedKeysStepThroughTheSpeeds(t *testing.T) {
