@@ -89,7 +89,7 @@ func init() {
 			{Name: "defrag0-series", Help: "vm.defrag_mode=0 with the series (the seed: unchanged)"},
 			{Name: "defrag1-patches12", Help: "vm.defrag_mode=1 with patches 1-2 only (patch 3's changelog)"},
 		},
-		PageParams: map[string]string{"scale": "0.05"},
+		PageParams: map[string]string{"scale": "0.02"},
 		MetricsOf:  nofragMetrics,
 		// The page charts the first two: the table's compact_stall and
 		// how many of them failed.

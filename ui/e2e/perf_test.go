@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/performance"
@@ -117,7 +118,8 @@ func TestStartUp(t *testing.T) {
 }
 
 // TestThePagesDefaultRunAtEachScale plays thp-thisnode's default run (three
-// variants, seed 1) to its end at the top speed, at each scale of
+// variants, seed 1; PAGESIM_SCENARIO names another scenario) to its end at
+// the top speed, waiting up to 7 minutes, at each scale of
 // PAGESIM_SCALES (default "0.03", the page's), and logs the wall time and the
 // tab's main-thread busy time (CDP Performance.getMetrics' TaskDuration)
 // from Play to the end: the figures that pick the page's scale
@@ -140,16 +142,20 @@ func TestThePagesDefaultRunAtEachScale(t *testing.T) {
 		t.Fatal("no TaskDuration metric")
 		return 0
 	}
+	id := os.Getenv("PAGESIM_SCENARIO")
+	if id == "" {
+		id = "thp-thisnode"
+	}
 	for _, sc := range strings.Split(scales, ",") {
 		t.Run(sc, func(t *testing.T) {
-			p := Open(t, "v1/thp-thisnode?seed=1&x=1000&scale="+sc)
+			p := OpenWithin(t, "v1/"+id+"?seed=1&x=1000&scale="+sc, 8*time.Minute)
 			p.t = t
 			_, err := chromedp.Call(p.ctx, performance.Enable, performance.EnableParams{})
 			require.NoError(t, err)
 			p.WaitSettled()
 			b0, w0 := busy(p), Eval[float64](p, `performance.now()`)
 			p.Click("play")
-			p.WaitJS(`JSON.parse(window.pagesimDebug()).ended`)
+			p.WaitJSWithin(`JSON.parse(window.pagesimDebug()).ended`, 7*time.Minute)
 			b1, w1 := busy(p), Eval[float64](p, `performance.now()`)
 			t.Logf("scale %s: the default run played to its end (%.3f simulated s) in %.1f s wall, the tab's main thread busy %.1f s",
 				sc, float64(p.Debug().NowNS)/1e9, (w1-w0)/1000, b1-b0)
