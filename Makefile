@@ -27,6 +27,8 @@ vet:
 	$(GO) vet -tags browser ./ui/e2e/
 	GOOS=js GOARCH=wasm $(GO) vet ./...
 	$(GO) run ./internal/doccheck .
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*'))" \
+		|| { gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*'); echo 'vet: the files above are not gofmt-formatted'; exit 1; }
 	@! grep -rnE 'spec [ABC]\b|card 00[0-9]|kernel notes|kref|\.\./shared/|/work/' \
 		--include='*.go' --include='*.md' --include='*.vugu' --exclude-dir=bin --exclude-dir=.git . \
 		|| { echo 'vet: the lines above cite documents the repository does not contain'; exit 1; }
@@ -39,7 +41,7 @@ unit:
 # browser runs the page in headless Chromium (ui/e2e, behind the browser
 # tag: build.sh writes cmd/pagesim/site, then chromedp drives the page).
 browser:
-	$(GO) test -tags browser ./ui/e2e/
+	$(GO) test -tags browser -timeout 14m ./ui/e2e/
 
 # Packages that use syscall/js (but not Ebiten) run their tests under Node.
 jstest:

@@ -332,7 +332,7 @@ func (d *BlockDevice) prune(now sim.Time) {
 // the last request completes.
 func (m *Machine) blkSubmitBios(t *sim.Task, op blkOp, pages uint64, folios []PFN, folioPages func(PFN) uint64, cpuPerPage sim.Time) sim.Time {
 	d := &m.Blk
-	maxPages := max(d.Queue.MaxSectorsKB*1024/PageSize, 1)
+	maxPages := max(d.Queue.MaxSectorsKB*1024/PAGE_SIZE, 1)
 	var last sim.Time
 	fi := 0
 	for pages > 0 {
@@ -359,7 +359,7 @@ func (m *Machine) blkSubmitBios(t *sim.Task, op blkOp, pages uint64, folios []PF
 			}
 		}
 		t.Charge(cpuPerPage * sim.Time(n))
-		c, dispatch := m.blkSubmit(t.Now, op, n*PageSize, carried)
+		c, dispatch := m.blkSubmit(t.Now, op, n*PAGE_SIZE, carried)
 		if dispatch > t.Now {
 			m.ioSchedule(t, dispatch)
 		}
@@ -509,8 +509,8 @@ func (d *BlockDevice) SetQueueAttr(name, value string) error {
 		}
 		d.Queue.NrRequests = v
 	case "max_sectors_kb":
-		if err != nil || v < PageSize/1024 || v > d.Queue.MaxHWSectorsKB {
-			return fmt.Errorf("%s: %q is not a number from %d to max_hw_sectors_kb (%d)", name, value, PageSize/1024, d.Queue.MaxHWSectorsKB)
+		if err != nil || v < PAGE_SIZE/1024 || v > d.Queue.MaxHWSectorsKB {
+			return fmt.Errorf("%s: %q is not a number from %d to max_hw_sectors_kb (%d)", name, value, PAGE_SIZE/1024, d.Queue.MaxHWSectorsKB)
 		}
 		d.Queue.MaxSectorsKB = v
 	case "max_hw_sectors_kb", "logical_block_size", "rotational":

@@ -42,12 +42,12 @@ func TestBlockDeviceContention(t *testing.T) {
 		}
 		runWorld(t, m, 2*sim.Second)
 		assert.Zero(t, m.Nodes[0].Stat[NR_WRITEBACK], "every write completed")
-		assert.Equal(t, uint64(writers)*pages*PageSize/sectorSize, m.Blk.Stat.SectorsWritten)
+		assert.Equal(t, uint64(writers)*pages*PAGE_SIZE/sectorSize, m.Blk.Stat.SectorsWritten)
 		return end
 	}
 	one, two := elapsed(t, 1), elapsed(t, 2)
 	// 16 MiB at 1.8 GB/s is 9.3 ms; the latency and submission add little.
-	want := sim.Time(pages * PageSize * uint64(sim.Second) / DefaultBlockDevice().Props.WriteBandwidth)
+	want := sim.Time(pages * PAGE_SIZE * uint64(sim.Second) / DefaultBlockDevice().Props.WriteBandwidth)
 	assert.InDelta(t, float64(want), float64(one), float64(want)/20, "one writer runs at the device's bandwidth")
 	assert.InDelta(t, 2.0, float64(two)/float64(one), 0.1, "two writers share the bandwidth: twice the time")
 }
@@ -71,7 +71,7 @@ func TestFdatasyncWaitsForQueuedWriteback(t *testing.T) {
 		return sim.Exit
 	})
 	runWorld(t, m, sim.Second)
-	xfer := sim.Time(8192 * PageSize * uint64(sim.Second) / m.Blk.Props.WriteBandwidth)
+	xfer := sim.Time(8192 * PAGE_SIZE * uint64(sim.Second) / m.Blk.Props.WriteBandwidth)
 	assert.Less(t, startEnd, xfer/4, "starting writeback does not wait for the device")
 	assert.Zero(t, wrote, "nothing was left dirty for fdatasync to write")
 	assert.GreaterOrEqual(t, syncEnd, xfer, "fdatasync returned only after the queued writeback completed")
@@ -119,7 +119,7 @@ func TestSwapOutTakesDeviceTime(t *testing.T) {
 			runWorld(t, m, tk.Now+sim.Second)
 			out := m.Event(PSWPOUT)
 			require.Greater(t, out, uint64(0), "reclaim swapped anon out")
-			assert.Equal(t, out*PageSize/sectorSize, m.Blk.Stat.SectorsWritten, "every swapped page was written to the device")
+			assert.Equal(t, out*PAGE_SIZE/sectorSize, m.Blk.Stat.SectorsWritten, "every swapped page was written to the device")
 			assert.LessOrEqual(t, m.Event(PGSTEAL_ANON), out, "a folio is freed only after its write")
 			if tc.wantWait {
 				assert.Greater(t, m.Blk.Stat.TagWaits, uint64(0), "the reclaimer waited for a tag")

@@ -19,7 +19,7 @@ package mm
 //     (holes and the range below the first zone included, as m.pages is
 //     indexed by PFN);
 //   - the pageblock state: one pageblock and one zone index per 512 PFNs;
-//   - the per-CPU state: every zone of every node (MaxNrZones per node,
+//   - the per-CPU state: every zone of every node (MAX_NR_ZONES per node,
 //     empty ones included) has a perCPUPages for every CPU of the machine,
 //     so this term grows as nodes x CPUs x (nodes x CPUs per node); each
 //     CPU also has its PSI state and its sim.CPU;
@@ -52,7 +52,7 @@ const (
 	pageblockBytes  = uint64(unsafe.Sizeof(pageblock{}) + unsafe.Sizeof(int16(0))) // + zoneOfBlock
 	pcpBytes        = uint64(unsafe.Sizeof(perCPUPages{}))
 	cpuBytes        = uint64(unsafe.Sizeof(psiCPU{}) + unsafe.Sizeof(sim.CPU{}) + unsafe.Sizeof(&sim.CPU{}) + unsafe.Sizeof(int(0)))
-	nodeStructBytes = uint64(unsafe.Sizeof(Node{}) + uintptr(MaxNrZones)*(unsafe.Sizeof(Zone{})+unsafe.Sizeof(&Zone{})))
+	nodeStructBytes = uint64(unsafe.Sizeof(Node{}) + uintptr(MAX_NR_ZONES)*(unsafe.Sizeof(Zone{})+unsafe.Sizeof(&Zone{})))
 	// runPageBytes is what a run can grow per page: a file-extent slot
 	// (every page in the page cache) and CheckInvariants' scratch byte.
 	runPageBytes = uint64(unsafe.Sizeof(PFN(0))) + 1
@@ -97,7 +97,7 @@ func CostOf(cfg Config) MachineCost {
 	}
 	nodes := uint64(len(cfg.Nodes))
 	nblocks := end/PageblockNrPages + min(end%PageblockNrPages, 1)
-	zones := mulSat(nodes, uint64(MaxNrZones))
+	zones := mulSat(nodes, uint64(MAX_NR_ZONES))
 	c := MachineCost{
 		MemMap:     mulSat(end, pageBytes),
 		Pageblocks: mulSat(nblocks, pageblockBytes),
@@ -138,7 +138,7 @@ func (e *BudgetError) Error() string {
 	if e.Machines > 1 {
 		what = fmt.Sprintf("%d machines", e.Machines)
 	}
-	what += fmt.Sprintf(" of %s over %d node(s) with %d CPU(s)", FormatBytes(mulSat(e.Cost.Present, PageSize)), e.Cost.NrNodes, e.Cost.CPUs)
+	what += fmt.Sprintf(" of %s over %d node(s) with %d CPU(s)", FormatBytes(mulSat(e.Cost.Present, PAGE_SIZE)), e.Cost.NrNodes, e.Cost.CPUs)
 	if e.Machines > 1 {
 		what += " each"
 	}

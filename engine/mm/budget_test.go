@@ -28,7 +28,7 @@ func TestMachineBytesAccountsForWhatBootAllocates(t *testing.T) {
 		{"1 GiB on one node with 2 CPUs (memory dominates)", func() (Config, error) { return X86Layout(1<<30, 1, 2) }},
 		{"512 MiB over 8 nodes with 64 CPUs each (per-CPU state dominates)", func() (Config, error) { return SimpleLayout(16384, 8, 64) }},
 		{"a zone starting high (the memory map covers the range below it)", func() (Config, error) {
-			return Config{Nodes: []NodeSpec{{CPUs: 1, Zones: []ZoneSpec{{Type: ZoneNormal, StartPFN: 1 << 20, Spanned: 8192, Present: 8192, Managed: 8192}}}}}, nil
+			return Config{Nodes: []NodeSpec{{CPUs: 1, Zones: []ZoneSpec{{Type: ZONE_NORMAL, StartPFN: 1 << 20, Spanned: 8192, Present: 8192, Managed: 8192}}}}}, nil
 		}},
 	}
 	for _, tc := range cases {
@@ -82,18 +82,18 @@ func TestCheckBudgetCountsMachinesRunAtOnce(t *testing.T) {
 }
 
 func TestMachineBytesSaturatesInsteadOfWrapping(t *testing.T) {
-	cfg := Config{Nodes: []NodeSpec{{CPUs: 1, Zones: []ZoneSpec{{Type: ZoneNormal, StartPFN: math.MaxUint32, Spanned: math.MaxUint64, Present: 1, Managed: 1}}}}}
+	cfg := Config{Nodes: []NodeSpec{{CPUs: 1, Zones: []ZoneSpec{{Type: ZONE_NORMAL, StartPFN: math.MaxUint32, Spanned: math.MaxUint64, Present: 1, Managed: 1}}}}}
 	assert.Equal(t, uint64(math.MaxUint64), MachineBytes(cfg))
 	assert.Error(t, CheckBudget(cfg, 1, 1<<40))
 	assert.Equal(t, "more than 16 EiB", FormatBytes(math.MaxUint64))
-	cfg = Config{Nodes: []NodeSpec{{CPUs: math.MaxInt, Zones: []ZoneSpec{{Type: ZoneNormal, Spanned: 1024, Present: 1024, Managed: 1024}}}, {CPUs: math.MaxInt}}}
+	cfg = Config{Nodes: []NodeSpec{{CPUs: math.MaxInt, Zones: []ZoneSpec{{Type: ZONE_NORMAL, Spanned: 1024, Present: 1024, Managed: 1024}}}, {CPUs: math.MaxInt}}}
 	assert.Equal(t, uint64(math.MaxUint64), MachineBytes(cfg))
 }
 
 func TestNewMachineRefusesAZoneEndingPastTheLimitWhoseEndWraps(t *testing.T) {
 	// 2^64-1 pages from PFN 2: start+spanned wraps to 1, which the old
 	// check (start+spanned > 1<<31) let through to a panic.
-	cfg := Config{Nodes: []NodeSpec{{CPUs: 1, Zones: []ZoneSpec{{Type: ZoneNormal, StartPFN: 2, Spanned: math.MaxUint64, Present: 1024, Managed: 1024}}}}}
+	cfg := Config{Nodes: []NodeSpec{{CPUs: 1, Zones: []ZoneSpec{{Type: ZONE_NORMAL, StartPFN: 2, Spanned: math.MaxUint64, Present: 1024, Managed: 1024}}}}}
 	m, err := NewMachine(cfg)
 	require.Error(t, err)
 	assert.Nil(t, m)

@@ -75,15 +75,15 @@ import (
 type CompactResult int
 
 const (
-	CompactNotSuitableZone CompactResult = iota
-	CompactSkipped
-	CompactDeferred
-	CompactNoSuitablePage
-	CompactContinue
-	CompactComplete
-	CompactPartialSkipped
-	CompactContended
-	CompactSuccess
+	COMPACT_NOT_SUITABLE_ZONE CompactResult = iota
+	COMPACT_SKIPPED
+	COMPACT_DEFERRED
+	COMPACT_NO_SUITABLE_PAGE
+	COMPACT_CONTINUE
+	COMPACT_COMPLETE
+	COMPACT_PARTIAL_SKIPPED
+	COMPACT_CONTENDED
+	COMPACT_SUCCESS
 )
 
 var compactResultNames = [...]string{"COMPACT_NOT_SUITABLE_ZONE", "COMPACT_SKIPPED", "COMPACT_DEFERRED", "COMPACT_NO_SUITABLE_PAGE",
@@ -102,9 +102,9 @@ func (r CompactResult) traceStatus() int64 { return int64(r) }
 
 const (
 	compactMaxDeferShift       = 6
-	compactClusterMax          = SwapClusterMax
+	compactClusterMax          = SWAP_CLUSTER_MAX
 	hpageFragCheckIntervalMsec = 500
-	compactionHPageOrder       = HPagePMDOrder
+	compactionHPageOrder       = HPAGE_PMD_ORDER
 )
 
 // compactGap is compact_gap(): room for the pages being migrated and their
@@ -194,7 +194,7 @@ type compactControl struct {
 	totalFreeScanned    uint64
 	migratepages        []PFN // isolated source folio heads
 	nrMigratepages      uint64
-	freepages           [NrPageOrders][]PFN // isolated free chunks by order
+	freepages           [NR_PAGE_ORDERS][]PFN // isolated free chunks by order
 	nrFreepages         uint64
 }
 
@@ -207,7 +207,7 @@ type contigPageInfo struct {
 
 func fillContigPageInfo(z *Zone, suitable Order) contigPageInfo {
 	var info contigPageInfo
-	for o := Order(0); o < NrPageOrders; o++ {
+	for o := Order(0); o < NR_PAGE_ORDERS; o++ {
 		blocks := z.freeArea[o].nrFree
 		info.freeBlocksTotal += blocks
 		info.freePages += blocks << o
@@ -318,11 +318,11 @@ func resetCachedPositions(z *Zone) {
 	z.compact.cachedFreePFN = (z.EndPFN() - 1) &^ (PageblockNrPages - 1)
 }
 
-// resetIsolationPFN is __reset_isolation_pfn(): clear the block's skip bit
+// _resetIsolationPFN is __reset_isolation_pfn(): clear the block's skip bit
 // if a sample of its pages (every 8th) holds an LRU page (source side) or a
 // free page (target side). Pagesim reads the block's counters instead of
 // sampling.
-func (m *Machine) resetIsolationPFN(z *Zone, pfn PFN, checkSource, checkTarget bool) bool {
+func (m *Machine) _resetIsolationPFN(z *Zone, pfn PFN, checkSource, checkTarget bool) bool {
 	if !z.SpansPFN(pfn) {
 		return false
 	}
@@ -334,7 +334,7 @@ func (m *Machine) resetIsolationPFN(z *Zone, pfn PFN, checkSource, checkTarget b
 	if checkSource && checkTarget && !b.skip {
 		return true
 	}
-	if !checkSource && checkTarget && b.mt != MigrateMovable {
+	if !checkSource && checkTarget && b.mt != MIGRATE_MOVABLE {
 		return false
 	}
 	if (checkSource && b.nrLRU > 0) || (checkTarget && b.nrFree > 0) {
@@ -344,8 +344,8 @@ func (m *Machine) resetIsolationPFN(z *Zone, pfn PFN, checkSource, checkTarget b
 	return false
 }
 
-// resetIsolationSuitable is __reset_isolation_suitable().
-func (m *Machine) resetIsolationSuitable(z *Zone) {
+// _resetIsolationSuitable is __reset_isolation_suitable().
+func (m *Machine) _resetIsolationSuitable(z *Zone) {
 	c := &z.compact
 	if !c.blockskipFlush || z.SpannedPages == 0 {
 		return
@@ -356,13 +356,13 @@ func (m *Machine) resetIsolationSuitable(z *Zone) {
 	resetMigrate, resetFree := freePFN, migratePFN
 	sourceSet, freeSet := false, false
 	for ; migratePFN < freePFN; migratePFN, freePFN = migratePFN+PageblockNrPages, freePFN-PageblockNrPages {
-		if m.resetIsolationPFN(z, migratePFN, true, sourceSet) && migratePFN < resetMigrate {
+		if m._resetIsolationPFN(z, migratePFN, true, sourceSet) && migratePFN < resetMigrate {
 			sourceSet = true
 			resetMigrate = migratePFN
 			c.initMigratePFN = resetMigrate
 			c.cachedMigPFN = [2]PFN{resetMigrate, resetMigrate}
 		}
-		if m.resetIsolationPFN(z, freePFN, freeSet, true) && freePFN > resetFree {
+		if m._resetIsolationPFN(z, freePFN, freeSet, true) && freePFN > resetFree {
 			freeSet = true
 			resetFree = freePFN
 			c.initFreePFN = resetFree
@@ -382,7 +382,7 @@ func (m *Machine) resetIsolationSuitable(z *Zone) {
 func (m *Machine) resetIsolationSuitablePgdat(n *Node) {
 	for _, z := range n.Zones {
 		if z.Populated() {
-			m.resetIsolationSuitable(z)
+			m._resetIsolationSuitable(z)
 		}
 	}
 }
@@ -428,30 +428,25 @@ func (cc *compactControl) testAndSetSkip(b *pageblock) bool {
 // ---------------------------------------------------------------------------
 // Suitability
 
-// compactionSuitableFree is __compaction_suitable().
-func (m *Machine) compactionSuitableFree(z *Zone, order Order, watermark uint64, highest ZoneType, free int64) bool {
+// _compactionSuitable is __compaction_suitable().
+func (m *Machine) _compactionSuitable(z *Zone, order Order, watermark uint64, highest ZoneType, free int64) bool {
 	watermark += compactGap(order)
-	if order > PageAllocCostlyOrder {
-		watermark += z.WmarkPages(WmarkLow) - z.WmarkPages(WmarkMin)
+	if order > PAGE_ALLOC_COSTLY_ORDER {
+		watermark += z.WmarkPages(WMARK_LOW) - z.WmarkPages(WMARK_MIN)
 	}
-	return m.zoneWatermarkOK(z, 0, watermark, highest, ALLOC_CMA, free, MigrateMovable)
+	return m._zoneWatermarkOK(z, 0, watermark, highest, ALLOC_CMA, free, MIGRATE_MOVABLE)
 }
 
-// compactionSuitable is compaction_suitable().
-func (m *Machine) compactionSuitable(z *Zone, order Order, watermark uint64, highest ZoneType) bool {
-	return m.compactionSuitableT(nil, z, order, watermark, highest)
-}
-
-func (m *Machine) compactionSuitableT(t *sim.Task, z *Zone, order Order, watermark uint64, highest ZoneType) bool {
-	suitable := m.compactionSuitableFree(z, order, watermark, highest, z.Stat[NR_FREE_PAGES])
-	r := CompactSkipped
+func (m *Machine) compactionSuitable(t *sim.Task, z *Zone, order Order, watermark uint64, highest ZoneType) bool {
+	suitable := m._compactionSuitable(z, order, watermark, highest, z.Stat[NR_FREE_PAGES])
+	r := COMPACT_SKIPPED
 	if suitable {
-		r = CompactContinue
-		if order > PageAllocCostlyOrder {
+		r = COMPACT_CONTINUE
+		if order > PAGE_ALLOC_COSTLY_ORDER {
 			fi := fragmentationIndex(z, order)
 			if fi >= 0 && fi <= m.Sysctl.ExtfragThreshold {
 				suitable = false
-				r = CompactNotSuitableZone
+				r = COMPACT_NOT_SUITABLE_ZONE
 			}
 		}
 	}
@@ -468,18 +463,18 @@ func (m *Machine) compactionSuitAllocationOrder(t *sim.Task, z *Zone, order Orde
 		free = z.Stat[NR_FREE_PAGES_BLOCKS]
 	}
 	watermark := z.WmarkPages(Watermark(allocFlags & ALLOC_WMARK_MASK))
-	if m.zoneWatermarkOK(z, order, watermark, highest, allocFlags, free, mt) {
-		return CompactSuccess
+	if m._zoneWatermarkOK(z, order, watermark, highest, allocFlags, free, mt) {
+		return COMPACT_SUCCESS
 	}
-	if order > PageAllocCostlyOrder && async && allocFlags&ALLOC_CMA == 0 {
-		if !m.zoneWatermarkOK(z, 0, watermark+compactGap(order), highest, 0, z.Stat[NR_FREE_PAGES], mt) {
-			return CompactSkipped
+	if order > PAGE_ALLOC_COSTLY_ORDER && async && allocFlags&ALLOC_CMA == 0 {
+		if !m._zoneWatermarkOK(z, 0, watermark+compactGap(order), highest, 0, z.Stat[NR_FREE_PAGES], mt) {
+			return COMPACT_SKIPPED
 		}
 	}
-	if !m.compactionSuitableT(t, z, order, watermark, highest) {
-		return CompactSkipped
+	if !m.compactionSuitable(t, z, order, watermark, highest) {
+		return COMPACT_SKIPPED
 	}
-	return CompactContinue
+	return COMPACT_CONTINUE
 }
 
 // compactionZonelistSuitable is compaction_zonelist_suitable().
@@ -489,7 +484,7 @@ func (m *Machine) compactionZonelistSuitable(ac *allocContext, order Order, allo
 			continue
 		}
 		available := int64(m.zoneReclaimablePages(z)/uint64(max(order, 1))) + z.Stat[NR_FREE_PAGES]
-		if m.compactionSuitableFree(z, order, z.WmarkPages(WmarkMin), ac.highestZoneidx, available) {
+		if m._compactionSuitable(z, order, z.WmarkPages(WMARK_MIN), ac.highestZoneidx, available) {
 			return true
 		}
 	}
@@ -505,17 +500,17 @@ func (cc *compactControl) scannersMet() bool {
 
 // compactFinished is compact_finished() / __compact_finished().
 func (m *Machine) compactFinished(t *sim.Task, cc *compactControl) CompactResult {
-	ret := m.compactFinished_(cc)
+	ret := m._compactFinished(cc)
 	if cc.order >= 0 {
 		m.Trace.Emit(t, TraceMmCompactionFinished, int64(cc.zone.Node.ID), int64(cc.zone.Type), int64(cc.order), ret.traceStatus())
 	}
-	if ret == CompactNoSuitablePage {
-		ret = CompactContinue
+	if ret == COMPACT_NO_SUITABLE_PAGE {
+		ret = COMPACT_CONTINUE
 	}
 	return ret
 }
 
-func (m *Machine) compactFinished_(cc *compactControl) CompactResult {
+func (m *Machine) _compactFinished(cc *compactControl) CompactResult {
 	z := cc.zone
 	if cc.scannersMet() {
 		resetCachedPositions(z)
@@ -523,74 +518,74 @@ func (m *Machine) compactFinished_(cc *compactControl) CompactResult {
 			z.compact.blockskipFlush = true
 		}
 		if cc.wholeZone {
-			return CompactComplete
+			return COMPACT_COMPLETE
 		}
-		return CompactPartialSkipped
+		return COMPACT_PARTIAL_SKIPPED
 	}
 	if cc.proactive {
 		if m.kswapdIsRunning(z.Node) {
-			return CompactPartialSkipped
+			return COMPACT_PARTIAL_SKIPPED
 		}
 		if extfragForOrder(z, compactionHPageOrder) > uint64(m.fragmentationScoreWmark(true)) {
-			return CompactContinue
+			return COMPACT_CONTINUE
 		}
-		return CompactSuccess
+		return COMPACT_SUCCESS
 	}
 	if cc.order < 0 {
-		return CompactContinue
+		return COMPACT_CONTINUE
 	}
 	if cc.migratePFN&(PageblockNrPages-1) != 0 {
-		return CompactContinue
+		return COMPACT_CONTINUE
 	}
 	order := Order(cc.order)
 	if m.Sysctl.DefragMode != 0 && !cc.directCompaction {
-		if m.zoneWatermarkOK(z, order, z.WmarkPages(WmarkHigh), cc.highestZoneidx, cc.allocFlags, z.Stat[NR_FREE_PAGES_BLOCKS], cc.migratetype) {
-			return CompactSuccess
+		if m._zoneWatermarkOK(z, order, z.WmarkPages(WMARK_HIGH), cc.highestZoneidx, cc.allocFlags, z.Stat[NR_FREE_PAGES_BLOCKS], cc.migratetype) {
+			return COMPACT_SUCCESS
 		}
-		return CompactContinue
+		return COMPACT_CONTINUE
 	}
 	// Seed 001 patch 2: under ALLOC_NOFRAGMENT, a sub-pageblock request
 	// cannot take another type's page below pageblock_order.
 	nofrag := m.Patches.NofragWatermark && cc.allocFlags&ALLOC_NOFRAGMENT != 0
-	for o := order; o < NrPageOrders; o++ {
+	for o := order; o < NR_PAGE_ORDERS; o++ {
 		area := &z.freeArea[o]
 		if area.list[cc.migratetype].n > 0 {
-			return CompactSuccess
+			return COMPACT_SUCCESS
 		}
-		if cc.migratetype == MigrateMovable && area.list[MigrateCMA].n > 0 {
-			return CompactSuccess
+		if cc.migratetype == MIGRATE_MOVABLE && area.list[MIGRATE_CMA].n > 0 {
+			return COMPACT_SUCCESS
 		}
 		if nofrag && o < PageblockOrder {
 			continue
 		}
-		if cc.migratetype < MigratePCPTypes {
+		if cc.migratetype < MIGRATE_PCPTYPES {
 			if res, _ := findSuitableFallback(area, o, cc.migratetype, true); res == fallbackFound {
-				return CompactSuccess
+				return COMPACT_SUCCESS
 			}
 		}
 	}
-	return CompactNoSuitablePage
+	return COMPACT_NO_SUITABLE_PAGE
 }
 
 // ---------------------------------------------------------------------------
 // Free scanner
 
-// isolateFreePage is __isolate_free_page(): take a free chunk off its list
+// _isolateFreePage is __isolate_free_page(): take a free chunk off its list
 // for compaction, if the zone stays above its min watermark.
-func (m *Machine) isolateFreePage(z *Zone, pfn PFN, order Order) bool {
+func (m *Machine) _isolateFreePage(z *Zone, pfn PFN, order Order) bool {
 	mt := m.getPageblockMigratetype(pfn)
-	if mt != MigrateIsolate {
-		wm := z.watermark[WmarkMin] + order.Pages()
-		if !m.zoneWatermarkOK(z, 0, wm, 0, ALLOC_CMA, z.Stat[NR_FREE_PAGES], MigrateMovable) {
+	if mt != MIGRATE_ISOLATE {
+		wm := z.watermark[WMARK_MIN] + order.Pages()
+		if !m._zoneWatermarkOK(z, 0, wm, 0, ALLOC_CMA, z.Stat[NR_FREE_PAGES], MIGRATE_MOVABLE) {
 			return false
 		}
 		m.accountFreepages(z, -int64(order.Pages()), mt)
 	}
-	m.delPageFromFreeList(z, pfn, order, mt)
+	m._delPageFromFreeList(z, pfn, order, mt)
 	if order >= PageblockOrder-1 {
 		for p := pfn; p < pfn+PFN(1)<<order; p += PageblockNrPages {
-			if bmt := m.getPageblockMigratetype(p); bmt != MigrateIsolate && bmt != MigrateCMA && bmt != MigrateHighAtomic {
-				m.setPageblockMigratetype(p, MigrateMovable)
+			if bmt := m.getPageblockMigratetype(p); bmt != MIGRATE_ISOLATE && bmt != MIGRATE_CMA && bmt != MIGRATE_HIGHATOMIC {
+				m.setPageblockMigratetype(p, MIGRATE_MOVABLE)
 			}
 		}
 	}
@@ -614,7 +609,7 @@ func (m *Machine) suitableMigrationTarget(cc *compactControl, pfn PFN) bool {
 		return true
 	}
 	mt := m.getPageblockMigratetype(pfn)
-	return mt == MigrateMovable || mt == MigrateCMA
+	return mt == MIGRATE_MOVABLE || mt == MIGRATE_CMA
 }
 
 // isolateFreepagesBlock is isolate_freepages_block() (not strict) for one
@@ -651,7 +646,7 @@ func (m *Machine) isolateFreepagesBlock(t *sim.Task, cc *compactControl, start, 
 			locked = true
 		}
 		order := Order(p.order)
-		if !m.isolateFreePage(z, pfn, order) {
+		if !m._isolateFreePage(z, pfn, order) {
 			break
 		}
 		n := PFN(1) << order
@@ -821,7 +816,7 @@ func (m *Machine) fastIsolateFreepages(t *sim.Task, cc *compactControl) {
 			continue
 		}
 		z.Lock.Lock(t)
-		freelist := &area.list[MigrateMovable]
+		freelist := &area.list[MIGRATE_MOVABLE]
 		var orderScanned uint
 		var highPFN PFN
 		// freepage is where the walk stopped; NilPFN if it ran off
@@ -861,7 +856,7 @@ func (m *Machine) fastIsolateFreepages(t *sim.Task, cc *compactControl) {
 			freelist.moveFreelistHead(m.pages, freepage)
 		}
 		if page != NilPFN {
-			if m.isolateFreePage(z, page, Order(order)) {
+			if m._isolateFreePage(z, page, Order(order)) {
 				nrIsolated := Order(order).Pages()
 				nrScanned += nrIsolated - 1
 				totalIsolated += nrIsolated
@@ -985,14 +980,14 @@ func (m *Machine) isolateFreepages(t *sim.Task, cc *compactControl) {
 func (m *Machine) compactionAlloc(t *sim.Task, cc *compactControl, order Order) PFN {
 	hasIsolatedPages := false
 	for {
-		start := Order(NrPageOrders)
-		for o := order; o < NrPageOrders; o++ {
+		start := Order(NR_PAGE_ORDERS)
+		for o := order; o < NR_PAGE_ORDERS; o++ {
 			if len(cc.freepages[o]) > 0 {
 				start = o
 				break
 			}
 		}
-		if start == NrPageOrders {
+		if start == NR_PAGE_ORDERS {
 			if hasIsolatedPages {
 				return NilPFN
 			}
@@ -1017,7 +1012,7 @@ func (m *Machine) compactionAlloc(t *sim.Task, cc *compactControl, order Order) 
 // releaseFreeList is release_free_list(): give unused targets back.
 func (m *Machine) releaseFreeList(t *sim.Task, cc *compactControl) PFN {
 	var high PFN
-	for o := Order(0); o < NrPageOrders; o++ {
+	for o := Order(0); o < NR_PAGE_ORDERS; o++ {
 		for _, pfn := range cc.freepages[o] {
 			m.pages[pfn].order = 0
 			m.FreePages(t, pfn, o)
@@ -1046,14 +1041,14 @@ func (m *Machine) suitableMigrationSource(cc *compactControl, pfn PFN) bool {
 		return true
 	}
 	mt := m.getPageblockMigratetype(pfn)
-	if mt == MigrateCMA && cc.allocFlags&ALLOC_CMA == 0 {
+	if mt == MIGRATE_CMA && cc.allocFlags&ALLOC_CMA == 0 {
 		return false
 	}
 	if cc.mode != migrateAsync {
 		return true
 	}
-	if cc.migratetype == MigrateMovable || cc.order >= PageblockOrder {
-		return mt == MigrateMovable || mt == MigrateCMA
+	if cc.migratetype == MIGRATE_MOVABLE || cc.order >= PageblockOrder {
+		return mt == MIGRATE_MOVABLE || mt == MIGRATE_CMA
 	}
 	return mt == cc.migratetype
 }
@@ -1287,12 +1282,12 @@ func (m *Machine) fastFindMigrateblock(t *sim.Task, cc *compactControl) PFN {
 		return pfn
 	}
 	// Small orders scan linearly: few pages to migrate.
-	if cc.order <= PageAllocCostlyOrder {
+	if cc.order <= PAGE_ALLOC_COSTLY_ORDER {
 		return pfn
 	}
 	// Keep sub-pageblock unmovable/reclaimable requests out of movable
 	// blocks.
-	if cc.directCompaction && cc.migratetype != MigrateMovable && cc.order < PageblockOrder {
+	if cc.directCompaction && cc.migratetype != MIGRATE_MOVABLE && cc.order < PageblockOrder {
 		return pfn
 	}
 	// Starting: any block in the first half of the search space; later,
@@ -1308,13 +1303,13 @@ func (m *Machine) fastFindMigrateblock(t *sim.Task, cc *compactControl) PFN {
 	}
 	highPFN := pageblockStartPFN(cc.migratePFN + distance)
 	found := false
-	for order := cc.order - 1; order >= PageAllocCostlyOrder && !found && nrScanned < limit; order-- {
+	for order := cc.order - 1; order >= PAGE_ALLOC_COSTLY_ORDER && !found && nrScanned < limit; order-- {
 		area := &z.freeArea[order]
 		if area.nrFree == 0 {
 			continue
 		}
 		z.Lock.Lock(t)
-		freelist := &area.list[MigrateMovable]
+		freelist := &area.list[MIGRATE_MOVABLE]
 		visited := nrScanned
 		for freepage := freelist.head; freepage != NilPFN; {
 			next := m.pages[freepage].next
@@ -1496,11 +1491,11 @@ func (m *Machine) compactZone(t *sim.Task, cc *compactControl) CompactResult {
 	cc.migratetype = gfpMigratetype(cc.gfp)
 	if cc.order >= 0 {
 		ret := m.compactionSuitAllocationOrder(t, z, Order(cc.order), cc.highestZoneidx, cc.allocFlags, cc.mode == migrateAsync, !cc.directCompaction, cc.migratetype)
-		if ret != CompactContinue {
+		if ret != COMPACT_CONTINUE {
 			return ret
 		}
 		if compactionRestarting(z, Order(cc.order)) {
-			m.resetIsolationSuitable(z)
+			m._resetIsolationSuitable(z)
 		}
 	}
 	c := &z.compact
@@ -1534,7 +1529,7 @@ func (m *Machine) compactZone(t *sim.Task, cc *compactControl) CompactResult {
 	var ret CompactResult
 	for {
 		ret = m.compactFinished(t, cc)
-		if ret != CompactContinue {
+		if ret != COMPACT_CONTINUE {
 			break
 		}
 		iterationStart := cc.migratePFN
@@ -1561,7 +1556,7 @@ func (m *Machine) compactZone(t *sim.Task, cc *compactControl) CompactResult {
 			if len(cc.migratepages) > 0 {
 				m.putbackMovablePages(t, cc)
 				if nomem && !cc.scannersMet() {
-					ret = CompactContended
+					ret = COMPACT_CONTENDED
 					goto out
 				}
 				if cc.migratePFN&(PageblockNrPages-1) != 0 && !cc.ignoreSkipHint && !cc.finishPageblock && cc.mode < migrateSync {
@@ -1575,7 +1570,7 @@ func (m *Machine) compactZone(t *sim.Task, cc *compactControl) CompactResult {
 			cc.nrMigratepages = 0
 		}
 		if m.capc != nil && m.capc.page != NilPFN {
-			ret = CompactSuccess
+			ret = COMPACT_SUCCESS
 			break
 		}
 	checkDrain:
@@ -1607,10 +1602,10 @@ out:
 func (m *Machine) compactZoneOrder(t *sim.Task, z *Zone, order Order, gfp GFP, prio CompactPriority, allocFlags AllocFlags, highest ZoneType) CompactResult {
 	cc := &compactControl{
 		zone: z, order: int(order), searchOrder: int(order), gfp: gfp, allocFlags: allocFlags, highestZoneidx: highest,
-		directCompaction: true, wholeZone: prio == CompactPrioSyncFull, ignoreSkipHint: prio == CompactPrioSyncFull,
-		ignoreBlockSuitable: prio == CompactPrioSyncFull,
+		directCompaction: true, wholeZone: prio == COMPACT_PRIO_SYNC_FULL, ignoreSkipHint: prio == COMPACT_PRIO_SYNC_FULL,
+		ignoreBlockSuitable: prio == COMPACT_PRIO_SYNC_FULL,
 	}
-	if prio == CompactPrioAsync {
+	if prio == COMPACT_PRIO_ASYNC {
 		cc.mode = migrateAsync
 	} else {
 		cc.mode = migrateSyncLight
@@ -1620,31 +1615,31 @@ func (m *Machine) compactZoneOrder(t *sim.Task, z *Zone, order Order, gfp GFP, p
 
 // tryToCompactPages is try_to_compact_pages().
 func (m *Machine) tryToCompactPages(t *sim.Task, gfp GFP, order Order, allocFlags AllocFlags, ac *allocContext, prio CompactPriority, capc *captureControl) CompactResult {
-	rc := CompactSkipped
+	rc := COMPACT_SKIPPED
 	if !gfpCompactionAllowed(gfp) {
-		return CompactSkipped
+		return COMPACT_SKIPPED
 	}
 	m.Trace.Emit(t, TraceMmCompactionTryToCompactPages, int64(order), int64(gfp), int64(prio))
 	for _, z := range ac.zonelist {
 		if z.Type > ac.highestZoneidx || !ac.nodemask.Has(z.Node.ID) {
 			continue
 		}
-		if prio > minCompactPriority && m.compactionDeferred(t, z, order) {
-			rc = max(rc, CompactDeferred)
+		if prio > MIN_COMPACT_PRIORITY && m.compactionDeferred(t, z, order) {
+			rc = max(rc, COMPACT_DEFERRED)
 			continue
 		}
 		capc.zone = z
 		status := m.compactZoneOrder(t, z, order, gfp, prio, allocFlags, ac.highestZoneidx)
 		capc.zone = nil
 		if capc.page != NilPFN {
-			status = CompactSuccess
+			status = COMPACT_SUCCESS
 		}
 		rc = max(rc, status)
-		if status == CompactSuccess {
+		if status == COMPACT_SUCCESS {
 			m.compactionDeferReset(t, z, order, false)
 			break
 		}
-		if prio != CompactPrioAsync && (status == CompactComplete || status == CompactPartialSkipped) {
+		if prio != COMPACT_PRIO_ASYNC && (status == COMPACT_COMPLETE || status == COMPACT_PARTIAL_SKIPPED) {
 			m.deferCompaction(t, z, order)
 		}
 	}
@@ -1661,10 +1656,10 @@ func (m *Machine) compactionCapture(z *Zone, pfn PFN, order Order, mt MigrateTyp
 	if order != capc.order {
 		return false
 	}
-	if mt == MigrateCMA || mt == MigrateIsolate {
+	if mt == MIGRATE_CMA || mt == MIGRATE_ISOLATE {
 		return false
 	}
-	if order < PageblockOrder && mt == MigrateMovable && capc.migratetype != MigrateMovable {
+	if order < PageblockOrder && mt == MIGRATE_MOVABLE && capc.migratetype != MIGRATE_MOVABLE {
 		return false
 	}
 	if mt != capc.migratetype {

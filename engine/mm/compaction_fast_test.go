@@ -85,10 +85,10 @@ func TestAsyncCompactionFindsTheFreePagesItsStridedScanMisses(t *testing.T) {
 			z := l.zone
 			require.Len(t, free, 81920)
 			require.Equal(t, int64(81920), z.Stat[NR_FREE_PAGES])
-			rc := m.compactOnce(m.testTask(1), GFP_TRANSHUGE, 9, 0, CompactPrioAsync)
+			rc := m.compactOnce(m.testTask(1), GFP_TRANSHUGE, 9, 0, COMPACT_PRIO_ASYNC)
 			mustCheck(t, m, "compaction")
 			if tc.topDown {
-				assert.Equal(t, CompactSuccess.Name(), rc.Name())
+				assert.Equal(t, COMPACT_SUCCESS.Name(), rc.Name())
 				assert.Equal(t, uint64(PageblockNrPages), m.Event(PGMIGRATE_SUCCESS), "the zone's first block migrated")
 			}
 			fast := isolateRanges(t, m, "mm_compaction_fast_isolate_freepages")
@@ -117,7 +117,7 @@ func TestAsyncCompactionFindsTheFreePagesItsStridedScanMisses(t *testing.T) {
 			// Not COMPACT_COMPLETE: until the skip bits are first
 			// reset, compact_init_migrate_pfn is 0 and no run counts
 			// as a whole-zone scan.
-			assert.Equal(t, CompactPartialSkipped, rc)
+			assert.Equal(t, COMPACT_PARTIAL_SKIPPED, rc)
 			assert.Zero(t, m.Event(PGMIGRATE_SUCCESS))
 			// The kernel's marks: from the scanners' positions at the
 			// first search, the top half starts at min_pfn.
@@ -139,7 +139,7 @@ func TestAsyncCompactionFindsTheFreePagesItsStridedScanMisses(t *testing.T) {
 			assert.Equal(t, listed+sampled, m.Event(COMPACTFREE_SCANNED))
 			// move_freelist_head: the 256 pages walked go to the head
 			// end, so the next search starts with the 257th.
-			list := &z.freeArea[0].list[MigrateMovable]
+			list := &z.freeArea[0].list[MIGRATE_MOVABLE]
 			assert.Equal(t, free[PageblockNrPages/2-1], list.head)
 			assert.Equal(t, free[PageblockNrPages/2], list.tail)
 		})
@@ -171,7 +171,7 @@ func TestFastIsolateFreepagesFollowsTheKernelsRules(t *testing.T) {
 		memory bool // vm.compact_memory instead of a direct compaction
 		check  func(t *testing.T, m *Machine, l *layout, free []PFN, fast, linear []isolateRange)
 	}{
-		{"ASYNC direct compaction takes one page per search and never scans around it", topHalfHoles, CompactPrioAsync, false,
+		{"ASYNC direct compaction takes one page per search and never scans around it", topHalfHoles, COMPACT_PRIO_ASYNC, false,
 			func(t *testing.T, m *Machine, l *layout, free []PFN, fast, linear []isolateRange) {
 				require.GreaterOrEqual(t, len(fast), compactClusterMax)
 				for _, r := range fast[:compactClusterMax] {
@@ -179,7 +179,7 @@ func TestFastIsolateFreepagesFollowsTheKernelsRules(t *testing.T) {
 				}
 				assert.Empty(t, linear)
 			}},
-		{"SYNC_LIGHT direct compaction scans the found page's pageblock from its start for the rest (fast_isolate_around)", topHalfHoles, CompactPrioSyncLight, false,
+		{"SYNC_LIGHT direct compaction scans the found page's pageblock from its start for the rest (fast_isolate_around)", topHalfHoles, COMPACT_PRIO_SYNC_LIGHT, false,
 			func(t *testing.T, m *Machine, l *layout, free []PFN, fast, linear []isolateRange) {
 				top := free[len(free)-1]
 				block := pageblockStartPFN(top)
@@ -191,7 +191,7 @@ func TestFastIsolateFreepagesFollowsTheKernelsRules(t *testing.T) {
 				// stops after the 62nd PFN.
 				assert.Equal(t, isolateRange{block, block + 62, 62, compactClusterMax - 1}, linear[0])
 			}},
-		{"a free page below the top half of the scan space is never taken", lowHoles, CompactPrioAsync, false,
+		{"a free page below the top half of the scan space is never taken", lowHoles, COMPACT_PRIO_ASYNC, false,
 			func(t *testing.T, m *Machine, l *layout, free []PFN, fast, linear []isolateRange) {
 				require.NotEmpty(t, fast)
 				for _, r := range fast {
@@ -269,12 +269,12 @@ func TestFastFindMigrateblockFollowsTheKernelsRules(t *testing.T) {
 		blocks []int
 		visits int
 	}{
-		{"ASYNC THP compaction starts in the block of the first listed chunk below the halfway mark", []int{8, 16, 24}, nil, nil, CompactPrioAsync, []int{8}, 1},
-		{"a block marked skipped is passed over", []int{8, 16, 24}, nil, []int{8}, CompactPrioAsync, []int{16}, 2},
-		{"a chunk above the halfway mark is not taken: the linear scan starts at the zone start", []int{31}, nil, nil, CompactPrioAsync, []int{0}, 1},
-		{"SYNC_LIGHT compaction searches too", []int{8, 16, 24}, nil, []int{8}, CompactPrioSyncLight, []int{16}, 2},
-		{"SYNC_FULL ignores skip hints, so it does not search", []int{8, 16, 24}, nil, nil, CompactPrioSyncFull, []int{0}, 0},
-		{"after a failed search the linear scan restarts from the lowest block a search found (fast_start_pfn)", []int{12, 16}, []int{12, 16}, nil, CompactPrioAsync, []int{12, 16, 13}, 4},
+		{"ASYNC THP compaction starts in the block of the first listed chunk below the halfway mark", []int{8, 16, 24}, nil, nil, COMPACT_PRIO_ASYNC, []int{8}, 1},
+		{"a block marked skipped is passed over", []int{8, 16, 24}, nil, []int{8}, COMPACT_PRIO_ASYNC, []int{16}, 2},
+		{"a chunk above the halfway mark is not taken: the linear scan starts at the zone start", []int{31}, nil, nil, COMPACT_PRIO_ASYNC, []int{0}, 1},
+		{"SYNC_LIGHT compaction searches too", []int{8, 16, 24}, nil, []int{8}, COMPACT_PRIO_SYNC_LIGHT, []int{16}, 2},
+		{"SYNC_FULL ignores skip hints, so it does not search", []int{8, 16, 24}, nil, nil, COMPACT_PRIO_SYNC_FULL, []int{0}, 0},
+		{"after a failed search the linear scan restarts from the lowest block a search found (fast_start_pfn)", []int{12, 16}, []int{12, 16}, nil, COMPACT_PRIO_ASYNC, []int{12, 16, 13}, 4},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

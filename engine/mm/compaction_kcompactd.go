@@ -30,7 +30,7 @@ func (m *Machine) initKcompactd() {
 			cpu = n.CPUs[0]
 		}
 		kc := &n.kcompactd
-		kc.highestZoneidx = MaxNrZones - 1
+		kc.highestZoneidx = MAX_NR_ZONES - 1
 		kc.waitActive = true
 		kc.timeout = hpageFragCheckIntervalMsec * sim.Millisecond
 		node := n
@@ -52,12 +52,12 @@ func (m *Machine) kcompactdNodeSuitable(n *Node) bool {
 	if m.Sysctl.DefragMode != 0 {
 		flags = ALLOC_WMARK_HIGH
 	}
-	for i := ZoneType(0); i <= kc.highestZoneidx && i < MaxNrZones; i++ {
+	for i := ZoneType(0); i <= kc.highestZoneidx && i < MAX_NR_ZONES; i++ {
 		z := n.Zones[i]
 		if !z.Populated() {
 			continue
 		}
-		if m.compactionSuitAllocationOrder(nil, z, kc.maxOrder, kc.highestZoneidx, flags, false, true, MigrateUnmovable) == CompactContinue {
+		if m.compactionSuitAllocationOrder(nil, z, kc.maxOrder, kc.highestZoneidx, flags, false, true, MIGRATE_UNMOVABLE) == COMPACT_CONTINUE {
 			return true
 		}
 	}
@@ -135,7 +135,7 @@ func (m *Machine) kcompactdDoWork(t *sim.Task, n *Node) {
 	// a zone's run has set it) carry over from one zone to the next.
 	cc := &compactControl{order: int(order), searchOrder: int(order), highestZoneidx: highest, mode: migrateSyncLight,
 		gfp: GFP_KERNEL, allocFlags: flags}
-	for i := ZoneType(0); i <= highest && i < MaxNrZones; i++ {
+	for i := ZoneType(0); i <= highest && i < MAX_NR_ZONES; i++ {
 		z := n.Zones[i]
 		if !z.Populated() {
 			continue
@@ -143,15 +143,15 @@ func (m *Machine) kcompactdDoWork(t *sim.Task, n *Node) {
 		if m.compactionDeferred(t, z, order) {
 			continue
 		}
-		if m.compactionSuitAllocationOrder(t, z, order, i, flags, false, true, MigrateUnmovable) != CompactContinue {
+		if m.compactionSuitAllocationOrder(t, z, order, i, flags, false, true, MIGRATE_UNMOVABLE) != COMPACT_CONTINUE {
 			continue
 		}
 		cc.zone = z
 		status := m.compactZone(t, cc)
 		switch status {
-		case CompactSuccess:
+		case COMPACT_SUCCESS:
 			m.compactionDeferReset(t, z, order, false)
-		case CompactPartialSkipped, CompactComplete:
+		case COMPACT_PARTIAL_SKIPPED, COMPACT_COMPLETE:
 			m.drainAllPages(t, z)
 			m.deferCompaction(t, z, order)
 		}
@@ -162,7 +162,7 @@ func (m *Machine) kcompactdDoWork(t *sim.Task, n *Node) {
 		kc.maxOrder = 0
 	}
 	if kc.highestZoneidx >= highest {
-		kc.highestZoneidx = MaxNrZones - 1
+		kc.highestZoneidx = MAX_NR_ZONES - 1
 	}
 }
 

@@ -53,9 +53,9 @@ func TestCompactionCannotEmptyAPageblockHoldingAPinnedPage(t *testing.T) {
 		// migrates: the first block's unpinned pages are migrated away.
 		migrates bool
 	}{
-		{"SYNC_LIGHT direct compaction migrates the block's other pages but cannot free it", true, direct(CompactPrioSyncLight), true},
-		{"SYNC_FULL direct compaction migrates the block's other pages but cannot free it", true, direct(CompactPrioSyncFull), true},
-		{"ASYNC direct compaction abandons each block at its pinned first page", true, direct(CompactPrioAsync), false},
+		{"SYNC_LIGHT direct compaction migrates the block's other pages but cannot free it", true, direct(COMPACT_PRIO_SYNC_LIGHT), true},
+		{"SYNC_FULL direct compaction migrates the block's other pages but cannot free it", true, direct(COMPACT_PRIO_SYNC_FULL), true},
+		{"ASYNC direct compaction abandons each block at its pinned first page", true, direct(COMPACT_PRIO_ASYNC), false},
 		{"compact_memory (MIGRATE_SYNC) migrates around the pins but frees no block", true, func(m *Machine, t *sim.Task) { m.CompactMemory(t) }, true},
 		{"kcompactd migrates around the pins but frees no block", true, nil, true},
 		{"proactive compaction migrates around the pins but frees no block", true, func(m *Machine, t *sim.Task) {
@@ -67,7 +67,7 @@ func TestCompactionCannotEmptyAPageblockHoldingAPinnedPage(t *testing.T) {
 			}
 			m.compactNode(t, m.Nodes[0], true)
 		}, true},
-		{"control: without the pins SYNC_LIGHT compaction frees a block", false, direct(CompactPrioSyncLight), true},
+		{"control: without the pins SYNC_LIGHT compaction frees a block", false, direct(COMPACT_PRIO_SYNC_LIGHT), true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,7 +77,7 @@ func TestCompactionCannotEmptyAPageblockHoldingAPinnedPage(t *testing.T) {
 			require.Zero(t, freeHighOrder(z))
 			pinned := l.pages[roleAnonPinned]
 			if tc.run == nil {
-				m.wakeupKcompactd(nil, m.Nodes[0], 9, ZoneNormal)
+				m.wakeupKcompactd(nil, m.Nodes[0], 9, ZONE_NORMAL)
 				runWorld(t, m, sim.Second)
 				require.Equal(t, uint64(1), m.Event(KCOMPACTD_WAKE))
 			} else {
@@ -181,15 +181,15 @@ func TestCompactionDeferralBacksOffAndResetsLikeTheKernel(t *testing.T) {
 	for i := 0; i < 160; i++ {
 		m.Trace.Clear()
 		wantDeferred := ref.deferred(9)
-		rc := m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, CompactPrioSyncLight)
+		rc := m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, COMPACT_PRIO_SYNC_LIGHT)
 		mustCheck(t, m, "attempt %d", i)
 		if wantDeferred {
-			require.Equal(t, CompactDeferred, rc, "attempt %d is deferred", i)
+			require.Equal(t, COMPACT_DEFERRED, rc, "attempt %d is deferred", i)
 			require.Equal(t, []string{ref.fields(9)}, traceFields(m, "mm_compaction_deferred"), "attempt %d", i)
 			require.Empty(t, traceFields(m, "mm_compaction_begin"), "a deferred attempt does not scan")
 		} else {
 			runs++
-			require.Contains(t, []CompactResult{CompactComplete, CompactPartialSkipped}, rc, "attempt %d runs and fails", i)
+			require.Contains(t, []CompactResult{COMPACT_COMPLETE, COMPACT_PARTIAL_SKIPPED}, rc, "attempt %d runs and fails", i)
 			ref.deferCompaction(9)
 			require.Equal(t, []string{ref.fields(9)}, traceFields(m, "mm_compaction_defer_compaction"), "attempt %d", i)
 		}
@@ -206,8 +206,8 @@ func TestCompactionDeferralBacksOffAndResetsLikeTheKernel(t *testing.T) {
 	probe := *ref
 	require.True(t, probe.deferred(9), "the next attempt would be deferred")
 	m.Trace.Clear()
-	rc := m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, CompactPrioSyncFull)
-	assert.Contains(t, []CompactResult{CompactComplete, CompactPartialSkipped}, rc)
+	rc := m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, COMPACT_PRIO_SYNC_FULL)
+	assert.Contains(t, []CompactResult{COMPACT_COMPLETE, COMPACT_PARTIAL_SKIPPED}, rc)
 	assert.Len(t, traceFields(m, "mm_compaction_begin"), 1)
 	assert.Empty(t, traceFields(m, "mm_compaction_deferred"))
 	ref.deferCompaction(9)
@@ -219,8 +219,8 @@ func TestCompactionDeferralBacksOffAndResetsLikeTheKernel(t *testing.T) {
 	for _, pfn := range l.pages[roleAnonPinned] {
 		m.UnpinFolio(tk, pfn)
 	}
-	rc = m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, CompactPrioSyncFull)
-	require.Equal(t, CompactSuccess, rc)
+	rc = m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, COMPACT_PRIO_SYNC_FULL)
+	require.Equal(t, COMPACT_SUCCESS, rc)
 	ref.reset(9, false)
 	ref.equal(t, z, "a successful compaction")
 	m.compactionDeferReset(tk, z, 9, true)
@@ -236,10 +236,10 @@ func TestAsyncCompactionNeverDefers(t *testing.T) {
 	ref := &deferRef{}
 	for i := 0; i < 20; i++ {
 		require.False(t, ref.deferred(9))
-		rc := m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, CompactPrioAsync)
+		rc := m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, COMPACT_PRIO_ASYNC)
 		mustCheck(t, m, "attempt %d", i)
-		require.NotEqual(t, CompactDeferred, rc)
-		require.NotEqual(t, CompactSuccess, rc)
+		require.NotEqual(t, COMPACT_DEFERRED, rc)
+		require.NotEqual(t, COMPACT_SUCCESS, rc)
 		ref.equal(t, l.zone, fmt.Sprintf("attempt %d", i))
 	}
 	assert.Empty(t, traceFields(m, "mm_compaction_defer_compaction"))
@@ -262,20 +262,20 @@ func freeHolesLayout(free int) func(block, off int) role {
 
 func TestCompactionIsSkippedBelowTheWatermarkPlusGap(t *testing.T) {
 	probe := newQuietMachine(t, 8192, 1, 2)
-	pz := probe.Nodes[0].Zones[ZoneNormal]
+	pz := probe.Nodes[0].Zones[ZONE_NORMAL]
 	// __compaction_suitable for a costly order at the min watermark:
 	// free must exceed min + compact_gap(9) + (low - min).
-	threshold := int(pz.WmarkPages(WmarkMin) + compactGap(9) + pz.WmarkPages(WmarkLow) - pz.WmarkPages(WmarkMin))
+	threshold := int(pz.WmarkPages(WMARK_MIN) + compactGap(9) + pz.WmarkPages(WMARK_LOW) - pz.WmarkPages(WMARK_MIN))
 	tests := []struct {
 		name string
 		free int
 		prio CompactPriority
 		want CompactResult
 	}{
-		{"SYNC_LIGHT with free pages at watermark+gap is skipped", threshold, CompactPrioSyncLight, CompactSkipped},
-		{"ASYNC with free pages at watermark+gap is skipped", threshold, CompactPrioAsync, CompactSkipped},
-		{"SYNC_FULL with free pages at watermark+gap is skipped", threshold, CompactPrioSyncFull, CompactSkipped},
-		{"SYNC_LIGHT with one page more runs", threshold + 1, CompactPrioSyncLight, CompactContinue},
+		{"SYNC_LIGHT with free pages at watermark+gap is skipped", threshold, COMPACT_PRIO_SYNC_LIGHT, COMPACT_SKIPPED},
+		{"ASYNC with free pages at watermark+gap is skipped", threshold, COMPACT_PRIO_ASYNC, COMPACT_SKIPPED},
+		{"SYNC_FULL with free pages at watermark+gap is skipped", threshold, COMPACT_PRIO_SYNC_FULL, COMPACT_SKIPPED},
+		{"SYNC_LIGHT with one page more runs", threshold + 1, COMPACT_PRIO_SYNC_LIGHT, COMPACT_CONTINUE},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -284,20 +284,20 @@ func TestCompactionIsSkippedBelowTheWatermarkPlusGap(t *testing.T) {
 			require.Equal(t, int64(tc.free), l.zone.Stat[NR_FREE_PAGES])
 			rc := m.compactOnce(m.testTask(1), GFP_TRANSHUGE, 9, 0, tc.prio)
 			mustCheck(t, m, "compaction")
-			if tc.want == CompactSkipped {
-				assert.Equal(t, CompactSkipped, rc)
+			if tc.want == COMPACT_SKIPPED {
+				assert.Equal(t, COMPACT_SKIPPED, rc)
 				assert.Equal(t, []string{"node=0 zone=Normal   order=9 ret=skipped"}, traceFields(m, "mm_compaction_suitable"))
 				assert.Empty(t, traceFields(m, "mm_compaction_begin"), "no scanning")
 				assert.Zero(t, m.Event(COMPACTMIGRATE_SCANNED)+m.Event(COMPACTFREE_SCANNED))
 				c, s, f := l.zone.DeferState()
 				considered := uint64(1) // compaction_deferred() was asked once
-				if tc.prio == CompactPrioSyncFull {
+				if tc.prio == COMPACT_PRIO_SYNC_FULL {
 					considered = 0 // SYNC_FULL does not ask
 				}
 				assert.Equal(t, deferRef{considered, 0, 0}, deferRef{c, s, f}, "COMPACT_SKIPPED never defers")
 				return
 			}
-			assert.NotEqual(t, CompactSkipped, rc)
+			assert.NotEqual(t, COMPACT_SKIPPED, rc)
 			assert.Equal(t, []string{"node=0 zone=Normal   order=9 ret=continue"}, traceFields(m, "mm_compaction_suitable"))
 			assert.Len(t, traceFields(m, "mm_compaction_begin"), 1)
 		})
@@ -318,8 +318,8 @@ func TestDirectCompactionCountersCountOnlyRunsOfCompaction(t *testing.T) {
 	// The THP local-node attempt: one ASYNC compaction, then nopage.
 	gfp := GFP_TRANSHUGE | __GFP_THISNODE | __GFP_NORETRY
 	probe := newQuietMachine(t, 8192, 1, 2)
-	pz := probe.Nodes[0].Zones[ZoneNormal]
-	threshold := int(pz.WmarkPages(WmarkLow) + compactGap(9))
+	pz := probe.Nodes[0].Zones[ZONE_NORMAL]
+	threshold := int(pz.WmarkPages(WMARK_LOW) + compactGap(9))
 	tests := []struct {
 		name                 string
 		layout               func(block, off int) role
@@ -329,14 +329,14 @@ func TestDirectCompactionCountersCountOnlyRunsOfCompaction(t *testing.T) {
 		stall, fail, success uint64
 		gotPage              bool
 	}{
-		{"COMPACT_SKIPPED counts nothing", freeHolesLayout(threshold), 0, false, CompactSkipped, 0, 0, 0, false},
-		{"COMPACT_DEFERRED counts a stall and a failure (06dac2f467fe)", pinnedHolesLayout(true), 3, false, CompactDeferred, 1, 1, 0, false},
-		{"a compaction that fails counts a stall and a failure", pinnedHolesLayout(true), 0, false, CompactComplete, 1, 1, 0, false},
-		{"a compaction that succeeds counts a stall and a success", evenHolesLayout, 0, false, CompactSuccess, 1, 0, 1, true},
-		{"2018: COMPACT_SKIPPED counts nothing", freeHolesLayout(threshold), 0, true, CompactSkipped, 0, 0, 0, false},
-		{"2018: COMPACT_DEFERRED counts nothing (<= COMPACT_INACTIVE)", pinnedHolesLayout(true), 3, true, CompactDeferred, 0, 0, 0, false},
-		{"2018: a compaction that fails counts a stall and a failure", pinnedHolesLayout(true), 0, true, CompactComplete, 1, 1, 0, false},
-		{"2018: a compaction that succeeds counts a stall and a success", evenHolesLayout, 0, true, CompactSuccess, 1, 0, 1, true},
+		{"COMPACT_SKIPPED counts nothing", freeHolesLayout(threshold), 0, false, COMPACT_SKIPPED, 0, 0, 0, false},
+		{"COMPACT_DEFERRED counts a stall and a failure (06dac2f467fe)", pinnedHolesLayout(true), 3, false, COMPACT_DEFERRED, 1, 1, 0, false},
+		{"a compaction that fails counts a stall and a failure", pinnedHolesLayout(true), 0, false, COMPACT_COMPLETE, 1, 1, 0, false},
+		{"a compaction that succeeds counts a stall and a success", evenHolesLayout, 0, false, COMPACT_SUCCESS, 1, 0, 1, true},
+		{"2018: COMPACT_SKIPPED counts nothing", freeHolesLayout(threshold), 0, true, COMPACT_SKIPPED, 0, 0, 0, false},
+		{"2018: COMPACT_DEFERRED counts nothing (<= COMPACT_INACTIVE)", pinnedHolesLayout(true), 3, true, COMPACT_DEFERRED, 0, 0, 0, false},
+		{"2018: a compaction that fails counts a stall and a failure", pinnedHolesLayout(true), 0, true, COMPACT_COMPLETE, 1, 1, 0, false},
+		{"2018: a compaction that succeeds counts a stall and a success", evenHolesLayout, 0, true, COMPACT_SUCCESS, 1, 0, 1, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -354,12 +354,12 @@ func TestDirectCompactionCountersCountOnlyRunsOfCompaction(t *testing.T) {
 			for _, s := range m.slowTrace.cur.steps {
 				if s.kind == stepDirectCompact {
 					results = append(results, CompactResult(s.a))
-					assert.Equal(t, int64(CompactPrioAsync), s.b)
+					assert.Equal(t, int64(COMPACT_PRIO_ASYNC), s.b)
 				}
 			}
 			want := tc.result
-			if want == CompactComplete && len(results) == 1 && results[0] == CompactPartialSkipped {
-				want = CompactPartialSkipped
+			if want == COMPACT_COMPLETE && len(results) == 1 && results[0] == COMPACT_PARTIAL_SKIPPED {
+				want = COMPACT_PARTIAL_SKIPPED
 			}
 			assert.Equal(t, []CompactResult{want}, results, "exactly one direct compaction")
 			if tc.gotPage {

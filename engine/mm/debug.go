@@ -57,12 +57,12 @@ func (m *Machine) CheckInvariants() error {
 	type blockCount struct{ free, pcp, lru, pinned int }
 	blocks := make([]blockCount, len(m.blocks))
 	for _, z := range m.zones {
-		var freeByMt [MigrateTypes]int64
+		var freeByMt [MIGRATE_TYPES]int64
 		var blocksFree int64
-		for o := Order(0); o < NrPageOrders; o++ {
+		for o := Order(0); o < NR_PAGE_ORDERS; o++ {
 			area := &z.freeArea[o]
 			var sum uint64
-			for mt := MigrateType(0); mt < MigrateTypes; mt++ {
+			for mt := MigrateType(0); mt < MIGRATE_TYPES; mt++ {
 				l := &area.list[mt]
 				n := uint64(0)
 				prev := NilPFN
@@ -86,12 +86,12 @@ func (m *Machine) CheckInvariants() error {
 					if bmt := m.getPageblockMigratetype(pfn); bmt != mt {
 						return m.fail(pfn, "free chunk %#x order %d is on the %s list but its pageblock is %s", pfn, o, mt, bmt)
 					}
-					if o < MaxPageOrder {
+					if o < MAX_PAGE_ORDER {
 						// Two free buddies of one order merge, unless
 						// their pageblocks' types forbid it.
 						if b, ok := m.findBuddy(z, pfn, o); ok {
 							bmt := m.getPageblockMigratetype(b)
-							if o < PageblockOrder || bmt == mt || (mt < MigratePCPTypes && bmt < MigratePCPTypes) {
+							if o < PageblockOrder || bmt == mt || (mt < MIGRATE_PCPTYPES && bmt < MIGRATE_PCPTYPES) {
 								return m.fail(pfn, "free chunk %#x and its buddy %#x are both free at order %d and did not merge", pfn, b, o)
 							}
 						}
@@ -107,7 +107,7 @@ func (m *Machine) CheckInvariants() error {
 						}
 						blocks[q>>PageblockOrder].free++
 					}
-					if o >= PageblockOrder && mt != MigrateIsolate {
+					if o >= PageblockOrder && mt != MIGRATE_ISOLATE {
 						blocksFree += int64(o.Pages())
 					}
 					freeByMt[mt] += int64(o.Pages())
@@ -128,7 +128,7 @@ func (m *Machine) CheckInvariants() error {
 		}
 		var nrFree int64
 		for mt, v := range freeByMt {
-			if MigrateType(mt) != MigrateIsolate {
+			if MigrateType(mt) != MIGRATE_ISOLATE {
 				nrFree += v
 			}
 		}
@@ -138,11 +138,11 @@ func (m *Machine) CheckInvariants() error {
 		if blocksFree != z.Stat[NR_FREE_PAGES_BLOCKS] {
 			return m.fail(NilPFN, "zone %d/%s NR_FREE_PAGES_BLOCKS = %d, free lists hold %d", z.Node.ID, z.Name(), z.Stat[NR_FREE_PAGES_BLOCKS], blocksFree)
 		}
-		if uint64(freeByMt[MigrateHighAtomic]) != z.NrFreeHighatomic {
-			return m.fail(NilPFN, "zone %d/%s nr_free_highatomic = %d, lists hold %d", z.Node.ID, z.Name(), z.NrFreeHighatomic, freeByMt[MigrateHighAtomic])
+		if uint64(freeByMt[MIGRATE_HIGHATOMIC]) != z.NrFreeHighatomic {
+			return m.fail(NilPFN, "zone %d/%s nr_free_highatomic = %d, lists hold %d", z.Node.ID, z.Name(), z.NrFreeHighatomic, freeByMt[MIGRATE_HIGHATOMIC])
 		}
-		if freeByMt[MigrateCMA] != z.Stat[NR_FREE_CMA_PAGES] {
-			return m.fail(NilPFN, "zone %d/%s NR_FREE_CMA_PAGES = %d, lists hold %d", z.Node.ID, z.Name(), z.Stat[NR_FREE_CMA_PAGES], freeByMt[MigrateCMA])
+		if freeByMt[MIGRATE_CMA] != z.Stat[NR_FREE_CMA_PAGES] {
+			return m.fail(NilPFN, "zone %d/%s NR_FREE_CMA_PAGES = %d, lists hold %d", z.Node.ID, z.Name(), z.Stat[NR_FREE_CMA_PAGES], freeByMt[MIGRATE_CMA])
 		}
 		for cpu := range z.pcp {
 			p := &z.pcp[cpu]
@@ -318,8 +318,8 @@ func (m *Machine) CheckInvariants() error {
 // countZoneBlocks counts the zone's pageblocks per migratetype the way
 // pagetypeinfo_showblockcount_print() walks them: from zone_start_pfn in
 // steps of pageblock_nr_pages.
-func (m *Machine) countZoneBlocks(z *Zone) [MigrateTypes]uint64 {
-	var c [MigrateTypes]uint64
+func (m *Machine) countZoneBlocks(z *Zone) [MIGRATE_TYPES]uint64 {
+	var c [MIGRATE_TYPES]uint64
 	for pfn := z.StartPFN; pfn < z.EndPFN(); pfn += PageblockNrPages {
 		if int(m.zoneOfBlock[pfn>>PageblockOrder]) != z.ID {
 			continue
@@ -360,9 +360,9 @@ func (m *Machine) DumpAround(pfn PFN) string {
 	}
 	if z := m.ZoneOf(pfn); z != nil {
 		fmt.Fprintf(&b, "zone %d/%s start %#x end %#x managed %d NR_FREE_PAGES %d\n", z.Node.ID, z.Name(), z.StartPFN, z.EndPFN(), z.ManagedPages, z.Stat[NR_FREE_PAGES])
-		for o := 0; o < NrPageOrders; o++ {
+		for o := 0; o < NR_PAGE_ORDERS; o++ {
 			fmt.Fprintf(&b, "  order %2d nr_free %d", o, z.freeArea[o].nrFree)
-			for mt := MigrateType(0); mt < MigrateTypes; mt++ {
+			for mt := MigrateType(0); mt < MIGRATE_TYPES; mt++ {
 				if n := z.freeArea[o].list[mt].n; n > 0 {
 					fmt.Fprintf(&b, " %s=%d", mt, n)
 				}
@@ -394,7 +394,7 @@ func (m *Machine) DumpAround(pfn PFN) string {
 }
 
 // sectionShift is PFN_SECTION_SHIFT on x86-64: 128 MiB memory sections.
-const sectionShift = 27 - PageShift
+const sectionShift = 27 - PAGE_SHIFT
 
 // sectionPresent reports whether the memory section holding pfn has any
 // present page (a zone's present pages come first in its span).

@@ -29,10 +29,10 @@ import (
 
 // fileExtentPages is the most pages one extent (one Owner) holds: a PMD
 // folio's worth, so that every page-cache folio fits in one extent.
-const fileExtentPages = HPagePMDNr
+const fileExtentPages = HPAGE_PMD_NR
 
-// maxPagecacheOrder is MAX_PAGECACHE_ORDER on x86-64 with 4 KiB pages.
-const maxPagecacheOrder = HPagePMDOrder
+// MAX_PAGECACHE_ORDER is MAX_PAGECACHE_ORDER on x86-64 with 4 KiB pages.
+const MAX_PAGECACHE_ORDER = HPAGE_PMD_ORDER
 
 // fileState is the page-cache state of one extent.
 type fileState struct {
@@ -137,7 +137,7 @@ func (m *Machine) releaseExtent(o *Owner) {
 // script count them; the kernel keeps no counter of them (the mTHP
 // file_alloc counters became shmem_alloc before they were merged).
 type FilemapStats struct {
-	FoliosAdded [NrPageOrders]uint64
+	FoliosAdded [NR_PAGE_ORDERS]uint64
 }
 
 // slotPoolMax bounds the pool of free extent slot arrays (2 KiB each).
@@ -198,7 +198,7 @@ func (m *Machine) IomapFileBufferedWrite(t *sim.Task, f *File, index, nr uint64,
 // i of a write that ends before index end: log2 of the pages left in the
 // write's mapping_max_folio_size() chunk (2 MiB, MAX_PAGECACHE_ORDER).
 func iomapWriteOrder(i, end uint64) Order {
-	const chunk = uint64(1) << maxPagecacheOrder
+	const chunk = uint64(1) << MAX_PAGECACHE_ORDER
 	left := min(end, (i/chunk+1)*chunk) - i
 	return Order(bits.Len64(left) - 1)
 }
@@ -251,8 +251,8 @@ func (m *Machine) fileWrite(t *sim.Task, f *File, index, nr uint64, gfp GFP, ord
 func (m *Machine) filemapGetFolio(t *sim.Task, f *File, index uint64, gfp GFP, hint Order) (PFN, Order) {
 	gfp |= __GFP_WRITE
 	order := hint
-	if order > maxPagecacheOrder {
-		order = maxPagecacheOrder
+	if order > MAX_PAGECACHE_ORDER {
+		order = MAX_PAGECACHE_ORDER
 	}
 	if index != 0 {
 		if low := Order(trailingZeros(index)); low < order {

@@ -14,7 +14,7 @@ func TestFilemapOrderLoopFallsBackOneOrderAtATime(t *testing.T) {
 	tk := m.testTask(0)
 	f := m.NewFile("wal", nil)
 	// A 64 KiB write at index 0 asks for an order-4 folio.
-	got := m.FileWriteOrder(tk, f, 0, 16, GFP_NOFS|G__GFP_HIGHMEM|G__GFP_MOVABLE|G__GFP_WRITE, 4)
+	got := m.FileWriteOrder(tk, f, 0, 16, GFP_NOFS|__GFP_HIGHMEM|__GFP_MOVABLE|__GFP_WRITE, 4)
 	require.Equal(t, uint64(16), got)
 	m.MustCheckInvariants()
 	o, slot := m.fileExtent(f, 0)
@@ -24,7 +24,7 @@ func TestFilemapOrderLoopFallsBackOneOrderAtATime(t *testing.T) {
 		assert.Equal(t, head, o.file.pages[k])
 	}
 	// An unaligned index lowers the order to its alignment.
-	m.FileWriteOrder(tk, f, 18, 4, GFP_NOFS|G__GFP_MOVABLE, 4)
+	m.FileWriteOrder(tk, f, 18, 4, GFP_NOFS|__GFP_MOVABLE, 4)
 	o, slot = m.fileExtent(f, 18)
 	assert.Equal(t, Order(1), m.Folio(o.file.pages[slot]).Order)
 	assert.Equal(t, uint64(22), f.Size)
@@ -75,9 +75,9 @@ func TestEmptiedExtentsReturnTheirOwnersAndShadowsSurvive(t *testing.T) {
 // FileWriteOrder does), not write into the retired one.
 func TestAReadWhoseAllocationReclaimsItsOwnExtentStillCachesThePage(t *testing.T) {
 	m := newQuietMachine(t, 8192, 1, 1)
-	z := m.Nodes[0].Zones[ZoneNormal]
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
 	free := 0
-	min := int(z.WmarkPages(WmarkMin))
+	min := int(z.WmarkPages(WMARK_MIN))
 	// One cached page of the file, min pages free, the rest kernel.
 	l := carveZone(t, m, nil, func(block, off int) role {
 		switch {
@@ -189,7 +189,7 @@ func TestAnIomapWriteGrowsItsFoliosAsItsIndexAligns(t *testing.T) {
 	m := smallMachine(t, 8192, 1, 1)
 	tk := m.testTask(0)
 	f := m.NewFile("wal", nil)
-	gfp := GFP_NOFS | G__GFP_HIGHMEM | G__GFP_MOVABLE
+	gfp := GFP_NOFS | __GFP_HIGHMEM | __GFP_MOVABLE
 	require.Equal(t, uint64(64), m.IomapFileBufferedWrite(tk, f, 64, 64, gfp))
 	require.Equal(t, uint64(64), m.IomapFileBufferedWrite(tk, f, 18, 64, gfp))
 	m.MustCheckInvariants()
@@ -206,7 +206,7 @@ func TestAnIomapWriteGrowsItsFoliosAsItsIndexAligns(t *testing.T) {
 	}{{18, 1}, {20, 2}, {24, 3}, {32, 5}} {
 		assert.Equal(t, c.order, orderAt(c.i), "index %d", c.i)
 	}
-	assert.Equal(t, [NrPageOrders]uint64{1: 1, 2: 1, 3: 1, 5: 1, 6: 1}, m.Filemap.FoliosAdded)
+	assert.Equal(t, [NR_PAGE_ORDERS]uint64{1: 1, 2: 1, 3: 1, 5: 1, 6: 1}, m.Filemap.FoliosAdded)
 
 	m.MustCheckInvariants()
 }
@@ -241,7 +241,7 @@ func TestFilemapClearingStallsOnlyTheFirstOrder(t *testing.T) {
 			var got uint64
 			inWorld(t, m, 1, func(tk *sim.Task) {
 				for got < 1 {
-					got += m.FileWriteOrder(tk, f, got, 1, GFP_NOFS|G__GFP_MOVABLE, 4)
+					got += m.FileWriteOrder(tk, f, got, 1, GFP_NOFS|__GFP_MOVABLE, 4)
 					if !m.AllocPending(tk) && got < 1 {
 						break
 					}

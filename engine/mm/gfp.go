@@ -66,35 +66,6 @@ const (
 	gfpZoneMask    = __GFP_DMA | __GFP_HIGHMEM | __GFP_DMA32 | __GFP_MOVABLE
 )
 
-// Exported aliases of the single bits for workloads, scenarios and tests.
-const (
-	G__GFP_DMA            = __GFP_DMA
-	G__GFP_HIGHMEM        = __GFP_HIGHMEM
-	G__GFP_DMA32          = __GFP_DMA32
-	G__GFP_MOVABLE        = __GFP_MOVABLE
-	G__GFP_RECLAIMABLE    = __GFP_RECLAIMABLE
-	G__GFP_HIGH           = __GFP_HIGH
-	G__GFP_IO             = __GFP_IO
-	G__GFP_FS             = __GFP_FS
-	G__GFP_ZERO           = __GFP_ZERO
-	G__GFP_DIRECT_RECLAIM = __GFP_DIRECT_RECLAIM
-	G__GFP_KSWAPD_RECLAIM = __GFP_KSWAPD_RECLAIM
-	G__GFP_WRITE          = __GFP_WRITE
-	G__GFP_NOWARN         = __GFP_NOWARN
-	G__GFP_RETRY_MAYFAIL  = __GFP_RETRY_MAYFAIL
-	G__GFP_NOFAIL         = __GFP_NOFAIL
-	G__GFP_NORETRY        = __GFP_NORETRY
-	G__GFP_MEMALLOC       = __GFP_MEMALLOC
-	G__GFP_COMP           = __GFP_COMP
-	G__GFP_NOMEMALLOC     = __GFP_NOMEMALLOC
-	G__GFP_HARDWALL       = __GFP_HARDWALL
-	G__GFP_THISNODE       = __GFP_THISNODE
-	G__GFP_ACCOUNT        = __GFP_ACCOUNT
-	G__GFP_ZEROTAGS       = __GFP_ZEROTAGS
-	G__GFP_RECLAIM        = __GFP_RECLAIM
-	G__GFP_ONLY_COMPACT   = __GFP_ONLY_COMPACT
-)
-
 // Composite masks (include/linux/gfp_types.h). GFP_NOWAIT includes
 // __GFP_NOWARN since "mm: make GFP_NOWAIT include __GFP_NOWARN" (2025).
 // GFP_HIGHUSER_MOVABLE's __GFP_SKIP_KASAN is 0 without KASAN HW tags.
@@ -256,17 +227,17 @@ func (g GFP) Has(f GFP) bool { return g&f == f }
 func gfpZone(g GFP) ZoneType {
 	switch g & gfpZoneMask {
 	case 0, __GFP_HIGHMEM, __GFP_MOVABLE:
-		return ZoneNormal
+		return ZONE_NORMAL
 	case __GFP_DMA, __GFP_DMA | __GFP_MOVABLE:
-		return ZoneDMA
+		return ZONE_DMA
 	case __GFP_DMA32, __GFP_DMA32 | __GFP_MOVABLE:
-		return ZoneDMA32
+		return ZONE_DMA32
 	case __GFP_HIGHMEM | __GFP_MOVABLE:
-		return ZoneMovable
+		return ZONE_MOVABLE
 	}
 	// Invalid combinations (GFP_ZONE_BAD): the kernel BUGs; the model
 	// clamps to Normal so a script typo cannot crash the engine.
-	return ZoneNormal
+	return ZONE_NORMAL
 }
 
 // GFPZone exports gfp_zone for workloads and tests.
@@ -276,11 +247,11 @@ func GFPZone(g GFP) ZoneType { return gfpZone(g) }
 func gfpMigratetype(g GFP) MigrateType {
 	switch g & gfpMovableMask {
 	case __GFP_MOVABLE:
-		return MigrateMovable
+		return MIGRATE_MOVABLE
 	case __GFP_RECLAIMABLE:
-		return MigrateReclaimable
+		return MIGRATE_RECLAIMABLE
 	}
-	return MigrateUnmovable
+	return MIGRATE_UNMOVABLE
 }
 
 // GFPMigratetype exports gfp_migratetype.
@@ -293,10 +264,10 @@ func gfpCompactionAllowed(g GFP) bool { return g&__GFP_IO != 0 }
 type AllocFlags uint32
 
 const (
-	ALLOC_WMARK_MIN     AllocFlags = AllocFlags(WmarkMin)
-	ALLOC_WMARK_LOW     AllocFlags = AllocFlags(WmarkLow)
-	ALLOC_WMARK_HIGH    AllocFlags = AllocFlags(WmarkHigh)
-	ALLOC_WMARK_PROMO   AllocFlags = AllocFlags(WmarkPromo)
+	ALLOC_WMARK_MIN     AllocFlags = AllocFlags(WMARK_MIN)
+	ALLOC_WMARK_LOW     AllocFlags = AllocFlags(WMARK_LOW)
+	ALLOC_WMARK_HIGH    AllocFlags = AllocFlags(WMARK_HIGH)
+	ALLOC_WMARK_PROMO   AllocFlags = AllocFlags(WMARK_PROMO)
 	ALLOC_NO_WATERMARKS AllocFlags = 0x04
 	ALLOC_WMARK_MASK    AllocFlags = ALLOC_NO_WATERMARKS - 1
 	ALLOC_OOM           AllocFlags = 0x08
@@ -342,4 +313,15 @@ func (a AllocFlags) String() string {
 		}
 	}
 	return strings.Join(parts, "|")
+}
+
+// MustParseGFP is ParseGFP for masks written in the program: outside this
+// package a GFP bit is named as %pGg prints it, since Go does not export
+// __GFP_*. It panics on a mask ParseGFP refuses.
+func MustParseGFP(s string) GFP {
+	g, err := ParseGFP(s)
+	if err != nil {
+		panic(err)
+	}
+	return g
 }

@@ -40,13 +40,13 @@ func TestGFPPrintsAsTheKernelsPGg(t *testing.T) {
 }
 
 func TestGFPZoneAndMigratetype(t *testing.T) {
-	assert.Equal(t, ZoneMovable, gfpZone(GFP_HIGHUSER_MOVABLE), "GFP_HIGHUSER_MOVABLE may use ZONE_MOVABLE")
-	assert.Equal(t, ZoneNormal, gfpZone(GFP_KERNEL))
-	assert.Equal(t, ZoneDMA32, gfpZone(GFP_KERNEL|__GFP_DMA32))
-	assert.Equal(t, ZoneDMA, gfpZone(GFP_KERNEL|__GFP_DMA))
-	assert.Equal(t, MigrateMovable, gfpMigratetype(GFP_TRANSHUGE))
-	assert.Equal(t, MigrateReclaimable, gfpMigratetype(GFP_KERNEL|__GFP_RECLAIMABLE))
-	assert.Equal(t, MigrateUnmovable, gfpMigratetype(GFP_KERNEL))
+	assert.Equal(t, ZONE_MOVABLE, gfpZone(GFP_HIGHUSER_MOVABLE), "GFP_HIGHUSER_MOVABLE may use ZONE_MOVABLE")
+	assert.Equal(t, ZONE_NORMAL, gfpZone(GFP_KERNEL))
+	assert.Equal(t, ZONE_DMA32, gfpZone(GFP_KERNEL|__GFP_DMA32))
+	assert.Equal(t, ZONE_DMA, gfpZone(GFP_KERNEL|__GFP_DMA))
+	assert.Equal(t, MIGRATE_MOVABLE, gfpMigratetype(GFP_TRANSHUGE))
+	assert.Equal(t, MIGRATE_RECLAIMABLE, gfpMigratetype(GFP_KERNEL|__GFP_RECLAIMABLE))
+	assert.Equal(t, MIGRATE_UNMOVABLE, gfpMigratetype(GFP_KERNEL))
 	assert.Equal(t, "ALLOC_WMARK_MIN|ALLOC_CPUSET|ALLOC_NOFRAGMENT|ALLOC_KSWAPD", (ALLOC_WMARK_MIN | ALLOC_CPUSET | ALLOC_NOFRAGMENT | ALLOC_KSWAPD).String())
 }
 

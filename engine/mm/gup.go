@@ -149,13 +149,13 @@ var errPinNoMem = fmt.Errorf("pin: no memory to migrate the folio to")
 // what-if's MIGRATE_MOVABLE pageblocks.
 func (m *Machine) folioIsLongtermPinnable(head PFN) bool {
 	mt := m.getPageblockMigratetype(head)
-	if mt == MigrateCMA || mt == MigrateIsolate {
+	if mt == MIGRATE_CMA || mt == MIGRATE_ISOLATE {
 		return false
 	}
-	if m.ZoneOf(head).Type == ZoneMovable {
+	if m.ZoneOf(head).Type == ZONE_MOVABLE {
 		return false
 	}
-	if mt == MigrateMovable {
+	if mt == MIGRATE_MOVABLE {
 		switch m.Patches.PinMigrateMovable {
 		case PinMigrateAlways:
 			return false

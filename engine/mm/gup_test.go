@@ -30,7 +30,7 @@ func TestPinBlocksPinsOneFolioInTheGivenShareOfBlocks(t *testing.T) {
 			assert.Equal(t, uint64(blocks), pages, "one base page per block")
 			assert.Equal(t, pages, r.Owner.Pinned)
 			perBlock := map[PFN]int{}
-			for _, head := range m.OwnerFolios(r.Owner) {
+			for _, head := range m.ownerFolios(r.Owner) {
 				if m.Folio(head).Pinned {
 					perBlock[head>>PageblockOrder]++
 				}
@@ -90,7 +90,7 @@ func TestPinTimeMigrationMovesPinsOutOfMovableBlocksOnlyUnderTheWhatIf(t *testin
 			}
 			m.Patches.PinMigrateMovable = tc.mode
 			tk := m.testTask(0)
-			before := m.OwnerFolios(r.Owner)
+			before := m.ownerFolios(r.Owner)
 			blocks, pages, err := m.PinBlocks(tk, r.Owner, 1)
 			require.NoError(t, err)
 			m.MustCheckInvariants()
@@ -98,11 +98,11 @@ func TestPinTimeMigrationMovesPinsOutOfMovableBlocksOnlyUnderTheWhatIf(t *testin
 			assert.Equal(t, pages, r.Owner.Pinned, "every pin is on the owner's memory")
 			assert.Equal(t, uint64(len(before)), r.Owner.Resident, "a moved page is still the owner's")
 			var inMovable, elsewhere uint64
-			for _, head := range m.OwnerFolios(r.Owner) {
+			for _, head := range m.ownerFolios(r.Owner) {
 				if !m.Folio(head).Pinned {
 					continue
 				}
-				if m.PageblockMigratetype(head) == MigrateMovable {
+				if m.PageblockMigratetype(head) == MIGRATE_MOVABLE {
 					inMovable++
 				} else {
 					elsewhere++

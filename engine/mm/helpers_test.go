@@ -80,7 +80,7 @@ func inWorld(t testing.TB, m *Machine, cpu int, fn func(t *sim.Task)) *sim.Task 
 // resetCounters zeroes the event counters, the slow-path, reclaim and
 // compaction statistics and the trace, so a test reads its own deltas.
 func resetCounters(m *Machine) {
-	m.Stat.Events = [NrVMEventItems]uint64{}
+	m.Stat.Events = [NR_VM_EVENT_ITEMS]uint64{}
 	m.Slow = SlowpathStats{}
 	m.Reclaim = ReclaimStats{}
 	m.Compact = CompactStats{}
@@ -123,7 +123,7 @@ func traceNames(m *Machine) []string {
 // freeHighOrder returns the free chunks of pageblock order and above in z.
 func freeHighOrder(z *Zone) uint64 {
 	var n uint64
-	for o := Order(PageblockOrder); o < NrPageOrders; o++ {
+	for o := Order(PageblockOrder); o < NR_PAGE_ORDERS; o++ {
 		n += z.NrFree(o)
 	}
 	return n
@@ -169,10 +169,10 @@ func carveZone(t testing.TB, m *Machine, cg *Memcg, place func(block, off int) r
 // carveNodeZone is carveZone for node nid's Normal zone.
 func carveNodeZone(t testing.TB, m *Machine, nid int, cg *Memcg, place func(block, off int) role) *layout {
 	t.Helper()
-	z := m.Nodes[nid].Zones[ZoneNormal]
+	z := m.Nodes[nid].Zones[ZONE_NORMAL]
 	tk := m.testTask(m.Nodes[nid].CPUs[0])
 	saved := z.watermark
-	z.watermark = [NrWmark]uint64{}
+	z.watermark = [NR_WMARK]uint64{}
 	z.WatermarkBoost = 0
 	for {
 		pfn := m.allocSync(tk, __GFP_MOVABLE|__GFP_THISNODE|__GFP_NOWARN, 0, nid, 0)

@@ -50,7 +50,7 @@ type THPSettings struct {
 	Enabled THPEnabled
 	Defrag  THPDefrag
 	// PerSize[order] is hugepages-<4<<order>kB/enabled for orders 2..9.
-	PerSize [HPagePMDOrder + 1]THPEnabled
+	PerSize [HPAGE_PMD_ORDER + 1]THPEnabled
 }
 
 // DefaultTHPSettings are the Kconfig defaults of a distribution kernel:
@@ -61,7 +61,7 @@ func DefaultTHPSettings() THPSettings {
 	for o := range s.PerSize {
 		s.PerSize[o] = THPNever
 	}
-	s.PerSize[HPagePMDOrder] = THPInherit
+	s.PerSize[HPAGE_PMD_ORDER] = THPInherit
 	return s
 }
 
@@ -77,14 +77,14 @@ func (s *THPSettings) orderEnabled(order Order) THPEnabled {
 // hugepagePMDEnabled is hugepage_pmd_enabled(): PMD-size THP is enabled
 // (always or madvise), which is when khugepaged runs.
 func (s *THPSettings) hugepagePMDEnabled() bool {
-	e := s.orderEnabled(HPagePMDOrder)
+	e := s.orderEnabled(HPAGE_PMD_ORDER)
 	return e == THPAlways || e == THPMadvise
 }
 
 // THPKnobNames lists the sysfs knobs by dotted path.
 func THPKnobNames() []string {
 	out := []string{"transparent_hugepage.enabled", "transparent_hugepage.defrag"}
-	for o := 2; o <= HPagePMDOrder; o++ {
+	for o := 2; o <= HPAGE_PMD_ORDER; o++ {
 		out = append(out, fmt.Sprintf("transparent_hugepage.hugepages-%dkB.enabled", 4<<o))
 	}
 	return out
@@ -135,7 +135,7 @@ func (s *THPSettings) SetKnob(name, value string) error {
 		s.Defrag = v
 		return nil
 	}
-	for o := 2; o <= HPagePMDOrder; o++ {
+	for o := 2; o <= HPAGE_PMD_ORDER; o++ {
 		if name == fmt.Sprintf("transparent_hugepage.hugepages-%dkB.enabled", 4<<o) {
 			// Every per-size knob takes always/inherit/madvise/never.
 			v, err := parseChoice[THPEnabled](name, value, thpEnabledNames)
@@ -170,7 +170,7 @@ func (s *THPSettings) GetKnob(name string) (string, error) {
 	case "transparent_hugepage.defrag":
 		return bracket(thpDefragNames, int(s.Defrag)), nil
 	}
-	for o := 2; o <= HPagePMDOrder; o++ {
+	for o := 2; o <= HPAGE_PMD_ORDER; o++ {
 		if name == fmt.Sprintf("transparent_hugepage.hugepages-%dkB.enabled", 4<<o) {
 			order := []THPEnabled{THPAlways, THPInherit, THPMadvise, THPNever}
 			names := []string{"always", "inherit", "madvise", "never"}
@@ -229,7 +229,7 @@ func (m *Machine) VMATHPGFPMask(madvised bool) GFP { return m.THP.vmaTHPGFPMask(
 // allow for a VMA with these flags.
 func (s *THPSettings) anonOrders(madvised, noHuge bool, mask uint64) uint64 {
 	var orders uint64
-	for o := Order(2); o <= HPagePMDOrder; o++ {
+	for o := Order(2); o <= HPAGE_PMD_ORDER; o++ {
 		if mask&(1<<o) != 0 && s.thpOrderAllowed(o, madvised, noHuge) {
 			orders |= 1 << o
 		}
@@ -241,7 +241,7 @@ func (s *THPSettings) anonOrders(madvised, noHuge bool, mask uint64) uint64 {
 // order's enabled setting (or the top-level one when it inherits), honouring
 // MADV_HUGEPAGE and MADV_NOHUGEPAGE.
 func (s *THPSettings) thpOrderAllowed(order Order, madvised, noHuge bool) bool {
-	if noHuge || order < 2 || order > HPagePMDOrder {
+	if noHuge || order < 2 || order > HPAGE_PMD_ORDER {
 		return false
 	}
 	switch s.orderEnabled(order) {

@@ -114,10 +114,10 @@ type ImportZone struct {
 	HasStartPFN bool
 	StartPFN    PFN
 	// Free[o][mt] is the number of free chunks of order o on mt's lists.
-	Free [NrPageOrders][MigrateTypes]uint64
+	Free [NR_PAGE_ORDERS][MIGRATE_TYPES]uint64
 	// HasBlocks says Blocks comes from the dump (pagetypeinfo).
 	HasBlocks bool
-	Blocks    [MigrateTypes]uint64
+	Blocks    [MIGRATE_TYPES]uint64
 	// Source names the dump's file and line that sized the zone
 	// ("zoneinfo:34", "buddyinfo:2"), for errors.
 	Source string
@@ -146,13 +146,13 @@ type ImportSpec struct {
 }
 
 // The placement treats MAX_PAGE_ORDER chunks as pairs of pageblocks.
-var _ = [1]struct{}{}[MaxPageOrder-PageblockOrder-1]
+var _ = [1]struct{}{}[MAX_PAGE_ORDER-PageblockOrder-1]
 
 // importFirstPFN is where a synthesised layout starts (16 MiB).
 const importFirstPFN = 0x1000
 
-// maxOrderNrPages is MAX_ORDER_NR_PAGES.
-const maxOrderNrPages = 1 << MaxPageOrder
+// MAX_ORDER_NR_PAGES is MAX_ORDER_NR_PAGES.
+const MAX_ORDER_NR_PAGES = 1 << MAX_PAGE_ORDER
 
 // FreePages returns the pages the zone's free chunks hold (saturating at
 // math.MaxUint64: the counts come from a file).
@@ -177,13 +177,13 @@ func (zs *ImportZone) synthSize() uint64 {
 		for _, c := range zs.Free[o] {
 			switch {
 			case o >= PageblockOrder:
-				need = addSat(need, mulSat(c, maxOrderNrPages))
+				need = addSat(need, mulSat(c, MAX_ORDER_NR_PAGES))
 			default:
 				need = addSat(need, mulSat(c, 1<<(o+1)))
 			}
 		}
 	}
-	need = addSat(need, uint64(MigrateTypes)*PageblockNrPages) // a partly filled block per type
+	need = addSat(need, uint64(MIGRATE_TYPES)*PageblockNrPages) // a partly filled block per type
 	var blocks uint64
 	if zs.HasBlocks {
 		for _, b := range zs.Blocks {
@@ -194,7 +194,7 @@ func (zs *ImportZone) synthSize() uint64 {
 	if size > importMaxPFN {
 		return size
 	}
-	return alignUp(size, maxOrderNrPages)
+	return alignUp(size, MAX_ORDER_NR_PAGES)
 }
 
 // importMaxPFN is the highest PFN a machine may reach (8 TiB), the bound
@@ -223,7 +223,7 @@ func Import(spec ImportSpec) (*Machine, []string, error) {
 		ns := NodeSpec{CPUs: n.CPUs}
 		for zi := range n.Zones {
 			zs := &n.Zones[zi]
-			if zs.Type >= MaxNrZones {
+			if zs.Type >= MAX_NR_ZONES {
 				return nil, nil, fmt.Errorf("import: node %d: zone type %d does not exist", ni, zs.Type)
 			}
 			free := zs.FreePages()
@@ -252,9 +252,9 @@ func Import(spec ImportSpec) (*Machine, []string, error) {
 			var start uint64
 			switch {
 			case !zs.HasStartPFN:
-				start = alignUp(max(prevEnd, importFirstPFN), maxOrderNrPages)
+				start = alignUp(max(prevEnd, importFirstPFN), MAX_ORDER_NR_PAGES)
 			case uint64(zs.StartPFN) < prevEnd:
-				start = alignUp(prevEnd, maxOrderNrPages)
+				start = alignUp(prevEnd, MAX_ORDER_NR_PAGES)
 				warnings = append(warnings, fmt.Sprintf("node %d zone %s: start_pfn %d overlaps the zone before it; moved to %d", ni, zs.Type, zs.StartPFN, start))
 			default:
 				start = uint64(zs.StartPFN)
@@ -297,7 +297,7 @@ func Import(spec ImportSpec) (*Machine, []string, error) {
 	}
 	for _, z := range m.zones {
 		z.nrBlocks = m.countZoneBlocks(z)
-		z.NrReservedHighatomic = z.nrBlocks[MigrateHighAtomic] * PageblockNrPages
+		z.NrReservedHighatomic = z.nrBlocks[MIGRATE_HIGHATOMIC] * PageblockNrPages
 	}
 	if err := m.CheckInvariants(); err != nil {
 		return nil, nil, fmt.Errorf("import built an inconsistent machine (a pagesim bug): %w", err)
@@ -406,7 +406,7 @@ type importBlock struct {
 // file comment): open[k] regions may become a free chunk of order k, slot[k]
 // regions must keep a page in use.
 type importPool struct {
-	open, slot [NrPageOrders][]PFN
+	open, slot [NR_PAGE_ORDERS][]PFN
 }
 
 func popFront(l *[]PFN) (PFN, bool) {
@@ -423,7 +423,7 @@ func (p *importPool) take(j Order) (PFN, bool) {
 	if pfn, ok := popFront(&p.open[j]); ok {
 		return pfn, true
 	}
-	for k := j + 1; k < NrPageOrders; k++ {
+	for k := j + 1; k < NR_PAGE_ORDERS; k++ {
 		pfn, ok := popFront(&p.slot[k])
 		if !ok {
 			pfn, ok = popFront(&p.open[k])
@@ -464,7 +464,7 @@ func (m *Machine) importPutChunk(z *Zone, pfn PFN, o Order, mt MigrateType) {
 		m.pages[pfn+i] = page{next: NilPFN, prev: NilPFN, kind: KindNone}
 	}
 	m.accountFreepages(z, int64(o.Pages()), mt)
-	m.addToFreeList(z, pfn, o, mt, true)
+	m._addToFreeList(z, pfn, o, mt, true)
 }
 
 // importZone places one zone's chunks and sets its pageblock types.
@@ -478,7 +478,7 @@ func (m *Machine) importZone(z *Zone, zs *ImportZone) ([]string, error) {
 		lo, hi := b<<PageblockOrder, (b+1)<<PageblockOrder
 		blk := &blocks[i]
 		blk.lo, blk.hi = max(lo, z.StartPFN), min(hi, z.EndPFN())
-		blk.mt = MigrateMovable
+		blk.mt = MIGRATE_MOVABLE
 		if blk.lo != lo || blk.hi != hi {
 			for _, o := range m.zones {
 				if o != z && o.SpannedPages > 0 && o.StartPFN < hi && o.EndPFN() > lo {
@@ -497,24 +497,24 @@ func (m *Machine) importZone(z *Zone, zs *ImportZone) ([]string, error) {
 	// 1. Order-10 chunks: aligned pairs of full blocks.
 	{
 		cursor := 0
-		for mt := MigrateType(0); mt < MigrateTypes; mt++ {
-			for n := zs.Free[MaxPageOrder][mt]; n > 0; n-- {
+		for mt := MigrateType(0); mt < MIGRATE_TYPES; mt++ {
+			for n := zs.Free[MAX_PAGE_ORDER][mt]; n > 0; n-- {
 				for cursor < len(blocks) && !((first+PFN(cursor))&1 == 0 && full(cursor) && full(cursor+1)) {
 					cursor++
 				}
 				if cursor >= len(blocks) {
-					return nil, fmt.Errorf("import: %s: no room for %d more free order-%d %s chunks", name, n, MaxPageOrder, mt)
+					return nil, fmt.Errorf("import: %s: no room for %d more free order-%d %s chunks", name, n, MAX_PAGE_ORDER, mt)
 				}
 				blocks[cursor].role, blocks[cursor].mt = impFree10, mt
 				blocks[cursor+1].role, blocks[cursor+1].mt = impFree10Tail, mt
-				m.importPutChunk(z, blocks[cursor].lo, MaxPageOrder, mt)
+				m.importPutChunk(z, blocks[cursor].lo, MAX_PAGE_ORDER, mt)
 				cursor += 2
 			}
 		}
 	}
 	// 2. Order-9 chunks: full blocks whose buddy block is not one.
 	cursor := 0
-	for mt := MigrateType(0); mt < MigrateTypes; mt++ {
+	for mt := MigrateType(0); mt < MIGRATE_TYPES; mt++ {
 		for n := zs.Free[PageblockOrder][mt]; n > 0; n-- {
 			for cursor < len(blocks) {
 				bi := buddy(cursor)
@@ -533,7 +533,7 @@ func (m *Machine) importZone(z *Zone, zs *ImportZone) ([]string, error) {
 	}
 	// 3. Smaller chunks, packed into blocks of their type.
 	cursor = 0
-	for mt := MigrateType(0); mt < MigrateTypes; mt++ {
+	for mt := MigrateType(0); mt < MIGRATE_TYPES; mt++ {
 		var pool importPool
 		for o := int(PageblockOrder) - 1; o >= 0; o-- {
 			for n := zs.Free[o][mt]; n > 0; n-- {
@@ -556,7 +556,7 @@ func (m *Machine) importZone(z *Zone, zs *ImportZone) ([]string, error) {
 
 	// 4. Types for the blocks no chunk needed.
 	var warnings []string
-	var used [MigrateTypes]uint64
+	var used [MIGRATE_TYPES]uint64
 	var spare []int
 	for i := range blocks {
 		switch blocks[i].role {
@@ -570,9 +570,9 @@ func (m *Machine) importZone(z *Zone, zs *ImportZone) ([]string, error) {
 		}
 	}
 	if zs.HasBlocks {
-		var need [MigrateTypes]uint64
+		var need [MIGRATE_TYPES]uint64
 		var sumNeed uint64
-		for mt := MigrateType(0); mt < MigrateTypes; mt++ {
+		for mt := MigrateType(0); mt < MIGRATE_TYPES; mt++ {
 			if used[mt] > zs.Blocks[mt] {
 				warnings = append(warnings, fmt.Sprintf("%s: its free %s chunks fill %d pageblocks, the dump counts %d %s blocks; other types give up the difference",
 					name, mt, used[mt], zs.Blocks[mt], mt))
@@ -583,7 +583,7 @@ func (m *Machine) importZone(z *Zone, zs *ImportZone) ([]string, error) {
 		}
 		// The types that give up blocks when too few are left: the
 		// most numerous first.
-		order := make([]MigrateType, MigrateTypes)
+		order := make([]MigrateType, MIGRATE_TYPES)
 		for i := range order {
 			order[i] = MigrateType(i)
 		}

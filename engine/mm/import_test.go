@@ -65,8 +65,8 @@ func TestImportedFixturesHoldExactlyTheDumpsFreeChunks(t *testing.T) {
 			for ni, n := range spec.Nodes {
 				for _, zs := range n.Zones {
 					z := m.Nodes[ni].Zones[zs.Type]
-					for o := mm.Order(0); o < mm.NrPageOrders; o++ {
-						for mt := mm.MigrateType(0); mt < mm.MigrateTypes; mt++ {
+					for o := mm.Order(0); o < mm.NR_PAGE_ORDERS; o++ {
+						for mt := mm.MigrateType(0); mt < mm.MIGRATE_TYPES; mt++ {
 							assert.Equal(t, zs.Free[o][mt], z.FreeChunks(o, mt), "node %d %s order %d %s", ni, zs.Type, o, mt)
 						}
 					}
@@ -119,38 +119,38 @@ func TestImportedBlockCountsMatchTheDump(t *testing.T) {
 				z := m.Nodes[r.Node].Zones[zt]
 				for i, name := range r.Types {
 					mt, _ := mm.ParseMigrateType(name)
-					if mt == mm.MigrateMovable {
+					if mt == mm.MIGRATE_MOVABLE {
 						assert.GreaterOrEqual(t, z.NrBlocks(mt), r.Counts[i], "%s %s", r.Zone, name)
 					} else {
 						assert.Equal(t, r.Counts[i], z.NrBlocks(mt), "%s %s", r.Zone, name)
 					}
 				}
-				assert.Equal(t, z.NrBlocks(mm.MigrateHighAtomic)*mm.PageblockNrPages, z.NrReservedHighatomic)
+				assert.Equal(t, z.NrBlocks(mm.MIGRATE_HIGHATOMIC)*mm.PageblockNrPages, z.NrReservedHighatomic)
 			}
 		})
 	}
 }
 
-func normalZone(free [mm.NrPageOrders][mm.MigrateTypes]uint64) mm.ImportZone {
-	return mm.ImportZone{Type: mm.ZoneNormal, Free: free}
+func normalZone(free [mm.NR_PAGE_ORDERS][mm.MIGRATE_TYPES]uint64) mm.ImportZone {
+	return mm.ImportZone{Type: mm.ZONE_NORMAL, Free: free}
 }
 
 func TestImportPlacesHandMadeDumps(t *testing.T) {
-	var mixed [mm.NrPageOrders][mm.MigrateTypes]uint64
+	var mixed [mm.NR_PAGE_ORDERS][mm.MIGRATE_TYPES]uint64
 	for o := range mixed {
 		for mt := range mixed[o] {
 			mixed[o][mt] = uint64(3 + o + mt)
 		}
 	}
-	var order0 [mm.NrPageOrders][mm.MigrateTypes]uint64
-	order0[0][mm.MigrateMovable] = 5000 // each needs its buddy in use
-	var order9 [mm.NrPageOrders][mm.MigrateTypes]uint64
-	order9[9][mm.MigrateUnmovable] = 7
-	order9[9][mm.MigrateMovable] = 7 // never two free buddies of order 9
-	var isolated [mm.NrPageOrders][mm.MigrateTypes]uint64
-	isolated[3][mm.MigrateIsolate] = 4
-	isolated[10][mm.MigrateCMA] = 2
-	isolated[2][mm.MigrateHighAtomic] = 9
+	var order0 [mm.NR_PAGE_ORDERS][mm.MIGRATE_TYPES]uint64
+	order0[0][mm.MIGRATE_MOVABLE] = 5000 // each needs its buddy in use
+	var order9 [mm.NR_PAGE_ORDERS][mm.MIGRATE_TYPES]uint64
+	order9[9][mm.MIGRATE_UNMOVABLE] = 7
+	order9[9][mm.MIGRATE_MOVABLE] = 7 // never two free buddies of order 9
+	var isolated [mm.NR_PAGE_ORDERS][mm.MIGRATE_TYPES]uint64
+	isolated[3][mm.MIGRATE_ISOLATE] = 4
+	isolated[10][mm.MIGRATE_CMA] = 2
+	isolated[2][mm.MIGRATE_HIGHATOMIC] = 9
 
 	cases := []struct {
 		name string
@@ -165,11 +165,11 @@ func TestImportPlacesHandMadeDumps(t *testing.T) {
 		{"Isolate, CMA and HighAtomic lists",
 			mm.ImportSpec{Nodes: []mm.ImportNode{{CPUs: 1, Zones: []mm.ImportZone{normalZone(isolated)}}}}},
 		{"a zone starting at PFN 1 like x86's DMA", mm.ImportSpec{Nodes: []mm.ImportNode{{CPUs: 1, Zones: []mm.ImportZone{{
-			Type: mm.ZoneDMA, HasGeometry: true, Spanned: 4095, Present: 3998, Managed: 3976, HasStartPFN: true, StartPFN: 1,
-			Free: func() (f [mm.NrPageOrders][mm.MigrateTypes]uint64) {
-				f[10][mm.MigrateMovable] = 3
+			Type: mm.ZONE_DMA, HasGeometry: true, Spanned: 4095, Present: 3998, Managed: 3976, HasStartPFN: true, StartPFN: 1,
+			Free: func() (f [mm.NR_PAGE_ORDERS][mm.MIGRATE_TYPES]uint64) {
+				f[10][mm.MIGRATE_MOVABLE] = 3
 				for o := 0; o < 9; o++ {
-					f[o][mm.MigrateUnmovable] = 1
+					f[o][mm.MIGRATE_UNMOVABLE] = 1
 				}
 				return
 			}(),
@@ -184,8 +184,8 @@ func TestImportPlacesHandMadeDumps(t *testing.T) {
 			require.NoError(t, m.CheckInvariants())
 			zs := want.Nodes[0].Zones[0]
 			z := m.Nodes[0].Zones[zs.Type]
-			for o := mm.Order(0); o < mm.NrPageOrders; o++ {
-				for mt := mm.MigrateType(0); mt < mm.MigrateTypes; mt++ {
+			for o := mm.Order(0); o < mm.NR_PAGE_ORDERS; o++ {
+				for mt := mm.MigrateType(0); mt < mm.MIGRATE_TYPES; mt++ {
 					assert.Equal(t, zs.Free[o][mt], z.FreeChunks(o, mt), "order %d %s", o, mt)
 				}
 			}
@@ -213,53 +213,53 @@ func TestImportIsDeterministic(t *testing.T) {
 
 func TestImportAdjustsInconsistentDumps(t *testing.T) {
 	t.Run("free chunks that need more blocks than the dump counts keep their counts", func(t *testing.T) {
-		var free [mm.NrPageOrders][mm.MigrateTypes]uint64
-		free[8][mm.MigrateReclaimable] = 10 // ten blocks' worth at least
-		free[10][mm.MigrateMovable] = 4
-		zs := mm.ImportZone{Type: mm.ZoneNormal, HasGeometry: true, Spanned: 32 * 512, Present: 32 * 512, Managed: 32 * 512,
+		var free [mm.NR_PAGE_ORDERS][mm.MIGRATE_TYPES]uint64
+		free[8][mm.MIGRATE_RECLAIMABLE] = 10 // ten blocks' worth at least
+		free[10][mm.MIGRATE_MOVABLE] = 4
+		zs := mm.ImportZone{Type: mm.ZONE_NORMAL, HasGeometry: true, Spanned: 32 * 512, Present: 32 * 512, Managed: 32 * 512,
 			HasStartPFN: true, StartPFN: 0x10000, Free: free, HasBlocks: true}
-		zs.Blocks[mm.MigrateReclaimable] = 2
-		zs.Blocks[mm.MigrateMovable] = 28
-		zs.Blocks[mm.MigrateUnmovable] = 2
+		zs.Blocks[mm.MIGRATE_RECLAIMABLE] = 2
+		zs.Blocks[mm.MIGRATE_MOVABLE] = 28
+		zs.Blocks[mm.MIGRATE_UNMOVABLE] = 2
 		m, warnings, err := mm.Import(mm.ImportSpec{Nodes: []mm.ImportNode{{CPUs: 1, Zones: []mm.ImportZone{zs}}}})
 		require.NoError(t, err)
 		require.NoError(t, m.CheckInvariants())
-		z := m.Nodes[0].Zones[mm.ZoneNormal]
-		assert.Equal(t, uint64(10), z.FreeChunks(8, mm.MigrateReclaimable))
-		assert.Equal(t, uint64(10), z.NrBlocks(mm.MigrateReclaimable))
-		assert.Equal(t, uint64(2), z.NrBlocks(mm.MigrateUnmovable), "the smaller types keep their blocks")
-		assert.Equal(t, uint64(20), z.NrBlocks(mm.MigrateMovable), "the largest type gives up the difference")
+		z := m.Nodes[0].Zones[mm.ZONE_NORMAL]
+		assert.Equal(t, uint64(10), z.FreeChunks(8, mm.MIGRATE_RECLAIMABLE))
+		assert.Equal(t, uint64(10), z.NrBlocks(mm.MIGRATE_RECLAIMABLE))
+		assert.Equal(t, uint64(2), z.NrBlocks(mm.MIGRATE_UNMOVABLE), "the smaller types keep their blocks")
+		assert.Equal(t, uint64(20), z.NrBlocks(mm.MIGRATE_MOVABLE), "the largest type gives up the difference")
 		assert.Equal(t, []string{
 			"node 0 zone Normal: its free Reclaimable chunks fill 10 pageblocks, the dump counts 2 Reclaimable blocks; other types give up the difference",
 			"node 0 zone Normal: 8 of the dump's 28 Movable pageblocks do not fit in the zone",
 		}, warnings)
 	})
 	t.Run("more free pages than managed pages raise the managed count", func(t *testing.T) {
-		var free [mm.NrPageOrders][mm.MigrateTypes]uint64
-		free[10][mm.MigrateMovable] = 8
-		zs := mm.ImportZone{Type: mm.ZoneNormal, HasGeometry: true, Spanned: 16384, Present: 6000, Managed: 5000, Free: free}
+		var free [mm.NR_PAGE_ORDERS][mm.MIGRATE_TYPES]uint64
+		free[10][mm.MIGRATE_MOVABLE] = 8
+		zs := mm.ImportZone{Type: mm.ZONE_NORMAL, HasGeometry: true, Spanned: 16384, Present: 6000, Managed: 5000, Free: free}
 		m, warnings, err := mm.Import(mm.ImportSpec{Nodes: []mm.ImportNode{{CPUs: 1, Zones: []mm.ImportZone{zs}}}})
 		require.NoError(t, err)
 		require.NoError(t, m.CheckInvariants())
-		z := m.Nodes[0].Zones[mm.ZoneNormal]
+		z := m.Nodes[0].Zones[mm.ZONE_NORMAL]
 		assert.Equal(t, uint64(8192), z.ManagedPages)
 		assert.Equal(t, uint64(8192), z.PresentPages)
 		assert.Equal(t, uint64(8192), z.FreePages())
 		assert.Len(t, warnings, 1)
 	})
 	t.Run("a zone that overlaps the one before it moves up", func(t *testing.T) {
-		a := mm.ImportZone{Type: mm.ZoneDMA32, HasGeometry: true, Spanned: 4096, Present: 4096, Managed: 4096, HasStartPFN: true, StartPFN: 4096}
-		b := mm.ImportZone{Type: mm.ZoneNormal, HasGeometry: true, Spanned: 4096, Present: 4096, Managed: 4096, HasStartPFN: true, StartPFN: 6000}
+		a := mm.ImportZone{Type: mm.ZONE_DMA32, HasGeometry: true, Spanned: 4096, Present: 4096, Managed: 4096, HasStartPFN: true, StartPFN: 4096}
+		b := mm.ImportZone{Type: mm.ZONE_NORMAL, HasGeometry: true, Spanned: 4096, Present: 4096, Managed: 4096, HasStartPFN: true, StartPFN: 6000}
 		m, warnings, err := mm.Import(mm.ImportSpec{Nodes: []mm.ImportNode{{CPUs: 1, Zones: []mm.ImportZone{b, a}}}})
 		require.NoError(t, err)
-		assert.Equal(t, mm.PFN(8192), m.Nodes[0].Zones[mm.ZoneNormal].StartPFN)
+		assert.Equal(t, mm.PFN(8192), m.Nodes[0].Zones[mm.ZONE_NORMAL].StartPFN)
 		assert.Equal(t, []string{"node 0 zone Normal: start_pfn 6000 overlaps the zone before it; moved to 8192"}, warnings)
 	})
 }
 
 func TestImportRefusesImpossibleDumps(t *testing.T) {
-	var free [mm.NrPageOrders][mm.MigrateTypes]uint64
-	free[10][mm.MigrateMovable] = 1
+	var free [mm.NR_PAGE_ORDERS][mm.MIGRATE_TYPES]uint64
+	free[10][mm.MIGRATE_MOVABLE] = 1
 	cases := []struct {
 		name string
 		spec mm.ImportSpec
@@ -267,12 +267,12 @@ func TestImportRefusesImpossibleDumps(t *testing.T) {
 	}{
 		{"no nodes", mm.ImportSpec{}, "import: the dump has no nodes"},
 		{"free pages in a zone that spans nothing",
-			mm.ImportSpec{Nodes: []mm.ImportNode{{CPUs: 1, Zones: []mm.ImportZone{{Type: mm.ZoneNormal, HasGeometry: true, Free: free}}}}},
+			mm.ImportSpec{Nodes: []mm.ImportNode{{CPUs: 1, Zones: []mm.ImportZone{{Type: mm.ZONE_NORMAL, HasGeometry: true, Free: free}}}}},
 			"import: node 0 zone Normal has 1024 free pages but spans none"},
 		{"no CPUs", mm.ImportSpec{Nodes: []mm.ImportNode{{Zones: []mm.ImportZone{normalZone(free)}}}},
 			"import: a machine needs at least one CPU"},
 		{"an order-10 chunk with no aligned room",
-			mm.ImportSpec{Nodes: []mm.ImportNode{{CPUs: 1, Zones: []mm.ImportZone{{Type: mm.ZoneNormal, HasGeometry: true,
+			mm.ImportSpec{Nodes: []mm.ImportNode{{CPUs: 1, Zones: []mm.ImportZone{{Type: mm.ZONE_NORMAL, HasGeometry: true,
 				Spanned: 1024, Present: 1024, Managed: 1024, HasStartPFN: true, StartPFN: 512, Free: free}}}}},
 			"import: node 0 zone Normal: no room for 1 more free order-10 Movable chunks"},
 	}

@@ -33,17 +33,17 @@ func TestKswapdWokenBelowLowReclaimsToHighAndSleeps(t *testing.T) {
 		}
 		return roleFile
 	})
-	z := m.Nodes[0].Zones[ZoneNormal]
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
 	n := m.Nodes[0]
 	free0 := uint64(z.Stat[NR_FREE_PAGES])
-	require.Greater(t, free0, z.WmarkPages(WmarkHigh))
+	require.Greater(t, free0, z.WmarkPages(WMARK_HIGH))
 	require.False(t, n.KswapdRunning())
 	// Movable requests (no fallback, so no watermark boost) take the zone
 	// below its low watermark but stay above min: the fast path misses at
 	// low, the slow path wakes kswapd and succeeds at min.
-	take := free0 - z.WmarkPages(WmarkMin) - 32
-	require.Greater(t, free0-take, z.WmarkPages(WmarkMin))
-	require.Less(t, free0-take, z.WmarkPages(WmarkLow))
+	take := free0 - z.WmarkPages(WMARK_MIN) - 32
+	require.Greater(t, free0-take, z.WmarkPages(WMARK_MIN))
+	require.Less(t, free0-take, z.WmarkPages(WMARK_LOW))
 	spawn(m, "writer", 1, 0, func(t *sim.Task) sim.Time {
 		for i := uint64(0); i < take; i++ {
 			if m.allocSync(t, GFP_HIGHUSER_MOVABLE, 0, 0, 0) == NilPFN {
@@ -66,7 +66,7 @@ func TestKswapdWokenBelowLowReclaimsToHighAndSleeps(t *testing.T) {
 	assert.Zero(t, m.Event(KSWAPD_LOW_WMARK_HIT_QUICKLY)+m.Event(KSWAPD_HIGH_WMARK_HIT_QUICKLY),
 		"the node stayed balanced through the 100 ms nap")
 	// Reclaimed to the high watermark, and asleep.
-	assert.GreaterOrEqual(t, uint64(z.Stat[NR_FREE_PAGES]), z.WmarkPages(WmarkHigh))
+	assert.GreaterOrEqual(t, uint64(z.Stat[NR_FREE_PAGES]), z.WmarkPages(WMARK_HIGH))
 	assert.False(t, n.KswapdRunning())
 	assert.Equal(t, ksSleep, n.kswapd.state)
 	assert.Zero(t, n.KswapdFailures())
@@ -192,7 +192,7 @@ func TestAWatermarkBoostMakesKswapdReclaimTheBoostAndWakeKcompactd(t *testing.T)
 	runWorld(t, m, m.World.Now()+2*sim.Second)
 	assert.Equal(t, uint64(1), m.Event(PAGEOUTRUN))
 	assert.GreaterOrEqual(t, m.Event(PGSTEAL_KSWAPD), boost, "kswapd reclaimed the boost")
-	assert.Less(t, m.Event(PGSTEAL_KSWAPD), boost+2*SwapClusterMax, "and stopped once the boost was reclaimed")
+	assert.Less(t, m.Event(PGSTEAL_KSWAPD), boost+2*SWAP_CLUSTER_MAX, "and stopped once the boost was reclaimed")
 	assert.Zero(t, m.Event(PSWPOUT)+m.Event(PGSCAN_ANON), "boosted reclaim never swaps")
 	assert.Zero(t, z.WatermarkBoost, "the boost is paid off")
 	assert.Zero(t, n.KswapdFailures())
@@ -234,7 +234,7 @@ func TestFreeingAboveHighGivesAHopelessKswapdAnotherChance(t *testing.T) {
 				m.FreePages(tk, pfn, 0)
 			}
 			mustCheck(t, m, "freeing")
-			require.Greater(t, uint64(l.zone.Stat[NR_FREE_PAGES]), l.zone.WmarkPages(WmarkHigh))
+			require.Greater(t, uint64(l.zone.Stat[NR_FREE_PAGES]), l.zone.WmarkPages(WMARK_HIGH))
 			assert.Zero(t, l.zone.flags&ZONE_BELOW_HIGH)
 			if tc.clear {
 				assert.Zero(t, n.KswapdFailures(), "free_frozen_page_commit resets kswapd_failures")

@@ -78,13 +78,13 @@ type lruvec struct {
 	// (lruvec_lru_size).
 	nrPages [NR_LRU_LISTS]uint64
 	// zonePages[l][zone] splits nrPages by zone (mem_cgroup_get_zone_lru_size).
-	zonePages [NR_LRU_LISTS][MaxNrZones]uint64
+	zonePages [NR_LRU_LISTS][MAX_NR_ZONES]uint64
 	// pinned lists pinned folios per type (0 anon, 1 file).
 	pinned [2]freeList
 	// pinnedCount[type][active][zone] counts pinned pages by position and
 	// zone, pinnedFolios the folios (to know how many a scan visits).
-	pinnedCount  [2][2][MaxNrZones]uint64
-	pinnedFolios [2][2][MaxNrZones]uint64
+	pinnedCount  [2][2][MAX_NR_ZONES]uint64
+	pinnedFolios [2][2][MAX_NR_ZONES]uint64
 	// Lock is lruvec->lru_lock.
 	Lock sim.Lock
 	// anonCost and fileCost are lruvec->anon_cost/file_cost (reclaim
@@ -308,7 +308,7 @@ func (m *Machine) checkLRUInvariants() error {
 			}
 			for typ := 0; typ < 2; typ++ {
 				list := &lv.pinned[typ]
-				var byZone [MaxNrZones]uint64
+				var byZone [MAX_NR_ZONES]uint64
 				n := uint64(0)
 				for pfn := list.head; pfn != NilPFN; pfn = m.pages[pfn].next {
 					p := &m.pages[pfn]
@@ -321,7 +321,7 @@ func (m *Machine) checkLRUInvariants() error {
 				if n != list.n {
 					return m.fail(list.head, "pinned list %d counter %d, walk %d", typ, list.n, n)
 				}
-				for zt := ZoneType(0); zt < MaxNrZones; zt++ {
+				for zt := ZoneType(0); zt < MAX_NR_ZONES; zt++ {
 					in, act := lv.pinnedCount[typ][0][zt], lv.pinnedCount[typ][1][zt]
 					if in+act != byZone[zt] {
 						return m.fail(NilPFN, "cgroup %s node %d pinned pool type %d zone %s counts %d+%d pages, list holds %d", cg.Name, lv.node.ID, typ, zt, in, act, byZone[zt])

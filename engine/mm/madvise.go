@@ -79,7 +79,3 @@ func (m *Machine) MadviseDontneed(t *sim.Task, o *Owner, every int) (uint64, err
 	}
 	return freed, nil
 }
-
-// OwnerFolios returns the head PFNs of an owner's folios on the LRU lists
-// (pinned ones included), sorted by PFN.
-func (m *Machine) OwnerFolios(o *Owner) []PFN { return m.ownerFolios(o) }

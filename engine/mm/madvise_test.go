@@ -39,7 +39,7 @@ func TestMadviseDontneed(t *testing.T) {
 			r := faultedRegion(t, m, 1024)
 			tk := m.testTask(0)
 			if tc.pinFirst {
-				require.NoError(t, m.PinFolio(tk, m.OwnerFolios(r.Owner)[0]))
+				require.NoError(t, m.PinFolio(tk, m.ownerFolios(r.Owner)[0]))
 			}
 			m.DrainLocalPages(tk)
 			free := m.NrFreePages()
@@ -58,7 +58,7 @@ func TestMadviseDontneedOfEveryOtherPageLeavesNoHighOrderChunkInTheRegion(t *tes
 	m := smallMachine(t, 8192, 1, 1)
 	r := faultedRegion(t, m, 2048)
 	tk := m.testTask(0)
-	folios := m.OwnerFolios(r.Owner)
+	folios := m.ownerFolios(r.Owner)
 	_, err := m.MadviseDontneed(tk, r.Owner, 2)
 	require.NoError(t, err)
 	m.DrainLocalPages(tk)

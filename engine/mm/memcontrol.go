@@ -151,9 +151,9 @@ func (cg *Memcg) belowLow() bool { return cg.ID != 0 && cg.Low > 0 && cg.Usage <
 func (cg *Memcg) SetKnob(name string, bytes uint64) error {
 	switch name {
 	case "memory.min":
-		cg.Min = bytes / PageSize
+		cg.Min = bytes / PAGE_SIZE
 	case "memory.low":
-		cg.Low = bytes / PageSize
+		cg.Low = bytes / PAGE_SIZE
 	default:
 		return fmt.Errorf("unknown cgroup file %q (memory.min, memory.low)", name)
 	}

@@ -23,7 +23,7 @@ type SwapDevice struct {
 // SetSwap sizes the swap device (swapon/swapoff); shrinking below what is
 // in use is refused.
 func (m *Machine) SetSwap(bytes uint64) error {
-	pages := bytes / PageSize
+	pages := bytes / PAGE_SIZE
 	if pages < m.Swap.UsedPages {
 		return fmt.Errorf("swap: %d pages are in use, cannot shrink to %d", m.Swap.UsedPages, pages)
 	}
@@ -60,20 +60,20 @@ func (m *Machine) setupFolio(head PFN, order Order, o *Owner) {
 		// The instantiating fault leaves the PTE young.
 		m.pages[head].flags |= pgSwapBacked | pgYoung
 		node.Stat[NR_ANON_MAPPED] += int64(nr)
-		if order == HPagePMDOrder {
+		if order == HPAGE_PMD_ORDER {
 			node.Stat[NR_ANON_THPS] += int64(nr)
 		}
 		m.lruAdd(head)
 	case KindFile:
 		node.Stat[NR_FILE_PAGES] += int64(nr)
-		if order == HPagePMDOrder {
+		if order == HPAGE_PMD_ORDER {
 			node.Stat[NR_FILE_THPS] += int64(nr)
 		}
 		m.lruAdd(head)
 	case KindSlab:
-		node.Stat[NR_SLAB_UNRECLAIMABLE_B] += int64(nr * PageSize)
+		node.Stat[NR_SLAB_UNRECLAIMABLE_B] += int64(nr * PAGE_SIZE)
 	case KindSlabReclaim:
-		node.Stat[NR_SLAB_RECLAIMABLE_B] += int64(nr * PageSize)
+		node.Stat[NR_SLAB_RECLAIMABLE_B] += int64(nr * PAGE_SIZE)
 	case KindPageTable:
 		node.Stat[NR_PAGETABLE] += int64(nr)
 	}
@@ -109,12 +109,12 @@ func (m *Machine) teardownFolio(head PFN) {
 	switch o.Kind {
 	case KindAnon:
 		node.Stat[NR_ANON_MAPPED] -= int64(nr)
-		if order == HPagePMDOrder {
+		if order == HPAGE_PMD_ORDER {
 			node.Stat[NR_ANON_THPS] -= int64(nr)
 		}
 	case KindFile:
 		node.Stat[NR_FILE_PAGES] -= int64(nr)
-		if order == HPagePMDOrder {
+		if order == HPAGE_PMD_ORDER {
 			node.Stat[NR_FILE_THPS] -= int64(nr)
 		}
 		if p.flags&pgDirty != 0 { // pgSwapCache for anon, so only here
@@ -122,9 +122,9 @@ func (m *Machine) teardownFolio(head PFN) {
 			node.Stat[NR_FILE_DIRTY] -= int64(nr)
 		}
 	case KindSlab:
-		node.Stat[NR_SLAB_UNRECLAIMABLE_B] -= int64(nr * PageSize)
+		node.Stat[NR_SLAB_UNRECLAIMABLE_B] -= int64(nr * PAGE_SIZE)
 	case KindSlabReclaim:
-		node.Stat[NR_SLAB_RECLAIMABLE_B] -= int64(nr * PageSize)
+		node.Stat[NR_SLAB_RECLAIMABLE_B] -= int64(nr * PAGE_SIZE)
 	case KindPageTable:
 		node.Stat[NR_PAGETABLE] -= int64(nr)
 	}
@@ -171,7 +171,7 @@ func (m *Machine) PinFolio(t *sim.Task, pfn PFN) error {
 	if p.flags&pgPinned != 0 {
 		return nil
 	}
-	if z := m.ZoneOf(head); z.Type == ZoneMovable {
+	if z := m.ZoneOf(head); z.Type == ZONE_MOVABLE {
 		return fmt.Errorf("PFN %#x is in ZONE_MOVABLE and must be migrated before a long-term pin", pfn)
 	}
 	onLRU := p.flags&pgLRU != 0
@@ -326,33 +326,33 @@ func (m *Machine) FaultAnonNext(t *sim.Task, r *AnonRegion, pin bool) FaultResul
 	// A fault whose allocation stopped at a cond_resched() is taken again
 	// from the attempt that stopped: from that order down, whatever the
 	// THP settings say now (the kernel's fault is still in that call).
-	from, resume := Order(HPagePMDOrder), false
+	from, resume := Order(HPAGE_PMD_ORDER), false
 	if _, o, ok := m.pendingAlloc(t); ok {
 		from, resume = o, true
 	}
 	pending := FaultResult{Head: NilPFN, Pending: true}
 	// PMD-size THP (do_huge_pmd_anonymous_page).
-	if from == HPagePMDOrder && (resume || r.Cursor%HPagePMDNr == 0 && r.Pages-r.Cursor >= HPagePMDNr && m.THP.thpOrderAllowed(HPagePMDOrder, r.Madvised, r.NoHugepage)) {
+	if from == HPAGE_PMD_ORDER && (resume || r.Cursor%HPAGE_PMD_NR == 0 && r.Pages-r.Cursor >= HPAGE_PMD_NR && m.THP.thpOrderAllowed(HPAGE_PMD_ORDER, r.Madvised, r.NoHugepage)) {
 		resume = false
 		gfp := gfpFix(m.THP.vmaTHPGFPMask(r.Madvised))
-		head := m.allocPagesMpol(t, gfp|__GFP_COMP, HPagePMDOrder, &r.Policy, ilx>>HPagePMDOrder, nid)
+		head := m.allocPagesMpol(t, gfp|__GFP_COMP, HPAGE_PMD_ORDER, &r.Policy, ilx>>HPAGE_PMD_ORDER, nid)
 		if m.AllocPending(t) {
 			return pending
 		}
 		if head != NilPFN {
 			m.countVMEvent(THP_FAULT_ALLOC)
-			m.MTHP[HPagePMDOrder].AnonFaultAlloc++
-			return m.mapAnonFolio(t, r, head, HPagePMDOrder, pin)
+			m.MTHP[HPAGE_PMD_ORDER].AnonFaultAlloc++
+			return m.mapAnonFolio(t, r, head, HPAGE_PMD_ORDER, pin)
 		}
 		m.countVMEvent(THP_FAULT_FALLBACK)
-		m.MTHP[HPagePMDOrder].AnonFaultFallback++
+		m.MTHP[HPAGE_PMD_ORDER].AnonFaultFallback++
 	}
 	// mTHP orders below PMD (alloc_anon_folio): the orders the VMA allows
 	// (thp_vma_allowable_orders), those whose naturally aligned folio
 	// lies inside the VMA (thp_vma_suitable_orders), highest first. No
 	// order fits an address that is not 16 KiB aligned.
 	if from > 0 && (resume || r.Cursor&3 == 0) {
-		orders := m.THP.anonOrders(r.Madvised, r.NoHugepage, 1<<HPagePMDOrder-1) & (1<<(from+1) - 1)
+		orders := m.THP.anonOrders(r.Madvised, r.NoHugepage, 1<<HPAGE_PMD_ORDER-1) & (1<<(from+1) - 1)
 		if resume {
 			orders |= 1 << from
 		}
@@ -399,12 +399,12 @@ func (m *Machine) mapAnonFolio(t *sim.Task, r *AnonRegion, head PFN, order Order
 	// where PinFolio would move it a moment later (the kernel leaves a
 	// pinned folio on its LRU list; lru.go says why pagesim pools them).
 	// ZONE_MOVABLE pages cannot be pinned in place (PinFolio refuses).
-	pinNow := pin && z.Type != ZoneMovable
+	pinNow := pin && z.Type != ZONE_MOVABLE
 	if pinNow {
 		m.pages[head].flags |= pgPinned
 	}
 	m.setupFolio(head, order, r.Owner)
-	if order == HPagePMDOrder {
+	if order == HPAGE_PMD_ORDER {
 		t.Charge(m.Cost.HugeFault)
 		r.PMDPages += n
 	} else {

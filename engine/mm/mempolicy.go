@@ -203,11 +203,11 @@ func (m *Machine) allocPagesMpol(t *sim.Task, gfp GFP, order Order, pol *Mempoli
 	if pol == nil {
 		pol = &Mempolicy{}
 	}
-	if m.Kernel.THPLegacyThisnode && order == HPagePMDOrder && ilx >= 0 {
+	if m.Kernel.THPLegacyThisnode && order == HPAGE_PMD_ORDER && ilx >= 0 {
 		return m.allocPagesVMA2018(t, gfp, order, pol, ilx, nid)
 	}
 	nodemask, nid := m.policyNodemask(gfp, pol, ilx, nid)
-	if order == HPagePMDOrder && ilx >= 0 && pol.Mode != MPOL_INTERLEAVE && nodemask.Has(nid) {
+	if order == HPAGE_PMD_ORDER && ilx >= 0 && pol.Mode != MPOL_INTERLEAVE && nodemask.Has(nid) {
 		local := gfp | __GFP_THISNODE | __GFP_NORETRY
 		// Resuming the second attempt skips the first.
 		if pgfp, _, ok := m.pendingAlloc(t); !ok || pgfp == local {

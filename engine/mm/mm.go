@@ -23,8 +23,8 @@
 //
 // Every file in this package is named after the kernel file whose behaviour
 // it models, and functions carry the kernel's names in Go case
-// (rmqueue -> rmqueue, __rmqueue_smallest -> rmqueueSmallest,
-// __zone_watermark_ok -> zoneWatermarkOK). Where the model simplifies, the
+// (rmqueue -> rmqueue, __rmqueue_smallest -> _rmqueueSmallest,
+// __zone_watermark_ok -> _zoneWatermarkOK). Where the model simplifies, the
 // essay at the top of the file says so.
 //
 // # Determinism
@@ -41,28 +41,28 @@ import (
 
 // Page geometry of x86-64 with 4 KiB pages and THP configured.
 const (
-	PageShift = 12
-	PageSize  = 1 << PageShift
+	PAGE_SHIFT = 12
+	PAGE_SIZE  = 1 << PAGE_SHIFT
 
 	// PageblockOrder is pageblock_order: min(HPAGE_PMD_ORDER, MAX_PAGE_ORDER).
 	PageblockOrder   = 9
 	PageblockNrPages = 1 << PageblockOrder
 
-	// MaxPageOrder is MAX_PAGE_ORDER (CONFIG_ARCH_FORCE_MAX_ORDER default 10).
-	MaxPageOrder = 10
-	// NrPageOrders is NR_PAGE_ORDERS: orders 0..MAX_PAGE_ORDER.
-	NrPageOrders = MaxPageOrder + 1
+	// MAX_PAGE_ORDER is MAX_PAGE_ORDER (CONFIG_ARCH_FORCE_MAX_ORDER default 10).
+	MAX_PAGE_ORDER = 10
+	// NR_PAGE_ORDERS is NR_PAGE_ORDERS: orders 0..MAX_PAGE_ORDER.
+	NR_PAGE_ORDERS = MAX_PAGE_ORDER + 1
 
-	// PageAllocCostlyOrder is PAGE_ALLOC_COSTLY_ORDER: orders above it are
+	// PAGE_ALLOC_COSTLY_ORDER is PAGE_ALLOC_COSTLY_ORDER: orders above it are
 	// "costly" and get the reduced retry and compaction rules.
-	PageAllocCostlyOrder = 3
+	PAGE_ALLOC_COSTLY_ORDER = 3
 
-	// HPagePMDOrder is HPAGE_PMD_ORDER, the order of a PMD-mapped THP.
-	HPagePMDOrder = 9
-	HPagePMDNr    = 1 << HPagePMDOrder
+	// HPAGE_PMD_ORDER is HPAGE_PMD_ORDER, the order of a PMD-mapped THP.
+	HPAGE_PMD_ORDER = 9
+	HPAGE_PMD_NR    = 1 << HPAGE_PMD_ORDER
 
-	// SwapClusterMax is SWAP_CLUSTER_MAX, the reclaim and isolation batch.
-	SwapClusterMax = 32
+	// SWAP_CLUSTER_MAX is SWAP_CLUSTER_MAX, the reclaim and isolation batch.
+	SWAP_CLUSTER_MAX = 32
 )
 
 // Machine is the simulated computer: memory, CPUs, the kernel's settings and
@@ -110,7 +110,7 @@ type Machine struct {
 	Patches Patches
 	Kernel  KernelBase
 	// MTHP holds the per-size hugepages-<size>kB/stats counters by order.
-	MTHP [HPagePMDOrder + 1]MTHPStats
+	MTHP [HPAGE_PMD_ORDER + 1]MTHPStats
 	// Stat is /proc/vmstat plus the zone and node counters; Frag the
 	// fragmentation counters. Only the engine adds to them.
 	Stat VMStat
@@ -198,19 +198,19 @@ func (o Order) Pages() uint64 { return 1 << o }
 type MigrateType uint8
 
 const (
-	MigrateUnmovable MigrateType = iota
-	MigrateMovable
-	MigrateReclaimable
-	MigrateHighAtomic // == MIGRATE_PCPTYPES
-	MigrateCMA
-	MigrateIsolate
-	MigrateTypes // MIGRATE_TYPES
+	MIGRATE_UNMOVABLE MigrateType = iota
+	MIGRATE_MOVABLE
+	MIGRATE_RECLAIMABLE
+	MIGRATE_HIGHATOMIC // == MIGRATE_PCPTYPES
+	MIGRATE_CMA
+	MIGRATE_ISOLATE
+	MIGRATE_TYPES // MIGRATE_TYPES
 )
 
-// MigratePCPTypes is MIGRATE_PCPTYPES: the types that have per-CPU lists.
-const MigratePCPTypes = 3
+// MIGRATE_PCPTYPES is MIGRATE_PCPTYPES: the types that have per-CPU lists.
+const MIGRATE_PCPTYPES = 3
 
-var migratetypeNames = [MigrateTypes]string{
+var migratetypeNames = [MIGRATE_TYPES]string{
 	"Unmovable", "Movable", "Reclaimable", "HighAtomic", "CMA", "Isolate",
 }
 
@@ -227,15 +227,15 @@ func ParseMigrateType(s string) (MigrateType, bool) {
 type ZoneType uint8
 
 const (
-	ZoneDMA ZoneType = iota
-	ZoneDMA32
-	ZoneNormal
-	ZoneMovable
-	ZoneDevice // always empty in pagesim; present so /proc layouts match
-	MaxNrZones // MAX_NR_ZONES
+	ZONE_DMA ZoneType = iota
+	ZONE_DMA32
+	ZONE_NORMAL
+	ZONE_MOVABLE
+	ZONE_DEVICE  // always empty in pagesim; present so /proc layouts match
+	MAX_NR_ZONES // MAX_NR_ZONES
 )
 
-var zoneNames = [MaxNrZones]string{"DMA", "DMA32", "Normal", "Movable", "Device"}
+var zoneNames = [MAX_NR_ZONES]string{"DMA", "DMA32", "Normal", "Movable", "Device"}
 
 // String returns the kernel's zone_names[] spelling.
 func (z ZoneType) String() string { return enum.Name(zoneNames[:], z) }
@@ -247,9 +247,9 @@ func ParseZoneType(s string) (ZoneType, bool) { return enum.Parse[ZoneType](zone
 type Watermark uint8
 
 const (
-	WmarkMin Watermark = iota
-	WmarkLow
-	WmarkHigh
-	WmarkPromo
-	NrWmark
+	WMARK_MIN Watermark = iota
+	WMARK_LOW
+	WMARK_HIGH
+	WMARK_PROMO
+	NR_WMARK
 )

@@ -151,25 +151,25 @@ func X86Layout(memBytes uint64, nodes, cpusPerNode int) (Config, error) {
 	if cpusPerNode < 1 || cpusPerNode > 1024 {
 		return Config{}, fmt.Errorf("CPUs per node must be between 1 and 1024, got %d", cpusPerNode)
 	}
-	perNode := memBytes / uint64(nodes) / PageSize
+	perNode := memBytes / uint64(nodes) / PAGE_SIZE
 	if perNode < 8192 { // 32 MiB
 		return Config{}, fmt.Errorf("memory per node must be at least 32 MiB, got %d KiB", perNode*4)
 	}
-	if memBytes/PageSize > 1<<31 {
+	if memBytes/PAGE_SIZE > 1<<31 {
 		return Config{}, fmt.Errorf("memory must be at most 8 TiB")
 	}
 	var cfg Config
-	memmap := func(present uint64) uint64 { return (present*64 + PageSize - 1) / PageSize }
+	memmap := func(present uint64) uint64 { return (present*64 + PAGE_SIZE - 1) / PAGE_SIZE }
 	// Node 0.
 	n0 := NodeSpec{CPUs: cpusPerNode}
 	dmaPresent := uint64(4095 - 97) // PFN 1..4095 minus 0x9f..0xff
-	n0.Zones = append(n0.Zones, ZoneSpec{Type: ZoneDMA, StartPFN: 1, Spanned: 4095, Present: dmaPresent, Managed: dmaPresent - 22})
+	n0.Zones = append(n0.Zones, ZoneSpec{Type: ZONE_DMA, StartPFN: 1, Spanned: 4095, Present: dmaPresent, Managed: dmaPresent - 22})
 	left := perNode - 4096
-	low := uint64(3*gib/PageSize) - 4096 // DMA32 RAM below the PCI hole
+	low := uint64(3*gib/PAGE_SIZE) - 4096 // DMA32 RAM below the PCI hole
 	if left < low {
 		low = left
 	}
-	dma32 := ZoneSpec{Type: ZoneDMA32, StartPFN: 4096, Present: low}
+	dma32 := ZoneSpec{Type: ZONE_DMA32, StartPFN: 4096, Present: low}
 	dma32.Managed = low - memmap(low)
 	// The kernel image lives in DMA32 on node 0.
 	if dma32.Managed > 4096+1024 {
@@ -179,14 +179,14 @@ func X86Layout(memBytes uint64, nodes, cpusPerNode int) (Config, error) {
 	left -= low
 	end := PFN(4096 + low)
 	if left > 0 {
-		dma32.Spanned = uint64(4*gib/PageSize) - 4096
-		end = PFN(4 * gib / PageSize)
+		dma32.Spanned = uint64(4*gib/PAGE_SIZE) - 4096
+		end = PFN(4 * gib / PAGE_SIZE)
 	} else {
 		dma32.Spanned = low
 	}
 	n0.Zones = append(n0.Zones, dma32)
 	if left > 0 {
-		n0.Zones = append(n0.Zones, ZoneSpec{Type: ZoneNormal, StartPFN: end, Spanned: left, Present: left, Managed: left - memmap(left)})
+		n0.Zones = append(n0.Zones, ZoneSpec{Type: ZONE_NORMAL, StartPFN: end, Spanned: left, Present: left, Managed: left - memmap(left)})
 		end += PFN(left)
 	}
 	cfg.Nodes = append(cfg.Nodes, n0)
@@ -200,7 +200,7 @@ func X86Layout(memBytes uint64, nodes, cpusPerNode int) (Config, error) {
 	}
 	for i := 1; i < nodes; i++ {
 		cfg.Nodes = append(cfg.Nodes, NodeSpec{CPUs: cpusPerNode, Zones: []ZoneSpec{{
-			Type: ZoneNormal, StartPFN: end, Spanned: perNode, Present: perNode, Managed: perNode - memmap(perNode),
+			Type: ZONE_NORMAL, StartPFN: end, Spanned: perNode, Present: perNode, Managed: perNode - memmap(perNode),
 		}}})
 		end += PFN(perNode)
 	}
@@ -230,9 +230,9 @@ func SimpleLayout(pagesPerNode uint64, nodes, cpusPerNode int) (Config, error) {
 	var cfg Config
 	start := PFN(0x1000)
 	for i := 0; i < nodes; i++ {
-		reserved := (pagesPerNode*64 + PageSize - 1) / PageSize
+		reserved := (pagesPerNode*64 + PAGE_SIZE - 1) / PAGE_SIZE
 		cfg.Nodes = append(cfg.Nodes, NodeSpec{CPUs: cpusPerNode, Zones: []ZoneSpec{{
-			Type: ZoneNormal, StartPFN: start, Spanned: pagesPerNode, Present: pagesPerNode, Managed: pagesPerNode - reserved,
+			Type: ZONE_NORMAL, StartPFN: start, Spanned: pagesPerNode, Present: pagesPerNode, Managed: pagesPerNode - reserved,
 		}}})
 		start += PFN(pagesPerNode)
 	}
@@ -300,9 +300,9 @@ func (m *Machine) layout(cfg Config) error {
 			n.CPUs = append(n.CPUs, len(m.cpuNode))
 			m.cpuNode = append(m.cpuNode, ni)
 		}
-		var seen [MaxNrZones]bool
+		var seen [MAX_NR_ZONES]bool
 		for _, zs := range ns.Zones {
-			if zs.Type >= ZoneDevice {
+			if zs.Type >= ZONE_DEVICE {
 				if zs.Spanned == 0 {
 					continue
 				}
@@ -333,14 +333,14 @@ func (m *Machine) layout(cfg Config) error {
 		}
 		// Empty zones for the types the node does not have: the kernel
 		// has a struct zone for every type on every node.
-		for t := ZoneType(0); t < MaxNrZones; t++ {
+		for t := ZoneType(0); t < MAX_NR_ZONES; t++ {
 			if n.Zones[t] == nil {
 				n.Zones[t] = &Zone{Node: n, Type: t}
 			}
 		}
 		// Zones of a node must appear in PFN order by type.
 		var last PFN
-		for t := ZoneType(0); t < MaxNrZones; t++ {
+		for t := ZoneType(0); t < MAX_NR_ZONES; t++ {
 			z := n.Zones[t]
 			if z.SpannedPages == 0 {
 				continue
@@ -350,7 +350,7 @@ func (m *Machine) layout(cfg Config) error {
 			}
 			last = z.EndPFN()
 		}
-		for t := ZoneType(0); t < MaxNrZones; t++ {
+		for t := ZoneType(0); t < MAX_NR_ZONES; t++ {
 			z := n.Zones[t]
 			z.ID = len(m.zones)
 			m.zones = append(m.zones, z)
@@ -431,14 +431,14 @@ func (m *Machine) buildZonelists() {
 		}
 		var fallback []*Zone
 		for _, id := range order {
-			for t := int(MaxNrZones) - 1; t >= 0; t-- {
+			for t := int(MAX_NR_ZONES) - 1; t >= 0; t-- {
 				if z := m.Nodes[id].Zones[t]; z.Managed() {
 					fallback = append(fallback, z)
 				}
 			}
 		}
 		var own []*Zone
-		for t := int(MaxNrZones) - 1; t >= 0; t-- {
+		for t := int(MAX_NR_ZONES) - 1; t >= 0; t-- {
 			if z := n.Zones[t]; z.Managed() {
 				own = append(own, z)
 			}
@@ -446,7 +446,7 @@ func (m *Machine) buildZonelists() {
 		n.zonelist[0] = fallback
 		n.zonelist[1] = own
 		for l := 0; l < 2; l++ {
-			for h := ZoneType(0); h < MaxNrZones; h++ {
+			for h := ZoneType(0); h < MAX_NR_ZONES; h++ {
 				n.firstZone[l][h] = int16(firstZonesZonelist(n.zonelist[l], h, 0))
 			}
 		}
@@ -467,7 +467,7 @@ func (m *Machine) memmapInit() {
 		m.pages[i] = page{next: NilPFN, prev: NilPFN, flags: pgReserved}
 	}
 	for i := range m.blocks {
-		m.blocks[i].mt = MigrateMovable
+		m.blocks[i].mt = MIGRATE_MOVABLE
 	}
 	for _, z := range m.zones {
 		if z.SpannedPages == 0 {
@@ -507,7 +507,7 @@ func (m *Machine) freeAllManaged() {
 		for _, c := range chunks {
 			mt := m.blocks[c.pfn>>PageblockOrder].mt
 			m.accountFreepages(z, int64(c.order.Pages()), mt)
-			m.addToFreeList(z, c.pfn, c.order, mt, true)
+			m._addToFreeList(z, c.pfn, c.order, mt, true)
 		}
 	}
 }
@@ -538,7 +538,7 @@ func (m *Machine) bootFreeChunks(z *Zone) []bootChunk {
 			m.pages[pfn].flags = 0
 		}
 		for pfn := r[0]; pfn < r[1]; {
-			order := Order(MaxPageOrder)
+			order := Order(MAX_PAGE_ORDER)
 			for order > 0 && (pfn&(PFN(1)<<order-1) != 0 || pfn+PFN(1)<<order > r[1]) {
 				order--
 			}
@@ -552,7 +552,7 @@ func (m *Machine) bootFreeChunks(z *Zone) []bootChunk {
 // highestPopulatedZone is the zone deferred init works on:
 // pgdat->node_zones + pgdat->nr_zones - 1.
 func (n *Node) highestPopulatedZone() *Zone {
-	for t := int(MaxNrZones) - 1; t >= 0; t-- {
+	for t := int(MAX_NR_ZONES) - 1; t >= 0; t-- {
 		if z := n.Zones[t]; z.Managed() {
 			return z
 		}
@@ -653,7 +653,7 @@ func padataInterleave(chunks []bootChunk, maxThreads int, r *sim.Rand) []bootChu
 		k := r.Intn(len(workers))
 		w := workers[k]
 		// deferred_init_maxorder: up to the next MAX_ORDER boundary.
-		mo := (chunks[w.next].pfn + maxOrderNrPages) &^ PFN(maxOrderNrPages-1)
+		mo := (chunks[w.next].pfn + MAX_ORDER_NR_PAGES) &^ PFN(MAX_ORDER_NR_PAGES-1)
 		for w.next < w.end && chunks[w.next].pfn < mo {
 			out = append(out, chunks[w.next])
 			w.next++
@@ -673,9 +673,9 @@ func padataInterleave(chunks []bootChunk, maxThreads int, r *sim.Rand) []bootChu
 // managed counts of the two zones change with it.
 func (m *Machine) chooseRandomLocation(nr uint64) {
 	const (
-		loadPhysicalAddr = PFN(16 * mib / PageSize)                // CONFIG_PHYSICAL_START
-		physicalAlign    = PFN(2 * mib / PageSize)                 // CONFIG_PHYSICAL_ALIGN
-		minAddr          = min(loadPhysicalAddr, 512*mib/PageSize) // choose_random_location
+		loadPhysicalAddr = PFN(16 * mib / PAGE_SIZE)                // CONFIG_PHYSICAL_START
+		physicalAlign    = PFN(2 * mib / PAGE_SIZE)                 // CONFIG_PHYSICAL_ALIGN
+		minAddr          = min(loadPhysicalAddr, 512*mib/PAGE_SIZE) // choose_random_location
 	)
 	var home *Zone
 	for _, z := range m.Nodes[0].Zones {

@@ -72,8 +72,8 @@ func TestDeferredInitInterleavesTheThreadsBlocks(t *testing.T) {
 		m, err := NewMachine(cfg)
 		require.NoError(t, err)
 		mustCheck(t, m, "after boot")
-		z := m.Nodes[0].Zones[ZoneNormal]
-		return m, freeListPFNs(m, z, MaxPageOrder, MigrateMovable)
+		z := m.Nodes[0].Zones[ZONE_NORMAL]
+		return m, freeListPFNs(m, z, MAX_PAGE_ORDER, MIGRATE_MOVABLE)
 	}
 	_, pfnOrder := boot(1, BootConfig{})
 	for i := 1; i < len(pfnOrder); i++ {
@@ -92,7 +92,7 @@ func TestDeferredInitInterleavesTheThreadsBlocks(t *testing.T) {
 
 	// memblock_free_all frees up to the first section boundary after a
 	// whole section (first_deferred_pfn) early, in PFN order.
-	z := mA.Nodes[0].Zones[ZoneNormal]
+	z := mA.Nodes[0].Zones[ZONE_NORMAL]
 	first := (z.StartPFN + 2*pagesPerSection - 1) &^ (pagesPerSection - 1)
 	early := 0
 	for early < len(pfnOrder) && pfnOrder[early] < first {
@@ -116,8 +116,8 @@ func TestPadataInterleaveSplitsLikePadataDoMultithreaded(t *testing.T) {
 	// at least one, rounded up to a section: 2 sections; at most 8
 	// threads work at once, each on consecutive blocks of its chunk.
 	var chunks []bootChunk
-	for pfn := PFN(0); pfn < 40*pagesPerSection; pfn += maxOrderNrPages {
-		chunks = append(chunks, bootChunk{pfn, MaxPageOrder})
+	for pfn := PFN(0); pfn < 40*pagesPerSection; pfn += MAX_ORDER_NR_PAGES {
+		chunks = append(chunks, bootChunk{pfn, MAX_PAGE_ORDER})
 	}
 	m := newQuietMachine(t, 4096, 1, 1)
 	out := padataInterleave(chunks, 8, m.World.Stream("test"))
@@ -137,16 +137,16 @@ func TestEveryEnumNamesItsValuesAndAValuePastThemWithoutPanicking(t *testing.T) 
 		got  func() string
 		want string
 	}{
-		{"a migratetype as /proc/pagetypeinfo spells it", MigrateMovable.String, "Movable"},
-		{"a migratetype past MIGRATE_TYPES", MigrateType(MigrateTypes).String, "MigrateType(6)"},
-		{"a zone type as zoneinfo spells it", ZoneNormal.String, "Normal"},
-		{"a zone type past MAX_NR_ZONES", MaxNrZones.String, "ZoneType(5)"},
+		{"a migratetype as /proc/pagetypeinfo spells it", MIGRATE_MOVABLE.String, "Movable"},
+		{"a migratetype past MIGRATE_TYPES", MigrateType(MIGRATE_TYPES).String, "MigrateType(6)"},
+		{"a zone type as zoneinfo spells it", ZONE_NORMAL.String, "Normal"},
+		{"a zone type past MAX_NR_ZONES", MAX_NR_ZONES.String, "ZoneType(5)"},
 		{"an LRU list", LRU_ACTIVE_FILE.String, "active_file"},
 		{"an LRU list past NR_LRU_LISTS", NR_LRU_LISTS.String, "LRUList(5)"},
 		{"a mempolicy mode", MPOL_INTERLEAVE.String, "interleave"},
 		{"a mempolicy mode past MPOL_LOCAL", (MPOL_LOCAL + 1).String, "MempolicyMode(5)"},
 		{"a vm event", PGALLOC_NORMAL.String, "pgalloc_normal"},
-		{"a vm event past NR_VM_EVENT_ITEMS", NrVMEventItems.String, "VMEventItem(" + fmt.Sprint(int(NrVMEventItems)) + ")"},
+		{"a vm event past NR_VM_EVENT_ITEMS", NR_VM_EVENT_ITEMS.String, "VMEventItem(" + fmt.Sprint(int(NR_VM_EVENT_ITEMS)) + ")"},
 		{"a THP enabled value", THPMadvise.String, "madvise"},
 		{"a THP enabled value past inherit", (THPInherit + 1).String, "THPEnabled(4)"},
 		{"a THP defrag value", DefragDeferMadvise.String, "defer+madvise"},
@@ -162,12 +162,12 @@ func TestEveryEnumNamesItsValuesAndAValuePastThemWithoutPanicking(t *testing.T) 
 			assert.Equal(t, tc.want, tc.got())
 		})
 	}
-	for mt := range MigrateTypes {
+	for mt := range MIGRATE_TYPES {
 		got, ok := ParseMigrateType(mt.String())
 		assert.True(t, ok)
 		assert.Equal(t, mt, got)
 	}
-	for z := range MaxNrZones {
+	for z := range MAX_NR_ZONES {
 		got, ok := ParseZoneType(z.String())
 		assert.True(t, ok)
 		assert.Equal(t, z, got)

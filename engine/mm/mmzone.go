@@ -116,14 +116,14 @@ type freeList struct {
 
 // freeArea is struct free_area.
 type freeArea struct {
-	list [MigrateTypes]freeList
+	list [MIGRATE_TYPES]freeList
 	// nrFree counts chunks of this order over all migratetypes (free_area.nr_free).
 	nrFree uint64
 }
 
 // Per-CPU list geometry (mm/page_alloc.c order_to_pindex).
 const (
-	nrLowOrderPCPLists = MigratePCPTypes * (PageAllocCostlyOrder + 1)
+	nrLowOrderPCPLists = MIGRATE_PCPTYPES * (PAGE_ALLOC_COSTLY_ORDER + 1)
 	nrPCPLists         = nrLowOrderPCPLists + 2 // + order-9 movable and non-movable
 	pcpBatchScaleMax   = 5                      // CONFIG_PCP_BATCH_SCALE_MAX
 )
@@ -149,26 +149,26 @@ type perCPUPages struct {
 
 // orderToPindex is order_to_pindex().
 func orderToPindex(mt MigrateType, order Order) int {
-	if order > PageAllocCostlyOrder {
-		if mt == MigrateMovable {
+	if order > PAGE_ALLOC_COSTLY_ORDER {
+		if mt == MIGRATE_MOVABLE {
 			return nrLowOrderPCPLists + 1
 		}
 		return nrLowOrderPCPLists
 	}
-	return MigratePCPTypes*int(order) + int(mt)
+	return MIGRATE_PCPTYPES*int(order) + int(mt)
 }
 
 // pindexToOrder is pindex_to_order().
 func pindexToOrder(pindex int) Order {
 	if pindex >= nrLowOrderPCPLists {
-		return HPagePMDOrder
+		return HPAGE_PMD_ORDER
 	}
-	return Order(pindex / MigratePCPTypes)
+	return Order(pindex / MIGRATE_PCPTYPES)
 }
 
 // pcpAllowedOrder is pcp_allowed_order().
 func pcpAllowedOrder(order Order) bool {
-	return order <= PageAllocCostlyOrder || order == HPagePMDOrder
+	return order <= PAGE_ALLOC_COSTLY_ORDER || order == HPAGE_PMD_ORDER
 }
 
 // Zone flags (enum zone_flags).
@@ -191,25 +191,25 @@ type Zone struct {
 	ManagedPages uint64 // present pages given to the buddy allocator
 
 	// watermark is _watermark[]; read through WmarkPages (which adds the boost).
-	watermark      [NrWmark]uint64
+	watermark      [NR_WMARK]uint64
 	WatermarkBoost uint64
 	// LowmemReserve[j] is the protection this zone keeps against a request
 	// whose highest_zoneidx is j.
-	LowmemReserve [MaxNrZones]int64
+	LowmemReserve [MAX_NR_ZONES]int64
 
 	NrReservedHighatomic uint64
 	NrFreeHighatomic     uint64
 
-	freeArea [NrPageOrders]freeArea
+	freeArea [NR_PAGE_ORDERS]freeArea
 	pcp      []perCPUPages // indexed by CPU
 	flags    uint8
 	// nrBlocks counts the zone's pageblocks per migratetype, as
 	// /proc/pagetypeinfo's "Number of blocks type" walk would.
-	nrBlocks [MigrateTypes]uint64
+	nrBlocks [MIGRATE_TYPES]uint64
 
 	// Stat is vm_stat[] (enum zone_stat_item); NumaEvents is vm_numa_event[].
-	Stat       [NrZoneStatItems]int64
-	NumaEvents [NrNumaEventItems]uint64
+	Stat       [NR_VM_ZONE_STAT_ITEMS]int64
+	NumaEvents [NR_VM_NUMA_EVENT_ITEMS]uint64
 
 	// Lock is zone->lock.
 	Lock sim.Lock
@@ -273,17 +273,17 @@ func (z *Zone) NrFree(order Order) uint64 { return z.freeArea[order].nrFree }
 // Node is pg_data_t.
 type Node struct {
 	ID    int
-	Zones [MaxNrZones]*Zone
+	Zones [MAX_NR_ZONES]*Zone
 	// Zonelists: zonelist[0] is ZONELIST_FALLBACK (own zones, then other
 	// nodes by distance), zonelist[1] ZONELIST_NOFALLBACK (own zones only).
 	// Each lists zones highest type first within a node.
 	zonelist [2][]*Zone
 	// firstZone[thisnode][highest] caches first_zones_zonelist() for an
 	// empty nodemask (-1: no eligible zone).
-	firstZone [2][MaxNrZones]int16
+	firstZone [2][MAX_NR_ZONES]int16
 	CPUs      []int
 	// Stat is vm_stat[] of the node (enum node_stat_item).
-	Stat      [NrNodeStatItems]int64
+	Stat      [NR_VM_NODE_STAT_ITEMS]int64
 	kswapd    kswapdData
 	kcompactd kcompactdData
 	// memcgIter is the root cgroup's per-node reclaim iterator position

@@ -48,7 +48,7 @@ func foreignChunk(t *testing.T, m *Machine, z *Zone, whole bool) {
 	t.Helper()
 	tk := m.testTask(0)
 	start := z.StartPFN
-	m.setPageblockMigratetype(start, MigrateUnmovable)
+	m.setPageblockMigratetype(start, MIGRATE_UNMOVABLE)
 	n := PFN(16)
 	if whole {
 		n = PageblockNrPages
@@ -59,12 +59,12 @@ func foreignChunk(t *testing.T, m *Machine, z *Zone, whole bool) {
 	m.DrainLocalPages(tk)
 	mustCheck(t, m, "freeing block 0's chunk")
 	if whole {
-		require.Equal(t, uint64(1), z.freeArea[PageblockOrder].list[MigrateUnmovable].n)
+		require.Equal(t, uint64(1), z.freeArea[PageblockOrder].list[MIGRATE_UNMOVABLE].n)
 	} else {
-		require.Equal(t, uint64(1), z.freeArea[4].list[MigrateUnmovable].n, "one unmovable order-4 chunk")
+		require.Equal(t, uint64(1), z.freeArea[4].list[MIGRATE_UNMOVABLE].n, "one unmovable order-4 chunk")
 	}
-	for o := Order(4); o < NrPageOrders; o++ {
-		require.Zero(t, z.freeArea[o].list[MigrateMovable].n, "no movable chunk of order %d", o)
+	for o := Order(4); o < NR_PAGE_ORDERS; o++ {
+		require.Zero(t, z.freeArea[o].list[MIGRATE_MOVABLE].n, "no movable chunk of order %d", o)
 	}
 	resetCounters(m)
 }
@@ -80,15 +80,15 @@ func TestTheHighOrderCheckSkipsOtherTypesListsOnlyWithSeed001Patch2(t *testing.T
 		want  bool
 	}{
 		{"without the series a movable ALLOC_NOFRAGMENT request counts an unmovable block's order-4 chunk",
-			false, false, nofrag, MigrateMovable, true},
+			false, false, nofrag, MIGRATE_MOVABLE, true},
 		{"with patches 1-2 it does not: __rmqueue_claim could not take the chunk",
-			true, false, nofrag, MigrateMovable, false},
+			true, false, nofrag, MIGRATE_MOVABLE, false},
 		{"with patches 1-2 a request without ALLOC_NOFRAGMENT still counts it: it may steal",
-			true, false, ALLOC_WMARK_MIN, MigrateMovable, true},
+			true, false, ALLOC_WMARK_MIN, MIGRATE_MOVABLE, true},
 		{"with patches 1-2 an unmovable request counts its own type's chunk",
-			true, false, nofrag, MigrateUnmovable, true},
+			true, false, nofrag, MIGRATE_UNMOVABLE, true},
 		{"with patches 1-2 a whole free unmovable pageblock counts: __rmqueue_claim takes whole blocks",
-			true, true, nofrag, MigrateMovable, true},
+			true, true, nofrag, MIGRATE_MOVABLE, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,13 +97,13 @@ func TestTheHighOrderCheckSkipsOtherTypesListsOnlyWithSeed001Patch2(t *testing.T
 			foreignChunk(t, m, l.zone, tc.whole)
 			m.Patches.NofragWatermark = tc.patch
 			z := l.zone
-			got := m.zoneWatermarkOK(z, 4, z.WmarkPages(WmarkMin), ZoneNormal, tc.flags, z.Stat[NR_FREE_PAGES], tc.mt)
+			got := m._zoneWatermarkOK(z, 4, z.WmarkPages(WMARK_MIN), ZONE_NORMAL, tc.flags, z.Stat[NR_FREE_PAGES], tc.mt)
 			assert.Equal(t, tc.want, got, "__zone_watermark_ok(order 4)")
 			// zone_watermark_fast (the freelist walk's check) gives
 			// the same answer for a high order.
-			assert.Equal(t, tc.want, m.zoneWatermarkFast(z, 4, z.WmarkPages(WmarkMin), ZoneNormal, tc.flags, tc.mt))
+			assert.Equal(t, tc.want, m.zoneWatermarkFast(z, 4, z.WmarkPages(WMARK_MIN), ZONE_NORMAL, tc.flags, tc.mt))
 			// The order-0 part is the same for every request.
-			assert.True(t, m.zoneWatermarkOK(z, 0, z.WmarkPages(WmarkMin), ZoneNormal, tc.flags, z.Stat[NR_FREE_PAGES], tc.mt))
+			assert.True(t, m._zoneWatermarkOK(z, 0, z.WmarkPages(WMARK_MIN), ZONE_NORMAL, tc.flags, z.Stat[NR_FREE_PAGES], tc.mt))
 		})
 	}
 }
@@ -115,9 +115,9 @@ func TestCompactFinishedStopsOnlyOnAPageTheRequestCanTakeWithSeed001Patch2(t *te
 		whole bool
 		want  CompactResult
 	}{
-		{"without the series a movable ALLOC_NOFRAGMENT compaction stops on the unmovable block's order-4 chunk", false, false, CompactSuccess},
-		{"with patches 1-2 it goes on: the chunk is not the request's to take", true, false, CompactNoSuitablePage},
-		{"with patches 1-2 a whole free unmovable pageblock still ends it", true, true, CompactSuccess},
+		{"without the series a movable ALLOC_NOFRAGMENT compaction stops on the unmovable block's order-4 chunk", false, false, COMPACT_SUCCESS},
+		{"with patches 1-2 it goes on: the chunk is not the request's to take", true, false, COMPACT_NO_SUITABLE_PAGE},
+		{"with patches 1-2 a whole free unmovable pageblock still ends it", true, true, COMPACT_SUCCESS},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,10 +126,10 @@ func TestCompactFinishedStopsOnlyOnAPageTheRequestCanTakeWithSeed001Patch2(t *te
 			foreignChunk(t, m, l.zone, tc.whole)
 			m.Patches.NofragWatermark = tc.patch
 			z := l.zone
-			cc := &compactControl{zone: z, order: 4, gfp: GFP_TRANSHUGE, migratetype: MigrateMovable,
-				allocFlags: ALLOC_NOFRAGMENT | ALLOC_WMARK_MIN | ALLOC_CMA, highestZoneidx: ZoneNormal,
+			cc := &compactControl{zone: z, order: 4, gfp: GFP_TRANSHUGE, migratetype: MIGRATE_MOVABLE,
+				allocFlags: ALLOC_NOFRAGMENT | ALLOC_WMARK_MIN | ALLOC_CMA, highestZoneidx: ZONE_NORMAL,
 				directCompaction: true, migratePFN: z.StartPFN + 2*PageblockNrPages, freePFN: z.StartPFN + 10*PageblockNrPages}
-			assert.Equal(t, tc.want.Name(), m.compactFinished_(cc).Name())
+			assert.Equal(t, tc.want.Name(), m._compactFinished(cc).Name())
 		})
 	}
 }
@@ -172,7 +172,7 @@ func TestA64KFaultUnderDefragModeBySeed001Patch(t *testing.T) {
 			inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, GFP_TRANSHUGE|__GFP_COMP, 4, 0, 0) })
 			assert.Equal(t, tc.got, got != NilPFN, "the fault got its 64K folio")
 			if got != NilPFN {
-				assert.Equal(t, MigrateMovable, m.PageblockMigratetype(got))
+				assert.Equal(t, MIGRATE_MOVABLE, m.PageblockMigratetype(got))
 			}
 			assert.Equal(t, tc.steps, m.stepsString())
 			assert.Equal(t, tc.stall, m.Event(COMPACTSTALL), "compact_stall")
@@ -207,7 +207,7 @@ func TestDirectReclaimForA64KFaultStopsEarlyUnlessSeed001Patch3(t *testing.T) {
 			l := carveZone(t, m, nil, nofragLayout(16, false))
 			foreignChunk(t, m, l.zone, false)
 			z := l.zone
-			require.Less(t, z.Stat[NR_FREE_PAGES], int64(z.WmarkPages(WmarkHigh)+compactGap(4)+z.WmarkPages(WmarkLow)-z.WmarkPages(WmarkMin)))
+			require.Less(t, z.Stat[NR_FREE_PAGES], int64(z.WmarkPages(WMARK_HIGH)+compactGap(4)+z.WmarkPages(WMARK_LOW)-z.WmarkPages(WMARK_MIN)))
 			require.NoError(t, m.SetSysctl("vm.defrag_mode", "1"))
 			m.Patches.NofragWatermark = tc.patch12
 			m.Patches.NofragReclaim = tc.patch3
@@ -250,9 +250,9 @@ func TestShouldContinueReclaimAsksTheSameQuestionWithSeed001Patch3(t *testing.T)
 			m.Patches.NofragWatermark = tc.patch12
 			m.Patches.NofragReclaim = tc.patch3
 			_, flags := m.acFor(GFP_TRANSHUGE, 4, 0)
-			sc := &scanControl{gfp: GFP_TRANSHUGE, order: 4, reclaimIdx: ZoneNormal, priority: defPriority,
-				who: reclaimerDirect, allocFlags: flags, migratetype: MigrateMovable}
-			assert.Equal(t, tc.want, m.shouldContinueReclaim(m.Nodes[0], SwapClusterMax, sc))
+			sc := &scanControl{gfp: GFP_TRANSHUGE, order: 4, reclaimIdx: ZONE_NORMAL, priority: defPriority,
+				who: reclaimerDirect, allocFlags: flags, migratetype: MIGRATE_MOVABLE}
+			assert.Equal(t, tc.want, m.shouldContinueReclaim(m.Nodes[0], SWAP_CLUSTER_MAX, sc))
 		})
 	}
 }
@@ -287,14 +287,14 @@ func TestDefragModeMakesKswapdAndKcompactdCountWholeFreeBlocks(t *testing.T) {
 			})
 			z := l.zone
 			require.Equal(t, int64(PageblockNrPages), z.Stat[NR_FREE_PAGES_BLOCKS], "nr_free_pages_blocks")
-			require.Greater(t, z.Stat[NR_FREE_PAGES], int64(4*z.WmarkPages(WmarkHigh)))
+			require.Greater(t, z.Stat[NR_FREE_PAGES], int64(4*z.WmarkPages(WMARK_HIGH)))
 			if tc.defrag {
 				require.NoError(t, m.SetSysctl("vm.defrag_mode", "1"))
 			}
 			n := m.Nodes[0]
-			assert.Equal(t, tc.balanced9, m.pgdatBalanced(n, PageblockOrder, ZoneNormal), "pgdat_balanced(order 9)")
-			assert.Equal(t, tc.balanced0, m.pgdatBalanced(n, 0, ZoneNormal), "pgdat_balanced(order 0)")
-			n.kcompactd.maxOrder, n.kcompactd.highestZoneidx = PageblockOrder, ZoneNormal
+			assert.Equal(t, tc.balanced9, m.pgdatBalanced(n, PageblockOrder, ZONE_NORMAL), "pgdat_balanced(order 9)")
+			assert.Equal(t, tc.balanced0, m.pgdatBalanced(n, 0, ZONE_NORMAL), "pgdat_balanced(order 0)")
+			n.kcompactd.maxOrder, n.kcompactd.highestZoneidx = PageblockOrder, ZONE_NORMAL
 			assert.Equal(t, tc.kcompactd, m.kcompactdNodeSuitable(n), "kcompactd_node_suitable(order 9)")
 		})
 	}

@@ -52,7 +52,7 @@ func (m *Machine) setPageblockMigratetype(pfn PFN, mt MigrateType) {
 	if b.mt == mt {
 		return
 	}
-	if b.mt == MigrateMovable && mt != MigrateIsolate {
+	if b.mt == MIGRATE_MOVABLE && mt != MIGRATE_ISOLATE {
 		m.Frag.MovableBlocksLost++
 	}
 	if id := m.zoneOfBlock[pfn>>PageblockOrder]; id >= 0 {
@@ -135,8 +135,8 @@ func (m *Machine) addBlockFree(pfn PFN, order Order, delta int) {
 	}
 }
 
-// addToFreeList is __add_to_free_list() plus set_buddy_order().
-func (m *Machine) addToFreeList(z *Zone, pfn PFN, order Order, mt MigrateType, tail bool) {
+// _addToFreeList is __add_to_free_list() plus set_buddy_order().
+func (m *Machine) _addToFreeList(z *Zone, pfn PFN, order Order, mt MigrateType, tail bool) {
 	area := &z.freeArea[order]
 	p := &m.pages[pfn]
 	p.flags = pgBuddy
@@ -150,20 +150,20 @@ func (m *Machine) addToFreeList(z *Zone, pfn PFN, order Order, mt MigrateType, t
 	}
 	area.nrFree++
 	m.addBlockFree(pfn, order, 1)
-	if order >= PageblockOrder && mt != MigrateIsolate {
-		z.modZonePageState(NR_FREE_PAGES_BLOCKS, int64(order.Pages()))
+	if order >= PageblockOrder && mt != MIGRATE_ISOLATE {
+		z._modZonePageState(NR_FREE_PAGES_BLOCKS, int64(order.Pages()))
 	}
 }
 
-// delPageFromFreeList is __del_page_from_free_list().
-func (m *Machine) delPageFromFreeList(z *Zone, pfn PFN, order Order, mt MigrateType) {
+// _delPageFromFreeList is __del_page_from_free_list().
+func (m *Machine) _delPageFromFreeList(z *Zone, pfn PFN, order Order, mt MigrateType) {
 	area := &z.freeArea[order]
 	area.list[mt].remove(m.pages, pfn)
 	m.pages[pfn].flags &^= pgBuddy
 	area.nrFree--
 	m.addBlockFree(pfn, order, -1)
-	if order >= PageblockOrder && mt != MigrateIsolate {
-		z.modZonePageState(NR_FREE_PAGES_BLOCKS, -int64(order.Pages()))
+	if order >= PageblockOrder && mt != MIGRATE_ISOLATE {
+		z._modZonePageState(NR_FREE_PAGES_BLOCKS, -int64(order.Pages()))
 	}
 }
 
@@ -175,23 +175,23 @@ func (m *Machine) moveToFreeList(z *Zone, pfn PFN, order Order, oldMt, newMt Mig
 	nr := int64(order.Pages())
 	m.accountFreepages(z, -nr, oldMt)
 	m.accountFreepages(z, nr, newMt)
-	if order >= PageblockOrder && (oldMt == MigrateIsolate) != (newMt == MigrateIsolate) {
-		if oldMt != MigrateIsolate {
+	if order >= PageblockOrder && (oldMt == MIGRATE_ISOLATE) != (newMt == MIGRATE_ISOLATE) {
+		if oldMt != MIGRATE_ISOLATE {
 			nr = -nr
 		}
-		z.modZonePageState(NR_FREE_PAGES_BLOCKS, nr)
+		z._modZonePageState(NR_FREE_PAGES_BLOCKS, nr)
 	}
 }
 
 // accountFreepages is account_freepages().
 func (m *Machine) accountFreepages(z *Zone, nr int64, mt MigrateType) {
-	if mt == MigrateIsolate {
+	if mt == MIGRATE_ISOLATE {
 		return
 	}
-	z.modZonePageState(NR_FREE_PAGES, nr)
-	if mt == MigrateCMA {
-		z.modZonePageState(NR_FREE_CMA_PAGES, nr)
-	} else if mt == MigrateHighAtomic {
+	z._modZonePageState(NR_FREE_PAGES, nr)
+	if mt == MIGRATE_CMA {
+		z._modZonePageState(NR_FREE_CMA_PAGES, nr)
+	} else if mt == MIGRATE_HIGHATOMIC {
 		z.NrFreeHighatomic = uint64(int64(z.NrFreeHighatomic) + nr)
 	}
 }
@@ -204,7 +204,7 @@ func (m *Machine) expand(z *Zone, pfn PFN, low, high Order, mt MigrateType) uint
 	for high > low {
 		high--
 		size >>= 1
-		m.addToFreeList(z, pfn+size, high, mt, false)
+		m._addToFreeList(z, pfn+size, high, mt, false)
 		added += uint64(size)
 	}
 	return added
@@ -213,14 +213,14 @@ func (m *Machine) expand(z *Zone, pfn PFN, low, high Order, mt MigrateType) uint
 // pageDelAndExpand is page_del_and_expand().
 func (m *Machine) pageDelAndExpand(z *Zone, pfn PFN, low, high Order, mt MigrateType) {
 	nr := int64(high.Pages())
-	m.delPageFromFreeList(z, pfn, high, mt)
+	m._delPageFromFreeList(z, pfn, high, mt)
 	nr -= int64(m.expand(z, pfn, low, high, mt))
 	m.accountFreepages(z, -nr, mt)
 }
 
-// rmqueueSmallest is __rmqueue_smallest().
-func (m *Machine) rmqueueSmallest(z *Zone, order Order, mt MigrateType) PFN {
-	for o := order; o < NrPageOrders; o++ {
+// _rmqueueSmallest is __rmqueue_smallest().
+func (m *Machine) _rmqueueSmallest(z *Zone, order Order, mt MigrateType) PFN {
+	for o := order; o < NR_PAGE_ORDERS; o++ {
 		pfn := z.freeArea[o].list[mt].head
 		if pfn == NilPFN {
 			continue
@@ -232,10 +232,10 @@ func (m *Machine) rmqueueSmallest(z *Zone, order Order, mt MigrateType) PFN {
 }
 
 // fallbacks is the fallbacks[][] table.
-var fallbacks = [MigratePCPTypes][MigratePCPTypes - 1]MigrateType{
-	MigrateUnmovable:   {MigrateReclaimable, MigrateMovable},
-	MigrateMovable:     {MigrateReclaimable, MigrateUnmovable},
-	MigrateReclaimable: {MigrateUnmovable, MigrateMovable},
+var fallbacks = [MIGRATE_PCPTYPES][MIGRATE_PCPTYPES - 1]MigrateType{
+	MIGRATE_UNMOVABLE:   {MIGRATE_RECLAIMABLE, MIGRATE_MOVABLE},
+	MIGRATE_MOVABLE:     {MIGRATE_RECLAIMABLE, MIGRATE_UNMOVABLE},
+	MIGRATE_RECLAIMABLE: {MIGRATE_UNMOVABLE, MIGRATE_MOVABLE},
 }
 
 // shouldTryClaimBlock is should_try_claim_block().
@@ -246,7 +246,7 @@ func shouldTryClaimBlock(order Order, startMt MigrateType) bool {
 	if order >= PageblockOrder/2 {
 		return true
 	}
-	if startMt == MigrateReclaimable || startMt == MigrateUnmovable {
+	if startMt == MIGRATE_RECLAIMABLE || startMt == MIGRATE_UNMOVABLE {
 		return true
 	}
 	return false
@@ -284,7 +284,7 @@ func (m *Machine) boostWatermark(z *Zone) bool {
 	if PageblockNrPages*4 > z.ManagedPages {
 		return false
 	}
-	maxBoost := multFrac(z.watermark[WmarkHigh], uint64(m.Sysctl.WatermarkBoostFactor), 10000)
+	maxBoost := multFrac(z.watermark[WMARK_HIGH], uint64(m.Sysctl.WatermarkBoostFactor), 10000)
 	if maxBoost == 0 {
 		return false
 	}
@@ -298,9 +298,9 @@ func (m *Machine) boostWatermark(z *Zone) bool {
 	return true
 }
 
-// moveFreepagesBlock is __move_freepages_block(): move every free chunk of
+// _moveFreepagesBlock is __move_freepages_block(): move every free chunk of
 // the pageblock starting at startPFN from oldMt's lists to newMt's.
-func (m *Machine) moveFreepagesBlock(z *Zone, startPFN PFN, oldMt, newMt MigrateType) int {
+func (m *Machine) _moveFreepagesBlock(z *Zone, startPFN PFN, oldMt, newMt MigrateType) int {
 	moved := 0
 	end := startPFN + PageblockNrPages
 	for pfn := startPFN; pfn < end; {
@@ -336,7 +336,7 @@ func (m *Machine) moveFreepagesBlockType(z *Zone, pfn PFN, oldMt, newMt MigrateT
 	if !ok {
 		return -1
 	}
-	res := m.moveFreepagesBlock(z, start, oldMt, newMt)
+	res := m._moveFreepagesBlock(z, start, oldMt, newMt)
 	m.setPageblockMigratetype(start, newMt)
 	return res
 }
@@ -345,14 +345,14 @@ func (m *Machine) moveFreepagesBlockType(z *Zone, pfn PFN, oldMt, newMt MigrateT
 func (m *Machine) tryToClaimBlock(z *Zone, pfn PFN, currentOrder, order Order, startType, blockType MigrateType, allocFlags AllocFlags) PFN {
 	if currentOrder >= PageblockOrder {
 		// Take ownership for orders >= pageblock_order.
-		m.delPageFromFreeList(z, pfn, currentOrder, blockType)
+		m._delPageFromFreeList(z, pfn, currentOrder, blockType)
 		m.changePageblockRange(pfn, currentOrder, startType)
 		nrAdded := m.expand(z, pfn, order, currentOrder, startType)
 		// The chunk leaves blockType's accounting; what expand put
 		// back is accounted to startType.
 		m.accountFreepages(z, -int64(currentOrder.Pages()), blockType)
 		m.accountFreepages(z, int64(nrAdded), startType)
-		if blockType == MigrateMovable {
+		if blockType == MIGRATE_MOVABLE {
 			m.Frag.WholeBlocksClaimed += uint64(1) << (currentOrder - PageblockOrder)
 		}
 		return pfn
@@ -367,26 +367,26 @@ func (m *Machine) tryToClaimBlock(z *Zone, pfn PFN, currentOrder, order Order, s
 		return NilPFN
 	}
 	var alike int
-	if startType == MigrateMovable {
+	if startType == MIGRATE_MOVABLE {
 		alike = movable
-	} else if blockType == MigrateMovable {
+	} else if blockType == MIGRATE_MOVABLE {
 		alike = PageblockNrPages - (free + movable)
 	}
 	if free+alike >= 1<<(PageblockOrder-1) {
-		m.moveFreepagesBlock(z, start, blockType, startType)
+		m._moveFreepagesBlock(z, start, blockType, startType)
 		m.setPageblockMigratetype(start, startType)
-		return m.rmqueueSmallest(z, order, startType)
+		return m._rmqueueSmallest(z, order, startType)
 	}
 	return NilPFN
 }
 
-// rmqueueClaim is __rmqueue_claim().
-func (m *Machine) rmqueueClaim(t *sim.Task, z *Zone, order Order, startMt MigrateType, allocFlags AllocFlags) PFN {
+// _rmqueueClaim is __rmqueue_claim().
+func (m *Machine) _rmqueueClaim(t *sim.Task, z *Zone, order Order, startMt MigrateType, allocFlags AllocFlags) PFN {
 	minOrder := order
 	if order < PageblockOrder && allocFlags&ALLOC_NOFRAGMENT != 0 {
 		minOrder = PageblockOrder
 	}
-	for o := int(MaxPageOrder); o >= int(minOrder); o-- {
+	for o := int(MAX_PAGE_ORDER); o >= int(minOrder); o-- {
 		area := &z.freeArea[o]
 		res, fallbackMt := findSuitableFallback(area, Order(o), startMt, true)
 		if res == fallbackEmpty {
@@ -405,9 +405,9 @@ func (m *Machine) rmqueueClaim(t *sim.Task, z *Zone, order Order, startMt Migrat
 	return NilPFN
 }
 
-// rmqueueSteal is __rmqueue_steal().
-func (m *Machine) rmqueueSteal(t *sim.Task, z *Zone, order Order, startMt MigrateType) PFN {
-	for o := order; o < NrPageOrders; o++ {
+// _rmqueueSteal is __rmqueue_steal().
+func (m *Machine) _rmqueueSteal(t *sim.Task, z *Zone, order Order, startMt MigrateType) PFN {
+	for o := order; o < NR_PAGE_ORDERS; o++ {
 		area := &z.freeArea[o]
 		res, fallbackMt := findSuitableFallback(area, o, startMt, false)
 		if res == fallbackEmpty {
@@ -444,37 +444,37 @@ const (
 	rmqueueStealMode
 )
 
-// rmqueue_ is __rmqueue().
-func (m *Machine) rmqueue_(t *sim.Task, z *Zone, order Order, mt MigrateType, allocFlags AllocFlags, mode *rmqueueMode) PFN {
+// _rmqueue is __rmqueue().
+func (m *Machine) _rmqueue(t *sim.Task, z *Zone, order Order, mt MigrateType, allocFlags AllocFlags, mode *rmqueueMode) PFN {
 	var pfn PFN
 	if allocFlags&ALLOC_CMA != 0 && z.Stat[NR_FREE_CMA_PAGES] > z.Stat[NR_FREE_PAGES]/2 {
-		if pfn = m.rmqueueSmallest(z, order, MigrateCMA); pfn != NilPFN {
+		if pfn = m._rmqueueSmallest(z, order, MIGRATE_CMA); pfn != NilPFN {
 			return pfn
 		}
 	}
 	switch *mode {
 	case rmqueueNormal:
-		if pfn = m.rmqueueSmallest(z, order, mt); pfn != NilPFN {
+		if pfn = m._rmqueueSmallest(z, order, mt); pfn != NilPFN {
 			return pfn
 		}
 		fallthrough
 	case rmqueueCMA:
 		if allocFlags&ALLOC_CMA != 0 {
-			if pfn = m.rmqueueSmallest(z, order, MigrateCMA); pfn != NilPFN {
+			if pfn = m._rmqueueSmallest(z, order, MIGRATE_CMA); pfn != NilPFN {
 				*mode = rmqueueCMA
 				return pfn
 			}
 		}
 		fallthrough
 	case rmqueueClaimMode:
-		if pfn = m.rmqueueClaim(t, z, order, mt, allocFlags); pfn != NilPFN {
+		if pfn = m._rmqueueClaim(t, z, order, mt, allocFlags); pfn != NilPFN {
 			*mode = rmqueueNormal
 			return pfn
 		}
 		fallthrough
 	case rmqueueStealMode:
 		if allocFlags&ALLOC_NOFRAGMENT == 0 {
-			if pfn = m.rmqueueSteal(t, z, order, mt); pfn != NilPFN {
+			if pfn = m._rmqueueSteal(t, z, order, mt); pfn != NilPFN {
 				*mode = rmqueueStealMode
 				return pfn
 			}
@@ -490,7 +490,7 @@ func (m *Machine) rmqueueBulk(t *sim.Task, z *Zone, order Order, count int, list
 	z.Lock.Lock(t)
 	i := 0
 	for ; i < count; i++ {
-		pfn := m.rmqueue_(t, z, order, mt, allocFlags, &mode)
+		pfn := m._rmqueue(t, z, order, mt, allocFlags, &mode)
 		if pfn == NilPFN {
 			break
 		}
@@ -567,13 +567,13 @@ func (m *Machine) rmqueueBuddy(t *sim.Task, preferred, z *Zone, order Order, all
 	z.Lock.Lock(t)
 	pfn := NilPFN
 	if allocFlags&ALLOC_HIGHATOMIC != 0 {
-		pfn = m.rmqueueSmallest(z, order, MigrateHighAtomic)
+		pfn = m._rmqueueSmallest(z, order, MIGRATE_HIGHATOMIC)
 	}
 	if pfn == NilPFN {
 		mode := rmqueueNormal
-		pfn = m.rmqueue_(t, z, order, mt, allocFlags, &mode)
+		pfn = m._rmqueue(t, z, order, mt, allocFlags, &mode)
 		if pfn == NilPFN && allocFlags&(ALLOC_OOM|ALLOC_NON_BLOCK) != 0 {
-			pfn = m.rmqueueSmallest(z, order, MigrateHighAtomic)
+			pfn = m._rmqueueSmallest(z, order, MIGRATE_HIGHATOMIC)
 		}
 	}
 	t.Charge(m.Cost.BuddyOp)
@@ -660,16 +660,16 @@ func (m *Machine) reserveHighatomicPageblock(t *sim.Task, pfn PFN, order Order, 
 	z.Lock.Lock(t)
 	defer z.Lock.Unlock(t)
 	mt := m.getPageblockMigratetype(pfn)
-	if mt >= MigratePCPTypes {
+	if mt >= MIGRATE_PCPTYPES {
 		return
 	}
 	if order < PageblockOrder {
-		if m.moveFreepagesBlockType(z, pfn, mt, MigrateHighAtomic) == -1 {
+		if m.moveFreepagesBlockType(z, pfn, mt, MIGRATE_HIGHATOMIC) == -1 {
 			return
 		}
 		z.NrReservedHighatomic += PageblockNrPages
 	} else {
-		m.changePageblockRange(pfn, order, MigrateHighAtomic)
+		m.changePageblockRange(pfn, order, MIGRATE_HIGHATOMIC)
 		z.NrReservedHighatomic += order.Pages()
 	}
 }
@@ -681,8 +681,8 @@ func alignUp[T ~uint32 | ~uint64](x, a T) T { return (x + a - 1) &^ (a - 1) }
 // ---------------------------------------------------------------------------
 // Watermark checks
 
-// zoneWatermarkUnusableFree is __zone_watermark_unusable_free().
-func zoneWatermarkUnusableFree(z *Zone, order Order, allocFlags AllocFlags) int64 {
+// _zoneWatermarkUnusableFree is __zone_watermark_unusable_free().
+func _zoneWatermarkUnusableFree(z *Zone, order Order, allocFlags AllocFlags) int64 {
 	unusable := int64(order.Pages()) - 1
 	if allocFlags&ALLOC_RESERVES == 0 {
 		unusable += int64(z.NrFreeHighatomic)
@@ -693,14 +693,14 @@ func zoneWatermarkUnusableFree(z *Zone, order Order, allocFlags AllocFlags) int6
 	return unusable
 }
 
-// zoneWatermarkOK is __zone_watermark_ok(). mt is the request's
+// _zoneWatermarkOK is __zone_watermark_ok(). mt is the request's
 // migratetype; it matters only when seed 001's watermark series is applied
 // (Patches.NofragWatermark), where under ALLOC_NOFRAGMENT a sub-pageblock
 // order counts only free lists the request can take
 // (__zone_watermark_ok_mt).
-func (m *Machine) zoneWatermarkOK(z *Zone, order Order, mark uint64, highestZoneidx ZoneType, allocFlags AllocFlags, freePages int64, mt MigrateType) bool {
+func (m *Machine) _zoneWatermarkOK(z *Zone, order Order, mark uint64, highestZoneidx ZoneType, allocFlags AllocFlags, freePages int64, mt MigrateType) bool {
 	min := int64(mark)
-	freePages -= zoneWatermarkUnusableFree(z, order, allocFlags)
+	freePages -= _zoneWatermarkUnusableFree(z, order, allocFlags)
 	if allocFlags&ALLOC_RESERVES != 0 {
 		if allocFlags&ALLOC_MIN_RESERVE != 0 {
 			min -= min / 2
@@ -719,7 +719,7 @@ func (m *Machine) zoneWatermarkOK(z *Zone, order Order, mark uint64, highestZone
 		return true
 	}
 	nofragMT := m.Patches.NofragWatermark && allocFlags&ALLOC_NOFRAGMENT != 0
-	for o := order; o < NrPageOrders; o++ {
+	for o := order; o < NR_PAGE_ORDERS; o++ {
 		area := &z.freeArea[o]
 		if area.nrFree == 0 {
 			continue
@@ -727,30 +727,30 @@ func (m *Machine) zoneWatermarkOK(z *Zone, order Order, mark uint64, highestZone
 		if nofragMT && o < PageblockOrder {
 			// Seed 001 patch 2: below pageblock_order a
 			// NOFRAGMENT request can only take its own type.
-			if mt < MigratePCPTypes && area.list[mt].n > 0 {
+			if mt < MIGRATE_PCPTYPES && area.list[mt].n > 0 {
 				return true
 			}
 		} else {
-			for t := MigrateType(0); t < MigratePCPTypes; t++ {
+			for t := MigrateType(0); t < MIGRATE_PCPTYPES; t++ {
 				if area.list[t].n > 0 {
 					return true
 				}
 			}
 		}
-		if allocFlags&ALLOC_CMA != 0 && area.list[MigrateCMA].n > 0 {
+		if allocFlags&ALLOC_CMA != 0 && area.list[MIGRATE_CMA].n > 0 {
 			return true
 		}
-		if allocFlags&(ALLOC_HIGHATOMIC|ALLOC_OOM) != 0 && area.list[MigrateHighAtomic].n > 0 {
+		if allocFlags&(ALLOC_HIGHATOMIC|ALLOC_OOM) != 0 && area.list[MIGRATE_HIGHATOMIC].n > 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// ZoneWatermarkOK is zone_watermark_ok(): __zone_watermark_ok with the
+// zoneWatermarkOK is zone_watermark_ok(): __zone_watermark_ok with the
 // zone's NR_FREE_PAGES.
-func (m *Machine) ZoneWatermarkOK(z *Zone, order Order, mark uint64, highestZoneidx ZoneType, allocFlags AllocFlags) bool {
-	return m.zoneWatermarkOK(z, order, mark, highestZoneidx, allocFlags, z.Stat[NR_FREE_PAGES], MigrateUnmovable)
+func (m *Machine) zoneWatermarkOK(z *Zone, order Order, mark uint64, highestZoneidx ZoneType, allocFlags AllocFlags) bool {
+	return m._zoneWatermarkOK(z, order, mark, highestZoneidx, allocFlags, z.Stat[NR_FREE_PAGES], MIGRATE_UNMOVABLE)
 }
 
 // zoneWatermarkFast is zone_watermark_fast().
@@ -758,7 +758,7 @@ func (m *Machine) zoneWatermarkFast(z *Zone, order Order, mark uint64, highestZo
 	free := z.Stat[NR_FREE_PAGES]
 	if order == 0 {
 		usable := free
-		reserved := zoneWatermarkUnusableFree(z, 0, allocFlags)
+		reserved := _zoneWatermarkUnusableFree(z, 0, allocFlags)
 		if reserved > usable {
 			reserved = usable
 		}
@@ -767,12 +767,12 @@ func (m *Machine) zoneWatermarkFast(z *Zone, order Order, mark uint64, highestZo
 			return true
 		}
 	}
-	if m.zoneWatermarkOK(z, order, mark, highestZoneidx, allocFlags, free, mt) {
+	if m._zoneWatermarkOK(z, order, mark, highestZoneidx, allocFlags, free, mt) {
 		return true
 	}
 	if order == 0 && allocFlags&ALLOC_MIN_RESERVE != 0 && z.WatermarkBoost != 0 &&
 		allocFlags&ALLOC_WMARK_MASK == ALLOC_WMARK_MIN {
-		return m.zoneWatermarkOK(z, order, z.watermark[WmarkMin], highestZoneidx, allocFlags, free, mt)
+		return m._zoneWatermarkOK(z, order, z.watermark[WMARK_MIN], highestZoneidx, allocFlags, free, mt)
 	}
 	return false
 }
@@ -851,7 +851,7 @@ retry:
 			continue
 		}
 		if z.flags&ZONE_BELOW_HIGH == 0 {
-			if m.zoneWatermarkFast(z, order, z.WmarkPages(WmarkHigh), ac.highestZoneidx, allocFlags, ac.migratetype) {
+			if m.zoneWatermarkFast(z, order, z.WmarkPages(WMARK_HIGH), ac.highestZoneidx, allocFlags, ac.migratetype) {
 				goto tryThisZone
 			}
 			z.flags |= ZONE_BELOW_HIGH
@@ -895,7 +895,7 @@ func (m *Machine) allocFlagsNofragment(z *Zone, gfp GFP) AllocFlags {
 	if m.Sysctl.DefragMode != 0 {
 		return flags | ALLOC_NOFRAGMENT
 	}
-	if z == nil || z.Type != ZoneNormal {
+	if z == nil || z.Type != ZONE_NORMAL {
 		return flags
 	}
 	// If ZONE_DMA32 exists, assume it is the one after ZONE_NORMAL and
@@ -903,7 +903,7 @@ func (m *Machine) allocFlagsNofragment(z *Zone, gfp GFP) AllocFlags {
 	if len(m.Nodes) <= 1 {
 		return flags
 	}
-	if z.Node.Zones[ZoneDMA32].Populated() {
+	if z.Node.Zones[ZONE_DMA32].Populated() {
 		return flags | ALLOC_NOFRAGMENT
 	}
 	return flags
@@ -946,7 +946,7 @@ func (m *Machine) AllocPages(t *sim.Task, gfp GFP, order Order, nid int, nodemas
 		}
 		m.abandonAlloc(t, ts)
 	}
-	if order > MaxPageOrder {
+	if order > MAX_PAGE_ORDER {
 		// WARN_ON_ONCE_GFP(order > MAX_PAGE_ORDER, gfp)
 		return NilPFN
 	}
@@ -981,7 +981,7 @@ func (m *Machine) AllocPages(t *sim.Task, gfp GFP, order Order, nid int, nodemas
 // allocPagesFinish runs or resumes the slow path of frame f, and when the
 // allocation is over, retires the frame and emits mm_page_alloc.
 func (m *Machine) allocPagesFinish(t *sim.Task, ts *taskStruct, f *allocFrame) PFN {
-	pfn, done := m.allocPagesSlowpath(t, f)
+	pfn, done := m._allocPagesSlowpath(t, f)
 	if !done {
 		return NilPFN
 	}
@@ -1079,11 +1079,11 @@ func (m *Machine) findBuddy(z *Zone, pfn PFN, order Order) (PFN, bool) {
 	return buddy, p.flags&pgBuddy != 0 && Order(p.order) == order
 }
 
-// freeOnePage_ is __free_one_page(). The caller holds zone->lock.
-func (m *Machine) freeOnePage_(z *Zone, pfn PFN, order Order, mt MigrateType) {
+// _freeOnePage is __free_one_page(). The caller holds zone->lock.
+func (m *Machine) _freeOnePage(z *Zone, pfn PFN, order Order, mt MigrateType) {
 	m.accountFreepages(z, int64(order.Pages()), mt)
 	var buddyPFN PFN
-	for order < MaxPageOrder {
+	for order < MAX_PAGE_ORDER {
 		if m.compactionCapture(z, pfn, order, mt) {
 			m.accountFreepages(z, -int64(order.Pages()), mt)
 			return
@@ -1098,11 +1098,11 @@ func (m *Machine) freeOnePage_(z *Zone, pfn PFN, order Order, mt MigrateType) {
 			// Prevent merges between blocks without fallbacks
 			// and normal blocks.
 			buddyMt = m.getPageblockMigratetype(b)
-			if mt != buddyMt && (mt >= MigratePCPTypes || buddyMt >= MigratePCPTypes) {
+			if mt != buddyMt && (mt >= MIGRATE_PCPTYPES || buddyMt >= MIGRATE_PCPTYPES) {
 				break
 			}
 		}
-		m.delPageFromFreeList(z, b, order, buddyMt)
+		m._delPageFromFreeList(z, b, order, buddyMt)
 		if buddyMt != mt {
 			// Match buddy type so expand() puts sub-blocks on
 			// the right lists.
@@ -1112,12 +1112,12 @@ func (m *Machine) freeOnePage_(z *Zone, pfn PFN, order Order, mt MigrateType) {
 		order++
 	}
 	toTail := false
-	if order < MaxPageOrder-1 {
+	if order < MAX_PAGE_ORDER-1 {
 		// buddy_merge_likely(): is the next-larger buddy free?
 		higher := buddyPFN & pfn
 		_, toTail = m.findBuddy(z, higher, order+1)
 	}
-	m.addToFreeList(z, pfn, order, mt, toTail)
+	m._addToFreeList(z, pfn, order, mt, toTail)
 }
 
 // splitLargeBuddy is split_large_buddy(): free a chunk in pieces of at most
@@ -1128,7 +1128,7 @@ func (m *Machine) splitLargeBuddy(z *Zone, pfn PFN, order Order) {
 		order = PageblockOrder
 	}
 	for pfn < end {
-		m.freeOnePage_(z, pfn, order, m.getPageblockMigratetype(pfn))
+		m._freeOnePage(z, pfn, order, m.getPageblockMigratetype(pfn))
 		pfn += PFN(1) << order
 	}
 }
@@ -1168,12 +1168,12 @@ func (m *Machine) FreePages(t *sim.Task, pfn PFN, order Order) {
 		return
 	}
 	mt := m.getPageblockMigratetype(pfn)
-	if mt >= MigratePCPTypes {
-		if mt == MigrateIsolate {
+	if mt >= MIGRATE_PCPTYPES {
+		if mt == MIGRATE_ISOLATE {
 			m.freeOnePage(t, z, pfn, order)
 			return
 		}
-		mt = MigrateMovable
+		mt = MIGRATE_MOVABLE
 	}
 	m.freeFrozenPageCommit(t, z, &z.pcp[t.CPU], pfn, mt, order)
 }
@@ -1198,7 +1198,7 @@ func (m *Machine) freeFrozenPageCommit(t *sim.Task, z *Zone, p *perCPUPages, pfn
 	p.count += 1 << order
 	batch := p.batch
 	freeHigh := false
-	if order > 0 && order <= PageAllocCostlyOrder {
+	if order > 0 && order <= PAGE_ALLOC_COSTLY_ORDER {
 		freeHigh = p.freeCount >= batch+p.highMin/2 && p.flags&pcpfPrevFreeHighOrder != 0 &&
 			(p.flags&pcpfFreeHighBatch == 0 || p.count >= batch)
 		p.flags |= pcpfPrevFreeHighOrder
@@ -1211,7 +1211,7 @@ func (m *Machine) freeFrozenPageCommit(t *sim.Task, z *Zone, p *perCPUPages, pfn
 	high := z.nrPCPHigh(p, batch, freeHigh)
 	if p.count >= high {
 		m.freePCPPagesBulk(t, z, nrPCPFree(p, batch, high, freeHigh), p, pindex)
-		if z.flags&ZONE_BELOW_HIGH != 0 && m.ZoneWatermarkOK(z, 0, z.WmarkPages(WmarkHigh), ZoneMovable, 0) {
+		if z.flags&ZONE_BELOW_HIGH != 0 && m.zoneWatermarkOK(z, 0, z.WmarkPages(WMARK_HIGH), ZONE_MOVABLE, 0) {
 			z.flags &^= ZONE_BELOW_HIGH
 			// The pressure is gone: if a fallback node exists, direct
 			// reclaim (which would reset it) may never run here, so
@@ -1298,7 +1298,7 @@ func (m *Machine) freePCPPagesBulk(t *sim.Task, z *Zone, count int, p *perCPUPag
 			p.count -= nr
 			m.pages[pfn].flags = 0
 			m.blocks[pfn>>PageblockOrder].nrPCP -= uint16(nr)
-			m.freeOnePage_(z, pfn, order, m.getPageblockMigratetype(pfn))
+			m._freeOnePage(z, pfn, order, m.getPageblockMigratetype(pfn))
 			ops++
 			if count <= 0 || list.head == NilPFN {
 				break

@@ -80,11 +80,11 @@ func BenchmarkFallbackSteal(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	z := m.Nodes[0].Zones[ZoneNormal]
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
 	// Retype every block to Unmovable.
 	z.Lock.Reset()
 	for pfn := z.StartPFN; pfn < z.EndPFN(); pfn += PageblockNrPages {
-		m.moveFreepagesBlockType(z, pfn, MigrateMovable, MigrateUnmovable)
+		m.moveFreepagesBlockType(z, pfn, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE)
 	}
 	for c := range z.pcp {
 		z.pcp[c].high, z.pcp[c].highMin, z.pcp[c].highMax, z.pcp[c].batch = 0, 0, 0, 1

@@ -40,7 +40,7 @@ func (m *Machine) nrFreeZonePages(highest ZoneType) uint64 {
 		if z.Type > highest {
 			continue
 		}
-		size, high := z.ManagedPages, z.WmarkPages(WmarkHigh)
+		size, high := z.ManagedPages, z.WmarkPages(WMARK_HIGH)
 		if size > high {
 			sum += size - high
 		}
@@ -53,7 +53,7 @@ func (m *Machine) nrFreeBufferPages() uint64 { return m.nrFreeZonePages(gfpZone(
 
 // calculateMinFreeKbytes is calculate_min_free_kbytes().
 func (m *Machine) calculateMinFreeKbytes() {
-	lowmemKbytes := m.nrFreeBufferPages() * (PageSize >> 10)
+	lowmemKbytes := m.nrFreeBufferPages() * (PAGE_SIZE >> 10)
 	newMin := int(intSqrt(lowmemKbytes * 16))
 	if newMin > m.userMinFreeKbytes {
 		m.minFreeKbytes = min(max(newMin, 128), 262144)
@@ -63,10 +63,10 @@ func (m *Machine) calculateMinFreeKbytes() {
 // setupPerZoneWmarks is setup_per_zone_wmarks(): __setup_per_zone_wmarks()
 // then zone_pcp_update() for every zone.
 func (m *Machine) setupPerZoneWmarks() {
-	pagesMin := uint64(m.minFreeKbytes) >> (PageShift - 10)
+	pagesMin := uint64(m.minFreeKbytes) >> (PAGE_SHIFT - 10)
 	var lowmemPages uint64
 	for _, z := range m.zones {
-		if z.Type != ZoneMovable && z.Type != ZoneDevice {
+		if z.Type != ZONE_MOVABLE && z.Type != ZONE_DEVICE {
 			lowmemPages += z.ManagedPages
 		}
 	}
@@ -75,15 +75,15 @@ func (m *Machine) setupPerZoneWmarks() {
 		if lowmemPages > 0 {
 			tmp = pagesMin * z.ManagedPages / lowmemPages
 		}
-		if z.Type == ZoneMovable {
+		if z.Type == ZONE_MOVABLE {
 			// __GFP_HIGH and PF_MEMALLOC allocations usually don't
 			// need highmem/movable pages: a small floor (the kernel
 			// applies it to highmem and ZONE_MOVABLE, even empty).
 			minPages := z.ManagedPages / 1024
-			minPages = min(max(minPages, SwapClusterMax), 128)
-			z.watermark[WmarkMin] = minPages
+			minPages = min(max(minPages, SWAP_CLUSTER_MAX), 128)
+			z.watermark[WMARK_MIN] = minPages
 		} else {
-			z.watermark[WmarkMin] = tmp
+			z.watermark[WMARK_MIN] = tmp
 		}
 		// mult_frac(managed, watermark_scale_factor, 10000)
 		scaled := multFrac(z.ManagedPages, uint64(m.Sysctl.WatermarkScaleFactor), 10000)
@@ -93,9 +93,9 @@ func (m *Machine) setupPerZoneWmarks() {
 			tmp = scaled
 		}
 		z.WatermarkBoost = 0
-		z.watermark[WmarkLow] = z.watermark[WmarkMin] + tmp
-		z.watermark[WmarkHigh] = z.watermark[WmarkLow] + tmp
-		z.watermark[WmarkPromo] = z.watermark[WmarkHigh] + tmp
+		z.watermark[WMARK_LOW] = z.watermark[WMARK_MIN] + tmp
+		z.watermark[WMARK_HIGH] = z.watermark[WMARK_LOW] + tmp
+		z.watermark[WMARK_PROMO] = z.watermark[WMARK_HIGH] + tmp
 	}
 	for _, z := range m.zones {
 		m.zonePCPUpdate(z)
@@ -114,12 +114,12 @@ func multFrac(x, n, d uint64) uint64 {
 // setupPerZoneLowmemReserve is setup_per_zone_lowmem_reserve().
 func (m *Machine) setupPerZoneLowmemReserve() {
 	for _, n := range m.Nodes {
-		for i := ZoneType(0); i < MaxNrZones-1; i++ {
+		for i := ZoneType(0); i < MAX_NR_ZONES-1; i++ {
 			z := n.Zones[i]
 			ratio := m.Sysctl.LowmemReserveRatio[i]
 			clear := ratio == 0 || z.ManagedPages == 0
 			var managed uint64
-			for j := i + 1; j < MaxNrZones; j++ {
+			for j := i + 1; j < MAX_NR_ZONES; j++ {
 				managed += n.Zones[j].ManagedPages
 				if clear {
 					z.LowmemReserve[j] = 0
@@ -135,8 +135,8 @@ func (m *Machine) setupPerZoneLowmemReserve() {
 // zoneBatchsize is zone_batchsize().
 func zoneBatchsize(z *Zone) int {
 	batch := z.ManagedPages >> 10
-	if batch > mib/PageSize {
-		batch = mib / PageSize
+	if batch > mib/PAGE_SIZE {
+		batch = mib / PAGE_SIZE
 	}
 	batch /= 4
 	if batch < 1 {
@@ -149,7 +149,7 @@ func zoneBatchsize(z *Zone) int {
 func (m *Machine) zoneHighsize(z *Zone, batch int, highFraction int) int {
 	var total uint64
 	if highFraction == 0 {
-		total = z.WmarkPages(WmarkLow)
+		total = z.WmarkPages(WMARK_LOW)
 	} else {
 		total = z.ManagedPages / uint64(highFraction)
 	}
@@ -224,12 +224,12 @@ func (m *Machine) setRecommendedMinFreeKbytes() {
 	// Make sure that on average at least two pageblocks are almost free
 	// of another type, one for a migratetype to fall back to and a second
 	// to avoid subsequent fallbacks of other types.
-	rec += uint64(PageblockNrPages) * nrZones * MigratePCPTypes * MigratePCPTypes
+	rec += uint64(PageblockNrPages) * nrZones * MIGRATE_PCPTYPES * MIGRATE_PCPTYPES
 	// Don't ever allow to reserve more than 5% of the lowmem.
 	if cap := m.nrFreeBufferPages() / 20; rec > cap {
 		rec = cap
 	}
-	rec <<= PageShift - 10
+	rec <<= PAGE_SHIFT - 10
 	if int(rec) > m.minFreeKbytes {
 		m.minFreeKbytes = int(rec)
 	}

@@ -11,7 +11,7 @@ func oneZone(managed uint64, thp THPEnabled) Config {
 	s := DefaultTHPSettings()
 	s.Enabled = thp
 	return Config{
-		Nodes: []NodeSpec{{CPUs: 8, Zones: []ZoneSpec{{Type: ZoneNormal, StartPFN: 0x100000, Spanned: managed, Present: managed, Managed: managed}}}},
+		Nodes: []NodeSpec{{CPUs: 8, Zones: []ZoneSpec{{Type: ZONE_NORMAL, StartPFN: 0x100000, Spanned: managed, Present: managed, Managed: managed}}}},
 		THP:   s,
 	}
 }
@@ -49,12 +49,12 @@ func TestWatermarksMatchTheKernelArithmetic(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m, err := NewMachine(oneZone(c.managed, c.thp))
 			require.NoError(t, err)
-			z := m.Nodes[0].Zones[ZoneNormal]
+			z := m.Nodes[0].Zones[ZONE_NORMAL]
 			assert.Equal(t, c.minFree, m.MinFreeKbytes())
-			assert.Equal(t, c.min, z.WmarkPages(WmarkMin))
-			assert.Equal(t, c.low, z.WmarkPages(WmarkLow))
-			assert.Equal(t, c.high, z.WmarkPages(WmarkHigh))
-			assert.Equal(t, c.promo, z.WmarkPages(WmarkPromo))
+			assert.Equal(t, c.min, z.WmarkPages(WMARK_MIN))
+			assert.Equal(t, c.low, z.WmarkPages(WMARK_LOW))
+			assert.Equal(t, c.high, z.WmarkPages(WMARK_HIGH))
+			assert.Equal(t, c.promo, z.WmarkPages(WMARK_PROMO))
 			ps := z.Pageset(0)
 			assert.Equal(t, c.batch, ps.Batch)
 			assert.Equal(t, c.highMin, ps.HighMin)
@@ -67,14 +67,14 @@ func TestWatermarksMatchTheKernelArithmetic(t *testing.T) {
 func TestSysctlWritesRecomputeWhatTheKernelRecomputes(t *testing.T) {
 	m, err := NewMachine(oneZone(1835008, THPNever))
 	require.NoError(t, err)
-	z := m.Nodes[0].Zones[ZoneNormal]
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
 
 	require.NoError(t, m.SetSysctl("vm.min_free_kbytes", "65536"))
-	assert.Equal(t, uint64(16384), z.WmarkPages(WmarkMin))
-	assert.Equal(t, uint64(16384+4096), z.WmarkPages(WmarkLow), "gap is min/4 once it beats the scale factor")
+	assert.Equal(t, uint64(16384), z.WmarkPages(WMARK_MIN))
+	assert.Equal(t, uint64(16384+4096), z.WmarkPages(WMARK_LOW), "gap is min/4 once it beats the scale factor")
 
 	require.NoError(t, m.SetSysctl("vm.watermark_scale_factor", "100"))
-	assert.Equal(t, uint64(16384+18350), z.WmarkPages(WmarkLow))
+	assert.Equal(t, uint64(16384+18350), z.WmarkPages(WMARK_LOW))
 
 	require.NoError(t, m.SetSysctl("vm.percpu_pagelist_high_fraction", "8"))
 	ps := z.Pageset(3)
@@ -96,10 +96,10 @@ func TestLowmemReserveProtectsLowerZones(t *testing.T) {
 	m, err := NewMachine(cfg)
 	require.NoError(t, err)
 	n := m.Nodes[0]
-	dma32, normal := n.Zones[ZoneDMA32], n.Zones[ZoneNormal]
-	assert.Equal(t, int64(normal.ManagedPages/256), dma32.LowmemReserve[ZoneNormal])
-	assert.Equal(t, int64(0), normal.LowmemReserve[ZoneNormal])
-	assert.Equal(t, int64((dma32.ManagedPages+normal.ManagedPages)/256), n.Zones[ZoneDMA].LowmemReserve[ZoneNormal])
+	dma32, normal := n.Zones[ZONE_DMA32], n.Zones[ZONE_NORMAL]
+	assert.Equal(t, int64(normal.ManagedPages/256), dma32.LowmemReserve[ZONE_NORMAL])
+	assert.Equal(t, int64(0), normal.LowmemReserve[ZONE_NORMAL])
+	assert.Equal(t, int64((dma32.ManagedPages+normal.ManagedPages)/256), n.Zones[ZONE_DMA].LowmemReserve[ZONE_NORMAL])
 	// x86 with three populated zones and THP: 16,896 pages = 67,584 KB.
 	assert.Equal(t, 67584, m.MinFreeKbytes())
 	m.MustCheckInvariants()

@@ -95,14 +95,14 @@ import (
 type CompactPriority int
 
 const (
-	CompactPrioSyncFull  CompactPriority = 0
-	CompactPrioSyncLight CompactPriority = 1
-	CompactPrioAsync     CompactPriority = 2
+	COMPACT_PRIO_SYNC_FULL  CompactPriority = 0
+	COMPACT_PRIO_SYNC_LIGHT CompactPriority = 1
+	COMPACT_PRIO_ASYNC      CompactPriority = 2
 
-	minCompactPriority       = CompactPrioSyncFull
-	minCompactCostlyPriority = CompactPrioSyncLight
-	defCompactPriority       = CompactPrioSyncLight
-	initCompactPriority      = CompactPrioAsync
+	MIN_COMPACT_PRIORITY        = COMPACT_PRIO_SYNC_FULL
+	MIN_COMPACT_COSTLY_PRIORITY = COMPACT_PRIO_SYNC_LIGHT
+	DEF_COMPACT_PRIORITY        = COMPACT_PRIO_SYNC_LIGHT
+	INIT_COMPACT_PRIORITY       = COMPACT_PRIO_ASYNC
 
 	maxCompactRetries = 16
 )
@@ -127,7 +127,7 @@ func (m *Machine) gfpToAllocFlags(gfp GFP, order Order) AllocFlags {
 			flags &^= ALLOC_CPUSET
 		}
 	}
-	if gfpMigratetype(gfp) == MigrateMovable {
+	if gfpMigratetype(gfp) == MIGRATE_MOVABLE {
 		flags |= ALLOC_CMA
 	}
 	if m.Sysctl.DefragMode != 0 {
@@ -168,7 +168,7 @@ func (m *Machine) wakeAllKswapds(t *sim.Task, order Order, gfp GFP, ac *allocCon
 // compaction for a non-movable ALLOC_NOFRAGMENT request work at
 // pageblock_order (7e8756d7ad22).
 func nofragPromoteOrder(order Order, allocFlags AllocFlags, mt MigrateType) Order {
-	if allocFlags&ALLOC_NOFRAGMENT != 0 && mt != MigrateMovable && order < PageblockOrder {
+	if allocFlags&ALLOC_NOFRAGMENT != 0 && mt != MIGRATE_MOVABLE && order < PageblockOrder {
 		return PageblockOrder
 	}
 	return order
@@ -281,10 +281,10 @@ func (m *Machine) eligibleZones(ac *allocContext) int {
 	return n
 }
 
-// allocPagesSlowpath is __alloc_pages_slowpath(), run or resumed on frame
+// _allocPagesSlowpath is __alloc_pages_slowpath(), run or resumed on frame
 // f. It returns the page (or NilPFN) and true when the allocation is
 // over, or false when it stopped at a cond_resched() (f.at says where).
-func (m *Machine) allocPagesSlowpath(t *sim.Task, f *allocFrame) (PFN, bool) {
+func (m *Machine) _allocPagesSlowpath(t *sim.Task, f *allocFrame) (PFN, bool) {
 	st := &f.trace
 	ac := &f.ac
 	pfn := NilPFN
@@ -304,7 +304,7 @@ func (m *Machine) allocPagesSlowpath(t *sim.Task, f *allocFrame) (PFN, bool) {
 	}
 	m.slowTrace.begin(st, t, f.gfp, f.order)
 	m.spanBegin(t, SpanSlowpath, f.gfp, f.order, f.order, 0)
-	f.costly = f.order > PageAllocCostlyOrder
+	f.costly = f.order > PAGE_ALLOC_COSTLY_ORDER
 	// Seed 000, v4: costly __GFP_NORETRY callers have a cheap fallback
 	// (the v3 review's form exempts no __GFP_THISNODE caller).
 	if m.Patches.CostlyNoretryNoDirectReclaim && f.costly && f.gfp&__GFP_NORETRY != 0 &&
@@ -321,12 +321,12 @@ func (m *Machine) allocPagesSlowpath(t *sim.Task, f *allocFrame) (PFN, bool) {
 	// restart: (cpusets and zonelists never change in pagesim, so the
 	// kernel's goto restart paths are not taken.)
 	f.compactionRetries, f.noProgressLoops = 0, 0
-	f.compactResult = CompactSkipped
-	f.compactPriority = defCompactPriority
+	f.compactResult = COMPACT_SKIPPED
+	f.compactPriority = DEF_COMPACT_PRIORITY
 	f.compactFirst = false
-	if f.canCompact && (f.costly || (f.order > 0 && ac.migratetype != MigrateMovable)) {
+	if f.canCompact && (f.costly || (f.order > 0 && ac.migratetype != MIGRATE_MOVABLE)) {
 		f.compactFirst = true
-		f.compactPriority = initCompactPriority
+		f.compactPriority = INIT_COMPACT_PRIORITY
 	}
 	f.allocFlags = m.gfpToAllocFlags(f.gfp, f.order)
 	ac.preferredIdx = firstZonesZonelist(ac.zonelist, ac.highestZoneidx, ac.nodemask)
@@ -394,7 +394,7 @@ afterReclaim:
 directCompact:
 	{
 		var resched bool
-		pfn, f.compactResult, resched = m.allocPagesDirectCompact(t, f.gfp, f.order, f.compactOrder, f.allocFlags, ac, f.compactPriority, st)
+		pfn, f.compactResult, resched = m._allocPagesDirectCompact(t, f.gfp, f.order, f.compactOrder, f.allocFlags, ac, f.compactPriority, st)
 		if pfn != NilPFN {
 			goto gotPage
 		}
@@ -408,7 +408,7 @@ afterCompact:
 			// 2018: "If compaction is deferred for high-order
 			// allocations, it is because sync compaction recently
 			// failed" - only then give up.
-			if f.gfp&__GFP_NORETRY != 0 && f.compactResult == CompactDeferred {
+			if f.gfp&__GFP_NORETRY != 0 && f.compactResult == COMPACT_DEFERRED {
 				st.step(stepNopage, nopageNoretryDeferred, 0)
 				goto nopage
 			}
@@ -423,7 +423,7 @@ afterCompact:
 			goto nopage
 		}
 		if f.gfp&__GFP_NORETRY == 0 {
-			f.compactPriority = defCompactPriority
+			f.compactPriority = DEF_COMPACT_PRIORITY
 		}
 		f.compactFirst = false
 		goto retry
@@ -464,14 +464,14 @@ afterReclaimRetry:
 	}
 	// __alloc_pages_may_oom: the model has no OOM killer. A last
 	// attempt at the high watermark catches a parallel free.
-	if oomable := !f.costly && f.gfp&(__GFP_RETRY_MAYFAIL|__GFP_THISNODE) == 0 && ac.highestZoneidx >= ZoneNormal; oomable {
+	if oomable := !f.costly && f.gfp&(__GFP_RETRY_MAYFAIL|__GFP_THISNODE) == 0 && ac.highestZoneidx >= ZONE_NORMAL; oomable {
 		m.Slow.WouldOOM++
 		st.step(stepWouldOOM, 0, 0)
 	}
 	if pfn = m.slowFreelist(t, (f.gfp|__GFP_HARDWALL)&^__GFP_DIRECT_RECLAIM, f.order, ALLOC_WMARK_HIGH|ALLOC_CPUSET, ac); pfn != NilPFN {
 		goto gotPage
 	}
-	if f.nofail && !f.costly && f.gfp&(__GFP_RETRY_MAYFAIL|__GFP_THISNODE) == 0 && ac.highestZoneidx >= ZoneNormal {
+	if f.nofail && !f.costly && f.gfp&(__GFP_RETRY_MAYFAIL|__GFP_THISNODE) == 0 && ac.highestZoneidx >= ZONE_NORMAL {
 		// "out_of_memory(&oc) || WARN_ON_ONCE_GFP(gfp_mask &
 		// __GFP_NOFAIL, gfp_mask)": whether or not the OOM killer
 		// (not modelled) found a victim, a __GFP_NOFAIL request counts
@@ -556,20 +556,20 @@ func (m *Machine) directReclaimFreelist(t *sim.Task, f *allocFrame) PFN {
 	}
 }
 
-// compactInactive is COMPACT_INACTIVE of the kernels before 19a4cd3c3a68
+// COMPACT_INACTIVE is COMPACT_INACTIVE of the kernels before 19a4cd3c3a68
 // (v5.1): "compaction didn't start as it was deferred due to past
 // failures", an alias of COMPACT_DEFERRED that the old
 // __alloc_pages_direct_compact compared against.
-const compactInactive = CompactDeferred
+const COMPACT_INACTIVE = COMPACT_DEFERRED
 
-// allocPagesDirectCompact is __alloc_pages_direct_compact(): compaction at
+// _allocPagesDirectCompact is __alloc_pages_direct_compact(): compaction at
 // compactOrder (the production order: pageblock_order for a non-movable
 // ALLOC_NOFRAGMENT request, 7e8756d7ad22), the capture and the freelist
 // attempt at the requested order. resched reports that it reached its
 // cond_resched() (compaction ran and failed).
-func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order, compactOrder Order, allocFlags AllocFlags, ac *allocContext, prio CompactPriority, st *slowTrace) (page PFN, result CompactResult, resched bool) {
+func (m *Machine) _allocPagesDirectCompact(t *sim.Task, gfp GFP, order, compactOrder Order, allocFlags AllocFlags, ac *allocContext, prio CompactPriority, st *slowTrace) (page PFN, result CompactResult, resched bool) {
 	if compactOrder == 0 {
-		return NilPFN, CompactSkipped, false
+		return NilPFN, COMPACT_SKIPPED, false
 	}
 	m.psiMemstallEnter(t)
 	m.spanBegin(t, SpanDirectCompact, gfp, order, compactOrder, prio)
@@ -585,7 +585,7 @@ func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order, compactOr
 	ts.flags &^= PF_MEMALLOC
 	page = capc.page
 	if page != NilPFN {
-		result = CompactSuccess
+		result = COMPACT_SUCCESS
 	}
 	m.Slow.DirectCompactTime += t.Now - start
 	m.psiMemstallLeave(t)
@@ -598,8 +598,8 @@ func (m *Machine) allocPagesDirectCompact(t *sim.Task, gfp GFP, order, compactOr
 	// every result up to COMPACT_INACTIVE (= COMPACT_DEFERRED), a check
 	// 19a4cd3c3a68 (v5.1) removed. The v7.3-rc5 mm tree (@00cb34b0)
 	// returns for COMPACT_DEFERRED too (Kernel.DeferredCompactNoStall).
-	if result == CompactSkipped || (m.Kernel.LegacyCompactStall && result <= compactInactive) ||
-		(m.Kernel.DeferredCompactNoStall && result == CompactDeferred) {
+	if result == COMPACT_SKIPPED || (m.Kernel.LegacyCompactStall && result <= COMPACT_INACTIVE) ||
+		(m.Kernel.DeferredCompactNoStall && result == COMPACT_DEFERRED) {
 		return NilPFN, result, false
 	}
 	m.countVMEvent(COMPACTSTALL)
@@ -650,7 +650,7 @@ func (m *Machine) retryOrders(f *allocFrame) retryOrders {
 // CPU's vm_stat_diff.
 func (m *Machine) shouldReclaimRetry(t *sim.Task, gfp GFP, orders retryOrders, ac *allocContext, allocFlags AllocFlags, didProgress bool, loops *int, st *slowTrace) bool {
 	order := orders.reclaim
-	if didProgress && order <= PageAllocCostlyOrder {
+	if didProgress && order <= PAGE_ALLOC_COSTLY_ORDER {
 		*loops = 0
 	} else {
 		*loops++
@@ -665,11 +665,11 @@ func (m *Machine) shouldReclaimRetry(t *sim.Task, gfp GFP, orders retryOrders, a
 		t.Charge(m.Cost.ZoneCheck + m.Cost.PerCPUStatRead*sim.Time(len(m.cpuNode)))
 		reclaimable := int64(m.zoneReclaimablePages(z))
 		available := reclaimable + z.Stat[NR_FREE_PAGES]
-		minWmark := z.WmarkPages(WmarkMin)
+		minWmark := z.WmarkPages(WMARK_MIN)
 		// Plain __zone_watermark_ok(): seed 001 leaves this
 		// check counting every migratetype (reclaim and
 		// compaction work across types to free a whole block).
-		wmark := m.zoneWatermarkOK(z, order, minWmark, ac.highestZoneidx, allocFlags&^ALLOC_NOFRAGMENT, available, ac.migratetype)
+		wmark := m._zoneWatermarkOK(z, order, minWmark, ac.highestZoneidx, allocFlags&^ALLOC_NOFRAGMENT, available, ac.migratetype)
 		m.Trace.Emit(t, TraceReclaimRetryZone, int64(z.Node.ID), int64(z.Type), int64(order), reclaimable, available,
 			int64(minWmark), int64(*loops), int64(b2i(wmark)))
 		if wmark {
@@ -701,11 +701,11 @@ func (m *Machine) shouldCompactRetry(t *sim.Task, gfp GFP, ac *allocContext, ord
 	maxRetries := maxCompactRetries
 	tracePrio, traceRetries := *prio, *retries
 	switch {
-	case result == CompactSkipped:
+	case result == COMPACT_SKIPPED:
 		ret = m.compactionZonelistSuitable(ac, order, allocFlags)
 	default:
-		if result == CompactSuccess {
-			if floorOrder > PageAllocCostlyOrder {
+		if result == COMPACT_SUCCESS {
+			if floorOrder > PAGE_ALLOC_COSTLY_ORDER {
 				maxRetries /= 4
 			}
 			*retries++
@@ -714,9 +714,9 @@ func (m *Machine) shouldCompactRetry(t *sim.Task, gfp GFP, ac *allocContext, ord
 				break
 			}
 		}
-		minPrio := minCompactPriority
-		if floorOrder > PageAllocCostlyOrder {
-			minPrio = minCompactCostlyPriority
+		minPrio := MIN_COMPACT_PRIORITY
+		if floorOrder > PAGE_ALLOC_COSTLY_ORDER {
+			minPrio = MIN_COMPACT_COSTLY_PRIORITY
 		}
 		if *prio > minPrio {
 			*prio--
@@ -742,8 +742,8 @@ func (m *Machine) unreserveHighatomicPageblock(t *sim.Task, ac *allocContext, fo
 			continue
 		}
 		z.Lock.Lock(t)
-		for o := Order(0); o < NrPageOrders; o++ {
-			pfn := z.freeArea[o].list[MigrateHighAtomic].head
+		for o := Order(0); o < NR_PAGE_ORDERS; o++ {
+			pfn := z.freeArea[o].list[MIGRATE_HIGHATOMIC].head
 			if pfn == NilPFN {
 				continue
 			}
@@ -754,9 +754,9 @@ func (m *Machine) unreserveHighatomicPageblock(t *sim.Task, ac *allocContext, fo
 			z.NrReservedHighatomic -= min(size, z.NrReservedHighatomic)
 			var ret int
 			if o < PageblockOrder {
-				ret = m.moveFreepagesBlockType(z, pfn, MigrateHighAtomic, ac.migratetype)
+				ret = m.moveFreepagesBlockType(z, pfn, MIGRATE_HIGHATOMIC, ac.migratetype)
 			} else {
-				m.moveToFreeList(z, pfn, o, MigrateHighAtomic, ac.migratetype)
+				m.moveToFreeList(z, pfn, o, MIGRATE_HIGHATOMIC, ac.migratetype)
 				m.changePageblockRange(pfn, o, ac.migratetype)
 				ret = 1
 			}
@@ -815,7 +815,7 @@ func (m *Machine) drainAllPages(t *sim.Task, zone *Zone) {
 type SlowpathStats struct {
 	Entered       uint64
 	Failed        uint64
-	FailedByOrder [NrPageOrders]uint64
+	FailedByOrder [NR_PAGE_ORDERS]uint64
 	// NofragGiveUps counts defrag_mode dropping ALLOC_NOFRAGMENT.
 	NofragGiveUps uint64
 	// WouldOOM counts requests that reached __alloc_pages_may_oom where

@@ -40,7 +40,7 @@ func TestRandomAllocFreeKeepsEveryInvariant(t *testing.T) {
 		} else {
 			order := Order(rng.Intn(4))
 			if rng.Intn(10) == 0 {
-				order = Order(rng.Intn(NrPageOrders))
+				order = Order(rng.Intn(NR_PAGE_ORDERS))
 			}
 			gfp := masks[rng.Intn(len(masks))]
 			if order > 0 {
@@ -68,8 +68,8 @@ func TestRandomAllocFreeKeepsEveryInvariant(t *testing.T) {
 
 func TestFreeingEverythingMergesBackToMaxOrder(t *testing.T) {
 	m := smallMachine(t, 8192, 1, 1)
-	z := m.Nodes[0].Zones[ZoneNormal]
-	before := [NrPageOrders]uint64{}
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
+	before := [NR_PAGE_ORDERS]uint64{}
 	for o := range before {
 		before[o] = z.NrFree(Order(o))
 	}
@@ -83,7 +83,7 @@ func TestFreeingEverythingMergesBackToMaxOrder(t *testing.T) {
 		got = append(got, pfn)
 	}
 	require.NotEmpty(t, got)
-	assert.LessOrEqual(t, z.FreePages(), z.WmarkPages(WmarkMin), "allocation stops at the min watermark")
+	assert.LessOrEqual(t, z.FreePages(), z.WmarkPages(WMARK_MIN), "allocation stops at the min watermark")
 	m.MustCheckInvariants()
 	for _, pfn := range got {
 		m.FreePages(tk, pfn, 0)
@@ -97,15 +97,15 @@ func TestFreeingEverythingMergesBackToMaxOrder(t *testing.T) {
 
 func TestUnmovableRequestsClaimAWholeMovableBlockAndTraceIt(t *testing.T) {
 	m := smallMachine(t, 4096, 1, 1)
-	z := m.Nodes[0].Zones[ZoneNormal]
-	require.Equal(t, uint64(0), z.NrBlocks(MigrateUnmovable))
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
+	require.Equal(t, uint64(0), z.NrBlocks(MIGRATE_UNMOVABLE))
 	tk := m.testTask(0)
 	pfn := m.allocSync(tk, GFP_KERNEL, 0, 0, 0)
 	require.NotEqual(t, NilPFN, pfn)
-	assert.Equal(t, MigrateUnmovable, m.PageblockMigratetype(pfn))
+	assert.Equal(t, MIGRATE_UNMOVABLE, m.PageblockMigratetype(pfn))
 	// The only free chunks are of order 10: claiming one retypes both of
 	// its pageblocks (change_pageblock_range) in one fallback event.
-	assert.Equal(t, uint64(2), z.NrBlocks(MigrateUnmovable))
+	assert.Equal(t, uint64(2), z.NrBlocks(MIGRATE_UNMOVABLE))
 	assert.Equal(t, uint64(1), m.Frag.ClaimWhole)
 	assert.Equal(t, uint64(2), m.Frag.MovableBlocksLost)
 	ev := m.Trace.Events()
@@ -132,7 +132,7 @@ func TestThisnodeNeverLeavesItsNode(t *testing.T) {
 	pfn := m.allocSync(tk, GFP_KERNEL, 0, 0, 0)
 	require.NotEqual(t, NilPFN, pfn)
 	assert.Equal(t, 1, m.ZoneOf(pfn).Node.ID)
-	assert.Greater(t, m.Nodes[1].Zones[ZoneNormal].NumaEvents[NUMA_MISS], uint64(0))
+	assert.Greater(t, m.Nodes[1].Zones[ZONE_NORMAL].NumaEvents[NUMA_MISS], uint64(0))
 	m.MustCheckInvariants()
 }
 
@@ -151,7 +151,7 @@ func TestCompoundPagesHaveHeadAndTails(t *testing.T) {
 
 func TestInvariantViolationPanicsWithADump(t *testing.T) {
 	m := smallMachine(t, 4096, 1, 1)
-	z := m.Nodes[0].Zones[ZoneNormal]
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
 	z.Stat[NR_FREE_PAGES]++
 	err := m.CheckInvariants()
 	require.Error(t, err)

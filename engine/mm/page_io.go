@@ -27,7 +27,7 @@ func (m *Machine) swapWritepages(t *sim.Task, folios []PFN) {
 	for _, head := range folios {
 		nr := m.folioNr(head)
 		pages += nr
-		m.folioStartWriteback(head)
+		m._folioStartWriteback(head)
 		m.countVMEvents(PSWPOUT, nr)
 		m.countVMEvents(PGPGOUT, nr*4)
 		if nr > 1 {

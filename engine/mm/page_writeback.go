@@ -81,10 +81,10 @@ import (
 // state of anon memory is implied until it is written to swap).
 const pgSwapCache = pgDirty
 
-// folioStartWriteback is __folio_start_writeback(): PG_writeback set and
+// _folioStartWriteback is __folio_start_writeback(): PG_writeback set and
 // counted. The caller has cleared PG_dirty (folio_clear_dirty_for_io) or,
 // for swap, written the folio's swap entry.
-func (m *Machine) folioStartWriteback(head PFN) {
+func (m *Machine) _folioStartWriteback(head PFN) {
 	p := &m.pages[head]
 	p.flags |= pgWriteback
 	nr := int64(m.folioNr(head))
@@ -181,7 +181,7 @@ func (m *Machine) writebackFile(t *sim.Task, f *File) (uint64, sim.Time) {
 					flush()
 				}
 				m.clearDirty(head)
-				m.folioStartWriteback(head)
+				m._folioStartWriteback(head)
 				run = append(run, head)
 				runPages += nr
 				next = idx + nr
@@ -204,7 +204,7 @@ const (
 	defDirtyBackgroundRatio = 10
 	// dirtyBytesMin is dirty_bytes_min: vm.dirty_bytes takes at least
 	// two pages.
-	dirtyBytesMin = 2 * PageSize
+	dirtyBytesMin = 2 * PAGE_SIZE
 )
 
 // calculateTotalreservePages is calculate_totalreserve_pages(): for every
@@ -225,7 +225,7 @@ func (m *Machine) calculateTotalreservePages() {
 			for j := int(z.Type); j < len(z.LowmemReserve); j++ {
 				reserve = max(reserve, z.LowmemReserve[j])
 			}
-			r := min(uint64(reserve)+z.watermark[WmarkHigh], z.ManagedPages)
+			r := min(uint64(reserve)+z.watermark[WMARK_HIGH], z.ManagedPages)
 			n.totalreservePages += r
 			total += r
 		}
@@ -263,7 +263,7 @@ func (m *Machine) globalDirtyableMemory() uint64 {
 }
 
 // divRoundUpPages is DIV_ROUND_UP(bytes, PAGE_SIZE).
-func divRoundUpPages(bytes uint64) uint64 { return (bytes + PageSize - 1) / PageSize }
+func divRoundUpPages(bytes uint64) uint64 { return (bytes + PAGE_SIZE - 1) / PAGE_SIZE }
 
 // nodeDirtyLimit is node_dirty_limit(): the most dirty pages the node may
 // hold, its share of vm.dirty_bytes or vm.dirty_ratio of its dirtyable
@@ -286,9 +286,6 @@ func (m *Machine) nodeDirtyOk(n *Node) bool {
 	return nr <= m.nodeDirtyLimit(n)
 }
 
-// NodeDirtyLimit exports node_dirty_limit for procfs and tests.
-func (m *Machine) NodeDirtyLimit(nid int) uint64 { return m.nodeDirtyLimit(m.Nodes[nid]) }
-
 // GlobalDirtyLimits is global_dirty_limits() for a task that is not
 // real-time: domain_dirty_limits() over global_dirtyable_memory(), in
 // pages (the background threshold, then the dirty threshold), as
@@ -297,17 +294,17 @@ func (m *Machine) NodeDirtyLimit(nid int) uint64 { return m.nodeDirtyLimit(m.Nod
 func (m *Machine) GlobalDirtyLimits() (background, dirty uint64) {
 	available := m.globalDirtyableMemory()
 	// Ratios in per-PAGE_SIZE units for precision.
-	ratio := uint64(m.Sysctl.DirtyRatio) * PageSize / 100
-	bgRatio := uint64(m.Sysctl.DirtyBackgroundRatio) * PageSize / 100
+	ratio := uint64(m.Sysctl.DirtyRatio) * PAGE_SIZE / 100
+	bgRatio := uint64(m.Sysctl.DirtyBackgroundRatio) * PAGE_SIZE / 100
 	if m.Sysctl.DirtyBytes != 0 {
 		dirty = divRoundUpPages(m.Sysctl.DirtyBytes)
 	} else {
-		dirty = ratio * available / PageSize
+		dirty = ratio * available / PAGE_SIZE
 	}
 	if m.Sysctl.DirtyBackgroundBytes != 0 {
 		background = divRoundUpPages(m.Sysctl.DirtyBackgroundBytes)
 	} else {
-		background = bgRatio * available / PageSize
+		background = bgRatio * available / PAGE_SIZE
 	}
 	dirty = min(dirty, 1<<32-1)
 	if background >= dirty {

@@ -39,7 +39,7 @@ func TestNodeDirtyLimitIsTheNodesShareOfItsDirtyableMemory(t *testing.T) {
 				max = z.LowmemReserve[j]
 			}
 		}
-		r := min(uint64(max)+z.RawWatermark(WmarkHigh), z.ManagedPages)
+		r := min(uint64(max)+z.RawWatermark(WMARK_HIGH), z.ManagedPages)
 		reserve[z.Node.ID] += r
 		total += r
 	}
@@ -54,17 +54,17 @@ func TestNodeDirtyLimitIsTheNodesShareOfItsDirtyableMemory(t *testing.T) {
 		return free - min(free, reserve[n.ID]) + uint64(n.Stat[NR_INACTIVE_FILE]+n.Stat[NR_ACTIVE_FILE])
 	}
 	n0, n1 := m.Nodes[0], m.Nodes[1]
-	assert.Equal(t, 20*dirtyable(n0)/100, m.NodeDirtyLimit(0), "vm.dirty_ratio=20 of node 0's dirtyable memory")
-	assert.Equal(t, 20*dirtyable(n1)/100, m.NodeDirtyLimit(1))
+	assert.Equal(t, 20*dirtyable(n0)/100, m.nodeDirtyLimit(m.Nodes[0]), "vm.dirty_ratio=20 of node 0's dirtyable memory")
+	assert.Equal(t, 20*dirtyable(n1)/100, m.nodeDirtyLimit(m.Nodes[1]))
 	require.NoError(t, m.SetSysctl("vm.dirty_bytes", "4194304"))
 	v, _ := m.GetSysctl("vm.dirty_ratio")
 	assert.Equal(t, "0", v, "writing vm.dirty_bytes zeroes vm.dirty_ratio")
 	global := dirtyable(n0) + dirtyable(n1) + 1
-	assert.Equal(t, 1024*dirtyable(n0)/global, m.NodeDirtyLimit(0), "node 0's share of 4 MiB, 1024 pages")
+	assert.Equal(t, 1024*dirtyable(n0)/global, m.nodeDirtyLimit(m.Nodes[0]), "node 0's share of 4 MiB, 1024 pages")
 	require.NoError(t, m.SetSysctl("vm.dirty_ratio", "10"))
 	v, _ = m.GetSysctl("vm.dirty_bytes")
 	assert.Equal(t, "0", v, "writing vm.dirty_ratio zeroes vm.dirty_bytes")
-	assert.Equal(t, 10*dirtyable(n0)/100, m.NodeDirtyLimit(0))
+	assert.Equal(t, 10*dirtyable(n0)/100, m.nodeDirtyLimit(m.Nodes[0]))
 	assert.Error(t, m.SetSysctl("vm.dirty_bytes", "4096"), "at least two pages")
 	assert.Error(t, m.SetSysctl("vm.dirty_ratio", "101"))
 }
@@ -85,7 +85,7 @@ func dirtyOkOracle(m *Machine, n *Node, ratio uint64) bool {
 				max = z.LowmemReserve[j]
 			}
 		}
-		reserve += min(uint64(max)+z.RawWatermark(WmarkHigh), z.ManagedPages)
+		reserve += min(uint64(max)+z.RawWatermark(WMARK_HIGH), z.ManagedPages)
 	}
 	dirtyable := free - min(free, reserve) + uint64(n.Stat[NR_INACTIVE_FILE]+n.Stat[NR_ACTIVE_FILE])
 	return uint64(n.Stat[NR_FILE_DIRTY]+n.Stat[NR_WRITEBACK]) <= ratio*dirtyable/100

@@ -36,9 +36,9 @@ type Patches struct {
 	// it skip, under ALLOC_NOFRAGMENT and below pageblock_order, the free
 	// lists of other migratetypes, which __rmqueue_claim() may not take
 	// from. One switch, because patch 1 alone changes nothing. Where the
-	// engine tests it: __zone_watermark_ok() (zoneWatermarkOK), reached
+	// engine tests it: __zone_watermark_ok() (_zoneWatermarkOK), reached
 	// from zone_watermark_fast() and compaction_suit_allocation_order();
-	// __compact_finished()'s fallback test (compactFinished_).
+	// __compact_finished()'s fallback test (_compactFinished).
 	// should_reclaim_retry() keeps counting every migratetype (v1's patch
 	// 2 changelog says so; v2 changed the changelog, not the code).
 	NofragWatermark bool

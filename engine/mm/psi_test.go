@@ -262,7 +262,7 @@ func TestKcompactdWorkIsAMemoryStallButProactiveCompactionIsNot(t *testing.T) {
 			if tc.proactive {
 				m.Sysctl.CompactionProactiveness = 20
 			} else {
-				m.wakeupKcompactd(nil, m.Nodes[0], 9, ZoneNormal)
+				m.wakeupKcompactd(nil, m.Nodes[0], 9, ZONE_NORMAL)
 			}
 			runWorld(t, m, 2*sim.Second)
 			assert.Greater(t, m.Event(KCOMPACTD_MIGRATE_SCANNED), uint64(0), "kcompactd compacted")

@@ -301,7 +301,7 @@ func TestMemoryLowProtectsLikeTheKernel(t *testing.T) {
 			require.True(t, a.belowLow(), "A is protected")
 			// Take memory with unreclaimable kernel pages until
 			// reclaim has to find 1000 pages.
-			want := int(m.Nodes[0].Zones[ZoneNormal].Stat[NR_FREE_PAGES]) + 1000
+			want := int(m.Nodes[0].Zones[ZONE_NORMAL].Stat[NR_FREE_PAGES]) + 1000
 			resetCounters(m)
 			if tc.kswapd {
 				for i := 0; i < want/32; i++ {
@@ -345,7 +345,7 @@ func TestMemoryMinIsNeverReclaimedEvenWhenNothingElseIs(t *testing.T) {
 	require.Equal(t, uint64(6000), m.FileWrite(tk, fa, 0, 6000, GFP_HIGHUSER_MOVABLE))
 	m.FileSync(tk, fa)
 	resetCounters(m)
-	free := int(m.Nodes[0].Zones[ZoneNormal].Stat[NR_FREE_PAGES])
+	free := int(m.Nodes[0].Zones[ZONE_NORMAL].Stat[NR_FREE_PAGES])
 	failed := 0
 	for i := 0; i < free+500 && failed < 5; i++ {
 		if m.allocSync(tk, GFP_KERNEL, 0, 0, 0) == NilPFN {
@@ -567,7 +567,7 @@ func TestReclaimForALowZoneSkipsHigherZonesFolios(t *testing.T) {
 	var lines, traced, scanned uint64
 	for _, fl := range traceFields(m, "mm_vmscan_lru_isolate") {
 		f := fieldsOf(fl)
-		assert.Equal(t, strconv.Itoa(int(ZoneDMA32)), f["classzone"], fl)
+		assert.Equal(t, strconv.Itoa(int(ZONE_DMA32)), f["classzone"], fl)
 		traced += atou(t, f["nr_skipped"])
 		scanned += atou(t, f["nr_scanned"])
 		assert.GreaterOrEqual(t, atou(t, f["nr_scanned"]), atou(t, f["nr_skipped"])+atou(t, f["nr_taken"]), fl)
@@ -623,15 +623,15 @@ func TestSkippedFoliosAreNotInTheReclaimersScanCount(t *testing.T) {
 	m.FileWrite(tk, f, 0, pages+pages/2, GFP_HIGHUSER_MOVABLE)
 	m.FileSync(tk, f)
 	lv := m.RootMemcg().lruvecs[0]
-	require.Equal(t, ZoneNormal, m.ZoneOf(lv.lists[LRU_INACTIVE_FILE].tail).Type)
-	sc := &scanControl{gfp: GFP_KERNEL, reclaimIdx: ZoneDMA32, priority: defPriority, mayUnmap: true}
+	require.Equal(t, ZONE_NORMAL, m.ZoneOf(lv.lists[LRU_INACTIVE_FILE].tail).Type)
+	sc := &scanControl{gfp: GFP_KERNEL, reclaimIdx: ZONE_DMA32, priority: defPriority, mayUnmap: true}
 	before := m.Event(PGSCAN_KSWAPD) + m.Event(PGSCAN_DIRECT)
-	m.shrinkInactiveList(tk, SwapClusterMax, lv, sc, LRU_INACTIVE_FILE)
+	m.shrinkInactiveList(tk, SWAP_CLUSTER_MAX, lv, sc, LRU_INACTIVE_FILE)
 	skipped := m.Event(PGSCAN_SKIP_NORMAL)
 	require.Positive(t, skipped)
 	scanned := m.Event(PGSCAN_KSWAPD) + m.Event(PGSCAN_DIRECT) - before
-	assert.Equal(t, skipped+SwapClusterMax, scanned, "pgscan: the batch and what it skipped")
-	assert.Equal(t, uint64(SwapClusterMax), sc.nrScanned, "the reclaimer's count: the batch only")
+	assert.Equal(t, skipped+SWAP_CLUSTER_MAX, scanned, "pgscan: the batch and what it skipped")
+	assert.Equal(t, uint64(SWAP_CLUSTER_MAX), sc.nrScanned, "the reclaimer's count: the batch only")
 	mustCheck(t, m, "after the shrink")
 }
 
@@ -640,8 +640,8 @@ func TestSkippedFoliosAreNotInTheReclaimersScanCount(t *testing.T) {
 func dma32NormalMachine(t *testing.T, pages uint64) *Machine {
 	t.Helper()
 	cfg := Config{Nodes: []NodeSpec{{CPUs: 1, Zones: []ZoneSpec{
-		{Type: ZoneDMA32, StartPFN: 0x1000, Spanned: pages, Present: pages, Managed: pages - 256},
-		{Type: ZoneNormal, StartPFN: 0x1000 + PFN(pages), Spanned: pages, Present: pages, Managed: pages - 256},
+		{Type: ZONE_DMA32, StartPFN: 0x1000, Spanned: pages, Present: pages, Managed: pages - 256},
+		{Type: ZONE_NORMAL, StartPFN: 0x1000 + PFN(pages), Spanned: pages, Present: pages, Managed: pages - 256},
 	}}}}
 	m, err := NewMachine(cfg)
 	require.NoError(t, err)

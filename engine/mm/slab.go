@@ -66,12 +66,12 @@ type SlabCache struct {
 // which only raises the order for awkward sizes, is left out).
 func SlubOrder(objSize uint64, nrCPUs int) Order {
 	minObjects := uint64(4 * (bits.Len(uint(max(nrCPUs, 1))) + 1))
-	for o := Order(0); o < PageAllocCostlyOrder; o++ {
-		if (PageSize<<o)/max(objSize, 1) >= minObjects {
+	for o := Order(0); o < PAGE_ALLOC_COSTLY_ORDER; o++ {
+		if (PAGE_SIZE<<o)/max(objSize, 1) >= minObjects {
 			return o
 		}
 	}
-	return PageAllocCostlyOrder
+	return PAGE_ALLOC_COSTLY_ORDER
 }
 
 // NewSlabCache creates a cache (kmem_cache_create) whose slabs have the
@@ -81,8 +81,8 @@ func (m *Machine) NewSlabCache(name string, cg *Memcg, order Order, reclaimable 
 	if reclaimable {
 		kind = KindSlabReclaim
 	}
-	if order > MaxPageOrder {
-		order = MaxPageOrder
+	if order > MAX_PAGE_ORDER {
+		order = MAX_PAGE_ORDER
 	}
 	return &SlabCache{Name: name, Owner: m.NewOwner(kind, name, cg), Order: order, Reclaimable: reclaimable}
 }

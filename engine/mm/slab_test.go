@@ -16,8 +16,8 @@ func TestSlabsComeFromTheirMigratetypesBlocks(t *testing.T) {
 		wantMT      MigrateType
 		wantStat    NodeStatItem
 	}{
-		{name: "an unreclaimable cache takes Unmovable blocks", wantMT: MigrateUnmovable, wantStat: NR_SLAB_UNRECLAIMABLE_B},
-		{name: "a SLAB_RECLAIM_ACCOUNT cache takes Reclaimable blocks", reclaimable: true, wantMT: MigrateReclaimable, wantStat: NR_SLAB_RECLAIMABLE_B},
+		{name: "an unreclaimable cache takes Unmovable blocks", wantMT: MIGRATE_UNMOVABLE, wantStat: NR_SLAB_UNRECLAIMABLE_B},
+		{name: "a SLAB_RECLAIM_ACCOUNT cache takes Reclaimable blocks", reclaimable: true, wantMT: MIGRATE_RECLAIMABLE, wantStat: NR_SLAB_RECLAIMABLE_B},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -32,7 +32,7 @@ func TestSlabsComeFromTheirMigratetypesBlocks(t *testing.T) {
 			}
 			m.MustCheckInvariants()
 			assert.Equal(t, uint64(128), c.Pages)
-			assert.Equal(t, int64(128*PageSize), m.GlobalNodeState(tc.wantStat))
+			assert.Equal(t, int64(128*PAGE_SIZE), m.GlobalNodeState(tc.wantStat))
 			assert.Equal(t, uint64(64), m.FreeSlabs(tk, c, 2))
 			assert.Equal(t, 8, c.NrSlabs())
 			assert.Equal(t, uint64(32), m.FreeOldestSlabs(tk, c, 4))
@@ -77,8 +77,8 @@ func TestSlabFallsBackToOrderZeroWhenNoHighOrderChunkIsFree(t *testing.T) {
 	}
 	m.DrainLocalPages(tk)
 	m.MustCheckInvariants()
-	z := m.Nodes[0].Zones[ZoneNormal]
-	for o := Order(1); o < NrPageOrders; o++ {
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
+	for o := Order(1); o < NR_PAGE_ORDERS; o++ {
 		require.Zero(t, z.NrFree(o), "order %d", o)
 	}
 	compactStall, allocStall := m.Event(COMPACTSTALL), m.Event(ALLOCSTALL_NORMAL)
@@ -100,8 +100,8 @@ func TestAnOrderZeroCacheRetriesWithTheCallersFullMask(t *testing.T) {
 	// until the request fits.
 	m := newQuietMachine(t, 8192, 1, 1)
 	carveZone(t, m, nil, lowFreeFileLayout)
-	z := m.Nodes[0].Zones[ZoneNormal]
-	require.Less(t, z.Stat[NR_FREE_PAGES]+SwapClusterMax, int64(z.WmarkPages(WmarkMin)),
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
+	require.Less(t, z.Stat[NR_FREE_PAGES]+SWAP_CLUSTER_MAX, int64(z.WmarkPages(WMARK_MIN)),
 		"one reclaim batch does not lift the zone over its min watermark")
 	c := m.NewSlabCache("dentry", nil, 0, true)
 	var head PFN

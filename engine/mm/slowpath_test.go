@@ -17,7 +17,7 @@ import (
 // stepsString renders the latest slow-path run as a short sentence of
 // steps, e.g. "wake(9) min compact(ASYNC) nopage(__GFP_NORETRY)".
 func (m *Machine) stepsString() string {
-	short := map[CompactPriority]string{CompactPrioAsync: "ASYNC", CompactPrioSyncLight: "SYNC_LIGHT", CompactPrioSyncFull: "SYNC_FULL"}
+	short := map[CompactPriority]string{COMPACT_PRIO_ASYNC: "ASYNC", COMPACT_PRIO_SYNC_LIGHT: "SYNC_LIGHT", COMPACT_PRIO_SYNC_FULL: "SYNC_FULL"}
 	var parts []string
 	for _, s := range m.slowTrace.cur.steps {
 		switch s.kind {
@@ -143,7 +143,7 @@ func TestThisnodeNeverLeavesItsNodeThroughTheSlowPath(t *testing.T) {
 				}
 				return roleFile
 			})
-			z1 := m.Nodes[1].Zones[ZoneNormal]
+			z1 := m.Nodes[1].Zones[ZONE_NORMAL]
 			free1 := z1.Stat[NR_FREE_PAGES]
 			var extra GFP
 			if tc.thisnode {
@@ -183,7 +183,7 @@ func TestThisnodeNeverLeavesItsNodeThroughTheSlowPath(t *testing.T) {
 				assert.True(t, strings.HasPrefix(w, "nid=0 "), w)
 			}
 			for _, b := range traceFields(m, "mm_compaction_begin") {
-				assert.True(t, strings.HasPrefix(b, fmt.Sprintf("zone_start=%#x ", m.Nodes[0].Zones[ZoneNormal].StartPFN)), b)
+				assert.True(t, strings.HasPrefix(b, fmt.Sprintf("zone_start=%#x ", m.Nodes[0].Zones[ZONE_NORMAL].StartPFN)), b)
 			}
 			assert.False(t, m.Nodes[1].KswapdRunning())
 		})
@@ -203,7 +203,7 @@ func sparseAnonLayout(block, off int) role {
 func TestDefragModeFlagsGiveUpAndPromotion(t *testing.T) {
 	t.Run("defrag_mode sets ALLOC_NOFRAGMENT on the fast and the slow path", func(t *testing.T) {
 		m := newQuietMachine(t, 8192, 1, 2)
-		z := m.Nodes[0].Zones[ZoneNormal]
+		z := m.Nodes[0].Zones[ZONE_NORMAL]
 		for _, gfp := range []GFP{GFP_KERNEL, GFP_HIGHUSER_MOVABLE, GFP_NOWAIT} {
 			assert.Zero(t, m.allocFlagsNofragment(z, gfp)&ALLOC_NOFRAGMENT, "%s, defrag_mode=0", gfp)
 			assert.Zero(t, m.gfpToAllocFlags(gfp, 0)&ALLOC_NOFRAGMENT, "%s, defrag_mode=0", gfp)
@@ -375,7 +375,7 @@ func TestHighOrderAtomicRequestsReserveAHighatomicBlock(t *testing.T) {
 			// reserve_highatomic_pageblock wants 1% of the zone to be
 			// at least a pageblock: 256 MiB.
 			m := newQuietMachine(t, 65536, 1, 1)
-			z := m.Nodes[0].Zones[ZoneNormal]
+			z := m.Nodes[0].Zones[ZONE_NORMAL]
 			pfn := m.allocSync(m.testTask(0), tc.gfp, tc.order, 0, 0)
 			require.NotEqual(t, NilPFN, pfn)
 			mustCheck(t, m, "allocation")
@@ -387,7 +387,7 @@ func TestHighOrderAtomicRequestsReserveAHighatomicBlock(t *testing.T) {
 			// alloc_flags_nonblocking() & ALLOC_HIGHATOMIC is part of
 			// the fast path's flags (__alloc_frozen_pages_noprof).
 			assert.Equal(t, uint64(PageblockNrPages), z.NrReservedHighatomic, "nr_reserved_highatomic")
-			assert.Equal(t, MigrateHighAtomic, m.PageblockMigratetype(pfn))
+			assert.Equal(t, MIGRATE_HIGHATOMIC, m.PageblockMigratetype(pfn))
 		})
 	}
 }
@@ -429,7 +429,7 @@ func TestCostlyNoretryThisnodeByKernel(t *testing.T) {
 		m := newQuietMachine(t, 8192, 1, 2)
 		m.Kernel.LegacyCostlyNoretry = true
 		carveZone(t, m, nil, pinnedHolesFileLayout)
-		z := m.Nodes[0].Zones[ZoneNormal]
+		z := m.Nodes[0].Zones[ZONE_NORMAL]
 		// defer_compaction() at order 9: the next attempts are deferred.
 		z.compact.considered, z.compact.deferShift, z.compact.orderFailed = 0, compactMaxDeferShift, 9
 		var got PFN
@@ -533,8 +533,8 @@ func TestANofailAllocationThatWouldOOMTakesTheReserves(t *testing.T) {
 			for m.AllocPages(setup, GFP_ATOMIC, 0, 0, 0) != NilPFN {
 			}
 			m.drainAllPages(setup, nil)
-			z := m.Nodes[0].Zones[ZoneNormal]
-			require.Less(t, z.Stat[NR_FREE_PAGES], int64(z.WmarkPages(WmarkMin)))
+			z := m.Nodes[0].Zones[ZONE_NORMAL]
+			require.Less(t, z.Stat[NR_FREE_PAGES], int64(z.WmarkPages(WMARK_MIN)))
 			require.Greater(t, z.Stat[NR_FREE_PAGES], int64(tc.order.Pages()), "reserves left")
 			resetCounters(m)
 			got, steps := NilPFN, 0
@@ -606,15 +606,15 @@ func TestTheRetryHelpersJudgeTheOrderEachSeed002KernelGivesThem(t *testing.T) {
 		prioAfter   CompactPriority
 		retriesLeft int
 	}{
-		{"rc5: an order-0 request never retries compaction, whatever it did at order 9", rc5, CompactComplete, CompactPrioSyncLight, 0, false, CompactPrioSyncLight, 0},
-		{"rc5: not even after a COMPACT_SUCCESS", rc5, CompactSuccess, CompactPrioSyncLight, 0, false, CompactPrioSyncLight, 0},
-		{"posted: a failed order-9 compaction at SYNC_LIGHT is at its costly floor", posted, CompactComplete, CompactPrioSyncLight, 0, false, CompactPrioSyncLight, 0},
-		{"posted: from ASYNC it escalates once to SYNC_LIGHT", posted, CompactDeferred, CompactPrioAsync, 3, true, CompactPrioSyncLight, 0},
-		{"posted: COMPACT_SUCCESS retries at most MAX_COMPACT_RETRIES/4 times at order 9", posted, CompactSuccess, CompactPrioSyncLight, 4, false, CompactPrioSyncLight, 5},
-		{"posted: COMPACT_SKIPPED retries when reclaim could make room for order-9 compaction", posted, CompactSkipped, CompactPrioSyncLight, 0, true, CompactPrioSyncLight, 0},
-		{"requested: the floor of order 0 lets SYNC_LIGHT escalate to SYNC_FULL", requested, CompactComplete, CompactPrioSyncLight, 2, true, CompactPrioSyncFull, 0},
-		{"requested: at SYNC_FULL it gives up", requested, CompactComplete, CompactPrioSyncFull, 0, false, CompactPrioSyncFull, 0},
-		{"requested: COMPACT_SUCCESS retries up to MAX_COMPACT_RETRIES", requested, CompactSuccess, CompactPrioSyncLight, 4, true, CompactPrioSyncLight, 5},
+		{"rc5: an order-0 request never retries compaction, whatever it did at order 9", rc5, COMPACT_COMPLETE, COMPACT_PRIO_SYNC_LIGHT, 0, false, COMPACT_PRIO_SYNC_LIGHT, 0},
+		{"rc5: not even after a COMPACT_SUCCESS", rc5, COMPACT_SUCCESS, COMPACT_PRIO_SYNC_LIGHT, 0, false, COMPACT_PRIO_SYNC_LIGHT, 0},
+		{"posted: a failed order-9 compaction at SYNC_LIGHT is at its costly floor", posted, COMPACT_COMPLETE, COMPACT_PRIO_SYNC_LIGHT, 0, false, COMPACT_PRIO_SYNC_LIGHT, 0},
+		{"posted: from ASYNC it escalates once to SYNC_LIGHT", posted, COMPACT_DEFERRED, COMPACT_PRIO_ASYNC, 3, true, COMPACT_PRIO_SYNC_LIGHT, 0},
+		{"posted: COMPACT_SUCCESS retries at most MAX_COMPACT_RETRIES/4 times at order 9", posted, COMPACT_SUCCESS, COMPACT_PRIO_SYNC_LIGHT, 4, false, COMPACT_PRIO_SYNC_LIGHT, 5},
+		{"posted: COMPACT_SKIPPED retries when reclaim could make room for order-9 compaction", posted, COMPACT_SKIPPED, COMPACT_PRIO_SYNC_LIGHT, 0, true, COMPACT_PRIO_SYNC_LIGHT, 0},
+		{"requested: the floor of order 0 lets SYNC_LIGHT escalate to SYNC_FULL", requested, COMPACT_COMPLETE, COMPACT_PRIO_SYNC_LIGHT, 2, true, COMPACT_PRIO_SYNC_FULL, 0},
+		{"requested: at SYNC_FULL it gives up", requested, COMPACT_COMPLETE, COMPACT_PRIO_SYNC_FULL, 0, false, COMPACT_PRIO_SYNC_FULL, 0},
+		{"requested: COMPACT_SUCCESS retries up to MAX_COMPACT_RETRIES", requested, COMPACT_SUCCESS, COMPACT_PRIO_SYNC_LIGHT, 4, true, COMPACT_PRIO_SYNC_LIGHT, 5},
 	}
 	setup := func(t *testing.T, k kernel) (*Machine, *sim.Task, allocContext, AllocFlags, *allocFrame) {
 		m := newQuietMachine(t, 8192, 1, 2)
@@ -627,7 +627,7 @@ func TestTheRetryHelpersJudgeTheOrderEachSeed002KernelGivesThem(t *testing.T) {
 		f.reclaimOrder = nofragPromoteOrder(0, flags, ac.migratetype)
 		f.compactOrder = f.reclaimOrder
 		require.Equal(t, Order(PageblockOrder), f.compactOrder, "the request reclaims and compacts at pageblock order")
-		require.Zero(t, freeHighOrder(m.Nodes[0].Zones[ZoneNormal]), "no whole block is free")
+		require.Zero(t, freeHighOrder(m.Nodes[0].Zones[ZONE_NORMAL]), "no whole block is free")
 		return m, m.testTask(0), ac, flags, f
 	}
 	for _, tc := range compact {
@@ -671,9 +671,9 @@ func TestTheRetryHelpersJudgeTheOrderEachSeed002KernelGivesThem(t *testing.T) {
 // for an order-9 block and reclaim finds nothing on the LRUs.
 func fillToLow(t *testing.T, m *Machine) {
 	t.Helper()
-	z := m.Nodes[0].Zones[ZoneNormal]
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
 	inWorld(t, m, 0, func(tk *sim.Task) {
-		for z.Stat[NR_FREE_PAGES] > int64(z.WmarkPages(WmarkLow))+64 {
+		for z.Stat[NR_FREE_PAGES] > int64(z.WmarkPages(WMARK_LOW))+64 {
 			require.NotEqual(t, NilPFN, m.allocSync(tk, GFP_KERNEL|__GFP_NOWARN, 0, 0, 0))
 		}
 	})

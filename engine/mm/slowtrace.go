@@ -113,7 +113,7 @@ func (s *slowTraces) begin(c *slowTrace, t *sim.Task, gfp GFP, order Order) {
 
 // step records one decision. Direct reclaim is a stall; direct
 // compaction is one only when the kernel counts it as compact_stall
-// (allocPagesDirectCompact calls stall then): a skipped attempt takes no
+// (_allocPagesDirectCompact calls stall then): a skipped attempt takes no
 // time and is not.
 func (c *slowTrace) step(k stepKind, a, b int64) {
 	if k == stepDirectReclaim {

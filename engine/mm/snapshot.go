@@ -70,7 +70,7 @@ func (m *Machine) PageStates(start PFN, dst []PageState) []PageState {
 	}
 	// A chunk that starts before 'start' was seen as in-use pages: fix up
 	// by looking for covering chunks of every order.
-	for o := Order(1); o < NrPageOrders; o++ {
+	for o := Order(1); o < NR_PAGE_ORDERS; o++ {
 		head := start &^ (PFN(1)<<o - 1)
 		if head == start || head >= m.maxPFN {
 			continue
@@ -149,8 +149,8 @@ type ZoneView struct {
 	Free           int64
 	Min, Low, High uint64
 	Boost          uint64
-	NrFree         [NrPageOrders]uint64
-	Blocks         [MigrateTypes]uint64
+	NrFree         [NR_PAGE_ORDERS]uint64
+	Blocks         [MIGRATE_TYPES]uint64
 	// CachedMigratePFN (async, sync) and CachedFreePFN are where the next
 	// compaction run's scanners start (compact_cached_migrate_pfn,
 	// compact_cached_free_pfn).
@@ -218,7 +218,7 @@ func (m *Machine) ZoneViews() []ZoneView {
 			continue
 		}
 		v := ZoneView{Node: z.Node.ID, Type: z.Type, StartPFN: z.StartPFN, Spanned: z.SpannedPages, Managed: z.ManagedPages,
-			Free: z.Stat[NR_FREE_PAGES], Min: z.WmarkPages(WmarkMin), Low: z.WmarkPages(WmarkLow), High: z.WmarkPages(WmarkHigh),
+			Free: z.Stat[NR_FREE_PAGES], Min: z.WmarkPages(WMARK_MIN), Low: z.WmarkPages(WMARK_LOW), High: z.WmarkPages(WMARK_HIGH),
 			Boost: z.WatermarkBoost, Blocks: z.nrBlocks,
 			CachedMigratePFN: z.compact.cachedMigPFN, CachedFreePFN: z.compact.cachedFreePFN, LastCompaction: z.compact.last}
 		for o := range v.NrFree {

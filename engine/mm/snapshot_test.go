@@ -14,7 +14,7 @@ func TestZoneViewShowsTheLatestCompactionRunAndTheCachedScanners(t *testing.T) {
 	zv := m.ZoneViews()
 	require.Len(t, zv, 1)
 	assert.Zero(t, zv[0].LastCompaction.Runs, "nothing compacted yet")
-	z := m.Nodes[0].Zones[ZoneNormal]
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
 	assert.Equal(t, z.StartPFN, zv[0].CachedMigratePFN[1])
 
 	inWorld(t, m, 0, func(tk *sim.Task) { m.CompactMemory(tk) })

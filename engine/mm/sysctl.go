@@ -16,7 +16,7 @@ import (
 type Sysctl struct {
 	WatermarkScaleFactor       int
 	WatermarkBoostFactor       int
-	LowmemReserveRatio         [MaxNrZones]int
+	LowmemReserveRatio         [MAX_NR_ZONES]int
 	DefragMode                 int
 	PercpuPagelistHighFraction int
 	ExtfragThreshold           int
@@ -36,7 +36,7 @@ func defaultSysctl() Sysctl {
 	return Sysctl{
 		WatermarkScaleFactor:      10,
 		WatermarkBoostFactor:      15000,
-		LowmemReserveRatio:        [MaxNrZones]int{256, 256, 32, 0, 0},
+		LowmemReserveRatio:        [MAX_NR_ZONES]int{256, 256, 32, 0, 0},
 		ExtfragThreshold:          500,
 		CompactionProactiveness:   20,
 		CompactUnevictableAllowed: 1,
@@ -112,10 +112,10 @@ var sysctlTable = []sysctlEntry{
 		},
 		set: func(m *Machine, v string) error {
 			f := strings.Fields(v)
-			if len(f) == 0 || len(f) > int(MaxNrZones) {
-				return fmt.Errorf("vm.lowmem_reserve_ratio: want 1 to %d integers, got %q", MaxNrZones, v)
+			if len(f) == 0 || len(f) > int(MAX_NR_ZONES) {
+				return fmt.Errorf("vm.lowmem_reserve_ratio: want 1 to %d integers, got %q", MAX_NR_ZONES, v)
 			}
-			var r [MaxNrZones]int
+			var r [MAX_NR_ZONES]int
 			copy(r[:], m.Sysctl.LowmemReserveRatio[:])
 			for i, s := range f {
 				n, err := strconv.Atoi(s)

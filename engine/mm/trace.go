@@ -77,7 +77,7 @@ func statusName(v int64) string {
 }
 
 func zoneName(v int64) string {
-	if v >= 0 && v < int64(MaxNrZones) {
+	if v >= 0 && v < int64(MAX_NR_ZONES) {
 		return ZoneType(v).String()
 	}
 	return "?"
@@ -195,9 +195,9 @@ var traceDefs = [NrTraceIDs]traceDef{
 // COMPACTION_FEEDBACK's names.
 func compactionFeedback(r int64) string {
 	switch CompactResult(r) {
-	case CompactComplete:
+	case COMPACT_COMPLETE:
 		return "failed"
-	case CompactSuccess:
+	case COMPACT_SUCCESS:
 		return "progress"
 	}
 	return "withdrawn"

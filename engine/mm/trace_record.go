@@ -446,11 +446,11 @@ func (rm *recMachine) read(dst []int64) []int64 {
 	m := rm.m
 	for _, z := range rm.zones {
 		var blocks uint64
-		for o := PageblockOrder; o < NrPageOrders; o++ {
+		for o := PageblockOrder; o < NR_PAGE_ORDERS; o++ {
 			blocks += z.freeArea[o].nrFree << (o - PageblockOrder)
 		}
-		dst = append(dst, z.Stat[NR_FREE_PAGES], int64(z.WmarkPages(WmarkMin)), int64(z.WmarkPages(WmarkLow)),
-			int64(z.WmarkPages(WmarkHigh)), int64(blocks))
+		dst = append(dst, z.Stat[NR_FREE_PAGES], int64(z.WmarkPages(WMARK_MIN)), int64(z.WmarkPages(WMARK_LOW)),
+			int64(z.WmarkPages(WMARK_HIGH)), int64(blocks))
 	}
 	var alloc uint64
 	for e := PGALLOC_DMA; e <= PGALLOC_MOVABLE; e++ {

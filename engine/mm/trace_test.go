@@ -85,8 +85,8 @@ func TestTracepointsPrintTheKernelsFormats(t *testing.T) {
 		m.UnpinFolio(tk, pfn)
 	}
 	var rc CompactResult
-	inWorld(t, m, 1, func(tk *sim.Task) { rc = m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, CompactPrioSyncFull) })
-	require.Equal(t, CompactSuccess, rc)
+	inWorld(t, m, 1, func(tk *sim.Task) { rc = m.compactOnce(tk, GFP_TRANSHUGE, 9, 0, COMPACT_PRIO_SYNC_FULL) })
+	require.Equal(t, COMPACT_SUCCESS, rc)
 	// An unmovable request falls back into a movable block.
 	inWorld(t, m, 1, func(t *sim.Task) { m.allocSync(t, GFP_KERNEL, 0, 0, 0) })
 
@@ -161,9 +161,9 @@ func TestRetryTracepointsExplainAGiveUp(t *testing.T) {
 	got := PFN(0)
 	inWorld(t, m, 1, func(tk *sim.Task) { got = m.allocSync(tk, GFP_KERNEL|__GFP_RETRY_MAYFAIL|__GFP_COMP, 9, 0, 0) })
 	require.Equal(t, NilPFN, got)
-	z := m.Nodes[0].Zones[ZoneNormal]
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
 	assert.Equal(t, []string{fmt.Sprintf("node=0 zone=Normal   order=9 reclaimable=0 available=%d min_wmark=%d no_progress_loops=1 wmark_check=0",
-		z.Stat[NR_FREE_PAGES], z.WmarkPages(WmarkMin))}, traceFields(m, "reclaim_retry_zone"))
+		z.Stat[NR_FREE_PAGES], z.WmarkPages(WMARK_MIN))}, traceFields(m, "reclaim_retry_zone"))
 	assert.Equal(t, []string{"order=9 priority=COMPACT_PRIO_SYNC_LIGHT compaction_result=withdrawn retries=0 max_retries=16 should_retry=0"},
 		traceFields(m, "compact_retry"))
 }

@@ -136,7 +136,7 @@ func (sc *scanControl) pgstealEvent() VMEventItem {
 // if reclaim stopped to let compaction run).
 func (m *Machine) tryToFreePages(t *sim.Task, zonelist []*Zone, order Order, gfp GFP, nodemask NodeMask, allocFlags AllocFlags, mt MigrateType) uint64 {
 	sc := scanControl{
-		nrToReclaim:  SwapClusterMax,
+		nrToReclaim:  SWAP_CLUSTER_MAX,
 		gfp:          gfp,
 		reclaimIdx:   gfpZone(gfp),
 		order:        order,
@@ -246,7 +246,7 @@ func (m *Machine) shrinkZones(t *sim.Task, zonelist []*Zone, sc *scanControl) {
 		t.Charge(m.Cost.ZoneCheck)
 		// If we already have plenty of memory free for compaction in
 		// this zone, don't free any more.
-		if sc.order > PageAllocCostlyOrder && m.compactionReady(z, sc) {
+		if sc.order > PAGE_ALLOC_COSTLY_ORDER && m.compactionReady(z, sc) {
 			sc.compactionReady = true
 			continue
 		}
@@ -332,10 +332,10 @@ func (m *Machine) compactionReady(z *Zone, sc *scanControl) bool {
 	}
 	// Allocation can already succeed, nothing to do.
 	flags, mt := m.reclaimWatermarkFlags(sc)
-	if m.zoneWatermarkOK(z, sc.order, z.WmarkPages(WmarkMin), sc.reclaimIdx, flags, z.Stat[NR_FREE_PAGES], mt) {
+	if m._zoneWatermarkOK(z, sc.order, z.WmarkPages(WMARK_MIN), sc.reclaimIdx, flags, z.Stat[NR_FREE_PAGES], mt) {
 		return true
 	}
-	return m.compactionSuitable(z, sc.order, z.WmarkPages(WmarkHigh), sc.reclaimIdx)
+	return m.compactionSuitable(nil, z, sc.order, z.WmarkPages(WMARK_HIGH), sc.reclaimIdx)
 }
 
 // reclaimWatermarkFlags returns the alloc_flags and migratetype that direct
@@ -350,7 +350,7 @@ func (m *Machine) compactionReady(z *Zone, sc *scanControl) bool {
 // kswapd has no allocation: its scan_control carries neither.
 func (m *Machine) reclaimWatermarkFlags(sc *scanControl) (AllocFlags, MigrateType) {
 	if !m.Patches.NofragReclaim {
-		return 0, MigrateUnmovable
+		return 0, MIGRATE_UNMOVABLE
 	}
 	return sc.allocFlags & ALLOC_NOFRAGMENT, sc.migratetype
 }
@@ -397,7 +397,7 @@ func (m *Machine) prepareScanControl(n *Node, sc *scanControl) {
 	for _, z := range n.Zones {
 		free += z.Stat[NR_FREE_PAGES]
 		if z.Managed() {
-			totalHigh += z.WmarkPages(WmarkHigh)
+			totalHigh += z.WmarkPages(WMARK_HIGH)
 		}
 	}
 	file = uint64(n.Stat[NR_ACTIVE_FILE] + n.Stat[NR_INACTIVE_FILE])
@@ -407,7 +407,7 @@ func (m *Machine) prepareScanControl(n *Node, sc *scanControl) {
 
 // inactiveIsLow is inactive_is_low().
 func inactiveIsLow(inactive, active uint64) bool {
-	gb := (inactive + active) >> (30 - PageShift)
+	gb := (inactive + active) >> (30 - PAGE_SHIFT)
 	ratio := uint64(1)
 	if gb > 0 {
 		ratio = intSqrt(10 * gb)
@@ -529,8 +529,8 @@ func (m *Machine) getScanCount(lv *lruvec, sc *scanControl) [NR_LRU_LISTS]uint64
 				cgSize = protection
 			}
 			scan = size - size*protection/(cgSize+1)
-			if scan < SwapClusterMax {
-				scan = SwapClusterMax
+			if scan < SWAP_CLUSTER_MAX {
+				scan = SWAP_CLUSTER_MAX
 			}
 		} else {
 			scan = size
@@ -589,7 +589,7 @@ func (m *Machine) shrinkLruvec(t *sim.Task, lv *lruvec, sc *scanControl) {
 			if nr[l] == 0 {
 				continue
 			}
-			n := min(nr[l], SwapClusterMax)
+			n := min(nr[l], SWAP_CLUSTER_MAX)
 			nr[l] -= n
 			reclaimed += m.shrinkList(t, l, n, lv, sc)
 		}
@@ -627,7 +627,7 @@ func (m *Machine) shrinkLruvec(t *sim.Task, lv *lruvec, sc *scanControl) {
 		low = m.inactiveListIsLow(lv, false, sc)
 	}
 	if low {
-		m.shrinkActiveList(t, SwapClusterMax, lv, sc, LRU_ACTIVE_ANON)
+		m.shrinkActiveList(t, SWAP_CLUSTER_MAX, lv, sc, LRU_ACTIVE_ANON)
 	}
 }
 
@@ -666,8 +666,8 @@ func (m *Machine) fastForwardPinnedScan(t *sim.Task, lv *lruvec, sc *scanControl
 			}
 			continue
 		}
-		batches := (left + SwapClusterMax - 1) / SwapClusterMax
-		pages, folios := lv.pinnedShare(l, SwapClusterMax, sc.reclaimIdx)
+		batches := (left + SWAP_CLUSTER_MAX - 1) / SWAP_CLUSTER_MAX
+		pages, folios := lv.pinnedShare(l, SWAP_CLUSTER_MAX, sc.reclaimIdx)
 		if folios == 0 {
 			continue
 		}
@@ -747,7 +747,7 @@ func (m *Machine) fastForwardPinnedCycle(t *sim.Task, lv *lruvec, sc *scanContro
 		count, folios := lv.pinnedCount[0], lv.pinnedFolios[0]
 		var pages, f, moved uint64
 		if nr[LRU_INACTIVE_ANON] > 0 {
-			n := min(nr[LRU_INACTIVE_ANON], SwapClusterMax)
+			n := min(nr[LRU_INACTIVE_ANON], SWAP_CLUSTER_MAX)
 			nr[LRU_INACTIVE_ANON] -= n
 			batches++
 			pages, f = lv.pinnedShare(LRU_INACTIVE_ANON, n, idx)
@@ -759,7 +759,7 @@ func (m *Machine) fastForwardPinnedCycle(t *sim.Task, lv *lruvec, sc *scanContro
 		}
 		var back, backFolios uint64
 		if nr[LRU_ACTIVE_ANON] > 0 {
-			n := min(nr[LRU_ACTIVE_ANON], SwapClusterMax)
+			n := min(nr[LRU_ACTIVE_ANON], SWAP_CLUSTER_MAX)
 			nr[LRU_ACTIVE_ANON] -= n
 			if m.mayDeactivate(lv, LRU_ACTIVE_ANON, sc) {
 				p, bf := lv.pinnedShare(LRU_ACTIVE_ANON, n, idx)
@@ -774,7 +774,7 @@ func (m *Machine) fastForwardPinnedCycle(t *sim.Task, lv *lruvec, sc *scanContro
 		// The file lists have work but no pages: their batches find
 		// nothing.
 		for _, l := range []LRUList{LRU_INACTIVE_FILE, LRU_ACTIVE_FILE} {
-			nr[l] -= min(nr[l], SwapClusterMax)
+			nr[l] -= min(nr[l], SWAP_CLUSTER_MAX)
 		}
 		if moved == 0 || back == 0 || lv.pinnedCount[0] != count || lv.pinnedFolios[0] != folios {
 			continue
@@ -782,16 +782,16 @@ func (m *Machine) fastForwardPinnedCycle(t *sim.Task, lv *lruvec, sc *scanContro
 		// A loop that moved one THP out and one back left the pools as
 		// it found them: every further loop with full batches on the
 		// same lists repeats it.
-		k := nr[LRU_INACTIVE_ANON] / SwapClusterMax
-		k = min(k, nr[LRU_ACTIVE_ANON]/SwapClusterMax)
+		k := nr[LRU_INACTIVE_ANON] / SWAP_CLUSTER_MAX
+		k = min(k, nr[LRU_ACTIVE_ANON]/SWAP_CLUSTER_MAX)
 		for _, l := range []LRUList{LRU_INACTIVE_FILE, LRU_ACTIVE_FILE} {
 			if nr[l] > 0 {
-				k = min(k, nr[l]/SwapClusterMax)
+				k = min(k, nr[l]/SWAP_CLUSTER_MAX)
 			}
 		}
 		for l := LRUList(0); l < LRU_UNEVICTABLE; l++ {
 			if nr[l] > 0 {
-				nr[l] -= k * SwapClusterMax
+				nr[l] -= k * SWAP_CLUSTER_MAX
 			}
 		}
 		batches += k
@@ -818,7 +818,7 @@ func (m *Machine) fastForwardPinnedCycle(t *sim.Task, lv *lruvec, sc *scanContro
 // and pages rotated back) feeds get_scan_count's balance; both costs halve
 // when they grow beyond a quarter of the LRU.
 func (m *Machine) lruNoteCost(lv *lruvec, file bool, nrIO, nrRotated uint64) {
-	cost := nrIO*SwapClusterMax + nrRotated
+	cost := nrIO*SWAP_CLUSTER_MAX + nrRotated
 	if file {
 		lv.fileCost += cost
 	} else {
@@ -974,7 +974,7 @@ func (lv *lruvec) pinnedShare(l LRUList, n uint64, idx ZoneType) (pages, folios 
 // kernel counts in nr_scanned (total_scan) too; the caller isolates or
 // moves the folios.
 func (m *Machine) isolateLRUFolios(lv *lruvec, l LRUList, want uint64, sc *scanControl) (batch []PFN, taken, skippedPages uint64) {
-	var skipped [MaxNrZones]uint64
+	var skipped [MAX_NR_ZONES]uint64
 	var skippedFolios []PFN
 	for cursor := lv.lists[l].tail; cursor != NilPFN && want > 0; {
 		head := cursor
@@ -1345,7 +1345,7 @@ func (m *Machine) shrinkActiveList(t *sim.Task, n uint64, lv *lruvec, sc *scanCo
 // until compaction has enough room.
 func (m *Machine) shouldContinueReclaim(n *Node, nrReclaimed uint64, sc *scanControl) bool {
 	// in_reclaim_compaction()
-	if !(gfpCompactionAllowed(sc.gfp) && sc.order > 0 && (sc.order > PageAllocCostlyOrder || sc.priority < defPriority-2)) {
+	if !(gfpCompactionAllowed(sc.gfp) && sc.order > 0 && (sc.order > PAGE_ALLOC_COSTLY_ORDER || sc.priority < defPriority-2)) {
 		return false
 	}
 	if nrReclaimed == 0 {
@@ -1358,10 +1358,10 @@ func (m *Machine) shouldContinueReclaim(n *Node, nrReclaimed uint64, sc *scanCon
 		}
 		// Allocation can already succeed, nothing to do.
 		flags, mt := m.reclaimWatermarkFlags(sc)
-		if m.zoneWatermarkOK(zone, sc.order, zone.WmarkPages(WmarkMin), sc.reclaimIdx, flags, zone.Stat[NR_FREE_PAGES], mt) {
+		if m._zoneWatermarkOK(zone, sc.order, zone.WmarkPages(WMARK_MIN), sc.reclaimIdx, flags, zone.Stat[NR_FREE_PAGES], mt) {
 			return false
 		}
-		if m.compactionSuitable(zone, sc.order, zone.WmarkPages(WmarkMin), sc.reclaimIdx) {
+		if m.compactionSuitable(nil, zone, sc.order, zone.WmarkPages(WMARK_MIN), sc.reclaimIdx) {
 			return false
 		}
 	}
@@ -1380,12 +1380,12 @@ func (m *Machine) shouldContinueReclaim(n *Node, nrReclaimed uint64, sc *scanCon
 // mm_vmscan_direct_reclaim_begin tracepoint).
 type ReclaimStats struct {
 	// DirectRuns[order] counts try_to_free_pages calls by sc.order.
-	DirectRuns [NrPageOrders]uint64
+	DirectRuns [NR_PAGE_ORDERS]uint64
 	// DirectReclaimed[order] sums the pages those calls reclaimed
 	// (sc->nr_reclaimed; mm_vmscan_direct_reclaim_end prints the return
 	// value instead, which is 1 when reclaim stopped for compaction
 	// having freed nothing). Seed 001 reports it per order-4 call.
-	DirectReclaimed [NrPageOrders]uint64
+	DirectReclaimed [NR_PAGE_ORDERS]uint64
 	// FastForwardedBatches counts 32-page scan batches of pinned-only
 	// lists done by count (a wall-time optimisation; no behaviour).
 	FastForwardedBatches uint64

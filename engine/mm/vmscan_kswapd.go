@@ -33,7 +33,7 @@ type kswapdData struct {
 	task                     *sim.Task
 	state                    kswapdState
 	order                    Order    // pgdat->kswapd_order
-	highestZoneidx           ZoneType // pgdat->kswapd_highest_zoneidx (MaxNrZones = unset)
+	highestZoneidx           ZoneType // pgdat->kswapd_highest_zoneidx (MAX_NR_ZONES = unset)
 	failures                 int      // pgdat->kswapd_failures
 	waitActive               bool     // waitqueue_active(&pgdat->kswapd_wait)
 	allocOrder, reclaimOrder Order
@@ -47,7 +47,7 @@ type kswapdData struct {
 type balanceState struct {
 	sc             scanControl
 	nrBoostReclaim uint64
-	zoneBoosts     [MaxNrZones]uint64
+	zoneBoosts     [MAX_NR_ZONES]uint64
 	boosted        bool
 	noCacheTrim    bool
 }
@@ -59,8 +59,8 @@ func (m *Machine) initKswapd() {
 			cpu = n.CPUs[0]
 		}
 		k := &n.kswapd
-		k.highestZoneidx = MaxNrZones
-		k.highest = MaxNrZones - 1
+		k.highestZoneidx = MAX_NR_ZONES
+		k.highest = MAX_NR_ZONES - 1
 		k.state = ksSleep
 		k.waitActive = true
 		node := n
@@ -104,7 +104,7 @@ func itoa(i int) string {
 // kswapdHighestZoneidx is kswapd_highest_zoneidx(): the pending index, or
 // prev if none is pending.
 func kswapdHighestZoneidx(k *kswapdData, prev ZoneType) ZoneType {
-	if k.highestZoneidx == MaxNrZones {
+	if k.highestZoneidx == MAX_NR_ZONES {
 		return prev
 	}
 	return k.highestZoneidx
@@ -138,18 +138,18 @@ func (m *Machine) kswapdTryClearHopeless(n *Node, order Order, idx ZoneType) {
 // pgdatBalanced is pgdat_balanced().
 func (m *Machine) pgdatBalanced(n *Node, order Order, highest ZoneType) bool {
 	sawZone := false
-	for i := ZoneType(0); i <= highest && i < MaxNrZones; i++ {
+	for i := ZoneType(0); i <= highest && i < MAX_NR_ZONES; i++ {
 		z := n.Zones[i]
 		if !z.Managed() {
 			continue
 		}
 		sawZone = true
-		mark := z.WmarkPages(WmarkHigh)
+		mark := z.WmarkPages(WMARK_HIGH)
 		free := z.Stat[NR_FREE_PAGES]
 		if m.Sysctl.DefragMode != 0 && order > 0 {
 			free = z.Stat[NR_FREE_PAGES_BLOCKS]
 		}
-		if m.zoneWatermarkOK(z, order, mark, highest, 0, free, MigrateUnmovable) {
+		if m._zoneWatermarkOK(z, order, mark, highest, 0, free, MIGRATE_UNMOVABLE) {
 			return true
 		}
 	}
@@ -158,7 +158,7 @@ func (m *Machine) pgdatBalanced(n *Node, order Order, highest ZoneType) bool {
 
 // pgdatWatermarkBoosted is pgdat_watermark_boosted().
 func pgdatWatermarkBoosted(n *Node, highest ZoneType) bool {
-	for i := ZoneType(0); i <= highest && i < MaxNrZones; i++ {
+	for i := ZoneType(0); i <= highest && i < MAX_NR_ZONES; i++ {
 		if z := n.Zones[i]; z.Managed() && z.WatermarkBoost != 0 {
 			return true
 		}
@@ -173,7 +173,7 @@ func (m *Machine) wakeupKswapd(t *sim.Task, z *Zone, gfp GFP, order Order, highe
 	}
 	n := z.Node
 	k := &n.kswapd
-	if k.highestZoneidx == MaxNrZones || k.highestZoneidx < highest {
+	if k.highestZoneidx == MAX_NR_ZONES || k.highestZoneidx < highest {
 		k.highestZoneidx = highest
 	}
 	if k.order < order {
@@ -251,7 +251,7 @@ func (m *Machine) kswapdStep(t *sim.Task, n *Node) sim.Time {
 			k.allocOrder = k.order
 			k.highest = kswapdHighestZoneidx(k, k.highest)
 			k.order = 0
-			k.highestZoneidx = MaxNrZones
+			k.highestZoneidx = MAX_NR_ZONES
 			m.Trace.Emit(t, TraceMmVmscanKswapdWake, int64(n.ID), int64(k.allocOrder))
 			m.balancePgdatBegin(t, n, k.allocOrder, k.highest)
 			k.state = ksBalance
@@ -389,7 +389,7 @@ func (m *Machine) kswapdAgeNode(t *sim.Task, n *Node, sc *scanControl) {
 		return
 	}
 	for _, cg := range m.memcgs {
-		m.shrinkActiveList(t, SwapClusterMax, cg.lruvecs[n.ID], sc, LRU_ACTIVE_ANON)
+		m.shrinkActiveList(t, SWAP_CLUSTER_MAX, cg.lruvecs[n.ID], sc, LRU_ACTIVE_ANON)
 	}
 }
 
@@ -399,7 +399,7 @@ func (m *Machine) kswapdShrinkNode(t *sim.Task, n *Node, sc *scanControl) bool {
 	sc.nrToReclaim = 0
 	for i := ZoneType(0); i <= sc.reclaimIdx; i++ {
 		if z := n.Zones[i]; z.Managed() {
-			sc.nrToReclaim += max(z.WmarkPages(WmarkHigh), SwapClusterMax)
+			sc.nrToReclaim += max(z.WmarkPages(WMARK_HIGH), SWAP_CLUSTER_MAX)
 		}
 	}
 	m.shrinkNode(t, n, sc)

@@ -20,22 +20,22 @@ func pinnedGuestMachine(t *testing.T, kernel KernelBase) (*Machine, *AnonRegion)
 	require.NoError(t, m.SetTHPKnob("transparent_hugepage.defrag", "never"))
 	r := m.NewAnonRegion("guest", nil, 32768)
 	inWorld(t, m, 0, func(tk *sim.Task) {
-		for r.Cursor+HPagePMDNr <= r.Pages {
-			if res := m.FaultAnonNext(tk, r, true); !res.OK || res.Order != HPagePMDOrder {
+		for r.Cursor+HPAGE_PMD_NR <= r.Pages {
+			if res := m.FaultAnonNext(tk, r, true); !res.OK || res.Order != HPAGE_PMD_ORDER {
 				break
 			}
 		}
 	})
-	require.Greater(t, r.PMDPages, uint64(20*HPagePMDNr), "the guest holds pinned THPs")
+	require.Greater(t, r.PMDPages, uint64(20*HPAGE_PMD_NR), "the guest holds pinned THPs")
 	resetCounters(m)
 	return m, r
 }
 
 // reclaimState is what a reclaim run leaves behind.
 type reclaimState struct {
-	events     [NrVMEventItems]uint64
-	count      [2][2][MaxNrZones]uint64
-	folios     [2][2][MaxNrZones]uint64
+	events     [NR_VM_EVENT_ITEMS]uint64
+	count      [2][2][MAX_NR_ZONES]uint64
+	folios     [2][2][MAX_NR_ZONES]uint64
 	anon, file uint64
 	clock      sim.Time
 }
@@ -63,7 +63,7 @@ func TestFastForwardedPinnedScansEqualTheBatchByBatchScans(t *testing.T) {
 				var st reclaimState
 				tk := inWorld(t, m, 0, func(tk *sim.Task) {
 					for i := 0; i < 3; i++ {
-						require.Equal(t, NilPFN, m.allocSync(tk, GFP_TRANSHUGE|__GFP_THISNODE, HPagePMDOrder, 0, 0))
+						require.Equal(t, NilPFN, m.allocSync(tk, GFP_TRANSHUGE|__GFP_THISNODE, HPAGE_PMD_ORDER, 0, 0))
 					}
 				})
 				st = m.reclaimStateOf(tk)
@@ -101,12 +101,12 @@ func TestTheV418BaseReclaimsPinnedGuestMemoryAsV418Did(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m, _ := pinnedGuestMachine(t, tc.kernel)
 			inWorld(t, m, 0, func(tk *sim.Task) {
-				require.Equal(t, NilPFN, m.allocSync(tk, GFP_TRANSHUGE|__GFP_THISNODE, HPagePMDOrder, 0, 0))
+				require.Equal(t, NilPFN, m.allocSync(tk, GFP_TRANSHUGE|__GFP_THISNODE, HPAGE_PMD_ORDER, 0, 0))
 			})
-			assert.Equal(t, uint64(1), m.Reclaim.DirectRuns[HPagePMDOrder], "one try_to_free_pages")
+			assert.Equal(t, uint64(1), m.Reclaim.DirectRuns[HPAGE_PMD_ORDER], "one try_to_free_pages")
 			assert.Equal(t, tc.stalls, allocstalls(m), "allocstall_*")
 			lv := m.memcgs[0].lruvecs[0]
-			active, _ := lv.pinnedAnonPool(1, MaxNrZones-1)
+			active, _ := lv.pinnedAnonPool(1, MAX_NR_ZONES-1)
 			assert.Equal(t, tc.activates, m.Event(PGACTIVATE) > 0, "pgactivate")
 			assert.Equal(t, tc.activates, active > 0, "pinned THPs on the active list")
 			assert.Zero(t, m.Event(PSWPOUT), "pinned memory is never written to swap")

@@ -43,11 +43,11 @@ const (
 	NR_ZSPAGES
 	NR_FREE_CMA_PAGES
 	NR_UNACCEPTED
-	NrZoneStatItems
+	NR_VM_ZONE_STAT_ITEMS
 )
 
 // ZoneStatNames is the zone part of vmstat_text[].
-var ZoneStatNames = [NrZoneStatItems]string{
+var ZoneStatNames = [NR_VM_ZONE_STAT_ITEMS]string{
 	"nr_free_pages",
 	"nr_free_pages_blocks",
 	"nr_zone_inactive_anon",
@@ -72,11 +72,11 @@ const (
 	NUMA_INTERLEAVE_HIT
 	NUMA_LOCAL
 	NUMA_OTHER
-	NrNumaEventItems
+	NR_VM_NUMA_EVENT_ITEMS
 )
 
 // NumaEventNames is the NUMA part of vmstat_text[].
-var NumaEventNames = [NrNumaEventItems]string{
+var NumaEventNames = [NR_VM_NUMA_EVENT_ITEMS]string{
 	"numa_hit", "numa_miss", "numa_foreign", "numa_interleave", "numa_local", "numa_other",
 }
 
@@ -136,11 +136,11 @@ const (
 	NR_HUGETLB
 	NR_BALLOON_PAGES
 	NR_KERNEL_FILE_PAGES
-	NrNodeStatItems
+	NR_VM_NODE_STAT_ITEMS
 )
 
 // NodeStatNames is the node part of vmstat_text[].
-var NodeStatNames = [NrNodeStatItems]string{
+var NodeStatNames = [NR_VM_NODE_STAT_ITEMS]string{
 	"nr_inactive_anon",
 	"nr_active_anon",
 	"nr_inactive_file",
@@ -205,11 +205,11 @@ const (
 	NR_DIRTY_BG_THRESHOLD
 	NR_MEMMAP_PAGES
 	NR_MEMMAP_BOOT_PAGES
-	NrVMStatItems
+	NR_VM_STAT_ITEMS
 )
 
 // VMStatNames is the vm_stat_item part of vmstat_text[].
-var VMStatNames = [NrVMStatItems]string{
+var VMStatNames = [NR_VM_STAT_ITEMS]string{
 	"nr_dirty_threshold",
 	"nr_dirty_background_threshold",
 	"nr_memmap_pages",
@@ -360,11 +360,11 @@ const (
 	DIRECT_MAP_LEVEL3_SPLIT
 	DIRECT_MAP_LEVEL2_COLLAPSE
 	DIRECT_MAP_LEVEL3_COLLAPSE
-	NrVMEventItems
+	NR_VM_EVENT_ITEMS
 )
 
 // VMEventNames is the event part of vmstat_text[].
-var VMEventNames = [NrVMEventItems]string{
+var VMEventNames = [NR_VM_EVENT_ITEMS]string{
 	"pgpgin", "pgpgout", "pswpin", "pswpout",
 	"pgalloc_dma", "pgalloc_dma32", "pgalloc_normal", "pgalloc_movable", "pgalloc_device",
 	"allocstall_dma", "allocstall_dma32", "allocstall_normal", "allocstall_movable", "allocstall_device",
@@ -421,7 +421,7 @@ func allocstallEvent(z ZoneType) VMEventItem { return ALLOCSTALL_DMA + VMEventIt
 // VMStat is the machine-wide event counters (the kernel's per-CPU
 // vm_event_states summed).
 type VMStat struct {
-	Events [NrVMEventItems]uint64
+	Events [NR_VM_EVENT_ITEMS]uint64
 }
 
 // countVMEvents is count_vm_events().
@@ -433,11 +433,11 @@ func (m *Machine) countVMEvent(e VMEventItem) { m.Stat.Events[e]++ }
 // Event returns an event counter's value.
 func (m *Machine) Event(e VMEventItem) uint64 { return m.Stat.Events[e] }
 
-// modZonePageState is __mod_zone_page_state().
-func (z *Zone) modZonePageState(i ZoneStatItem, delta int64) { z.Stat[i] += delta }
+// _modZonePageState is __mod_zone_page_state().
+func (z *Zone) _modZonePageState(i ZoneStatItem, delta int64) { z.Stat[i] += delta }
 
-// modNodePageState is __mod_node_page_state().
-func (n *Node) modNodePageState(i NodeStatItem, delta int64) { n.Stat[i] += delta }
+// _modNodePageState is __mod_node_page_state().
+func (n *Node) _modNodePageState(i NodeStatItem, delta int64) { n.Stat[i] += delta }
 
 // GlobalZoneState sums a zone item over all zones (global_zone_page_state).
 func (m *Machine) GlobalZoneState(i ZoneStatItem) int64 {
@@ -483,10 +483,10 @@ func (m *Machine) VMStatValue(name string) (int64, bool) {
 		if n == name {
 			v := m.GlobalNodeState(NodeStatItem(i))
 			if NodeStatInTHP(NodeStatItem(i)) {
-				v /= HPagePMDNr
+				v /= HPAGE_PMD_NR
 			}
 			if NodeStatInBytes(NodeStatItem(i)) {
-				v /= PageSize
+				v /= PAGE_SIZE
 			}
 			return v, true
 		}

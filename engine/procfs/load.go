@@ -299,7 +299,7 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 		if zi.Spanned == 0 && zi.Present == 0 && zi.Managed == 0 {
 			continue
 		}
-		if t == mm.ZoneDevice {
+		if t == mm.ZONE_DEVICE {
 			return mm.ImportSpec{}, nil, errorf("zoneinfo", zi.Line, "node %d zone Device holds memory; pagesim's Device zones are empty", zi.Node)
 		}
 		k := zoneKey{zi.Node, t}
@@ -335,8 +335,8 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 		if err != nil {
 			return mm.ImportSpec{}, nil, err
 		}
-		if len(b.NrFree) > mm.NrPageOrders {
-			return mm.ImportSpec{}, nil, errorf("buddyinfo", b.Line, "%d orders; pagesim models orders 0-%d", len(b.NrFree), mm.MaxPageOrder)
+		if len(b.NrFree) > mm.NR_PAGE_ORDERS {
+			return mm.ImportSpec{}, nil, errorf("buddyinfo", b.Line, "%d orders; pagesim models orders 0-%d", len(b.NrFree), mm.MAX_PAGE_ORDER)
 		}
 		// The kernel prints every order on every line: a line shorter
 		// than the first was cut.
@@ -352,13 +352,13 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 		}
 		buddy[k] = b
 	}
-	if len(d.Buddyinfo) > 0 && len(d.Buddyinfo[0].NrFree) < mm.NrPageOrders {
+	if len(d.Buddyinfo) > 0 && len(d.Buddyinfo[0].NrFree) < mm.NR_PAGE_ORDERS {
 		b := &d.Buddyinfo[0]
-		warn("%s: %d orders (0-%d); orders %d-%d are taken as empty", where("buddyinfo", b.Line), len(b.NrFree), len(b.NrFree)-1, len(b.NrFree), mm.MaxPageOrder)
+		warn("%s: %d orders (0-%d); orders %d-%d are taken as empty", where("buddyinfo", b.Line), len(b.NrFree), len(b.NrFree)-1, len(b.NrFree), mm.MAX_PAGE_ORDER)
 	}
-	if p := d.Pagetypeinfo; p != nil && len(p.Free) > 0 && len(p.Free[0].Counts) < mm.NrPageOrders {
+	if p := d.Pagetypeinfo; p != nil && len(p.Free) > 0 && len(p.Free[0].Counts) < mm.NR_PAGE_ORDERS {
 		r := &p.Free[0]
-		warn("%s: %d orders (0-%d); orders %d-%d are taken as empty", where("pagetypeinfo", r.Line), len(r.Counts), len(r.Counts)-1, len(r.Counts), mm.MaxPageOrder)
+		warn("%s: %d orders (0-%d); orders %d-%d are taken as empty", where("pagetypeinfo", r.Line), len(r.Counts), len(r.Counts)-1, len(r.Counts), mm.MAX_PAGE_ORDER)
 	}
 	hasFree := map[zoneKey]bool{}
 	if p := d.Pagetypeinfo; p != nil {
@@ -371,8 +371,8 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 			if err != nil {
 				return mm.ImportSpec{}, nil, err
 			}
-			if len(row.Counts) > mm.NrPageOrders {
-				return mm.ImportSpec{}, nil, errorf("pagetypeinfo", row.Line, "%d orders; pagesim models orders 0-%d", len(row.Counts), mm.MaxPageOrder)
+			if len(row.Counts) > mm.NR_PAGE_ORDERS {
+				return mm.ImportSpec{}, nil, errorf("pagetypeinfo", row.Line, "%d orders; pagesim models orders 0-%d", len(row.Counts), mm.MAX_PAGE_ORDER)
 			}
 			k := zoneKey{row.Node, t}
 			if d.hasZoneinfo && zones[k] == nil {
@@ -422,7 +422,7 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 				b := buddy[k]
 				if b != nil && o < len(b.NrFree) {
 					var others uint64
-					for omt := mm.MigrateType(0); omt < mm.MigrateTypes; omt++ {
+					for omt := mm.MigrateType(0); omt < mm.MIGRATE_TYPES; omt++ {
 						if omt != mt {
 							others = satAdd(others, z.Free[o][omt])
 						}
@@ -462,7 +462,7 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 			hasFree[k] = true
 			var pages uint64
 			for o, c := range b.NrFree {
-				z.Free[o][mm.MigrateMovable] = c
+				z.Free[o][mm.MIGRATE_MOVABLE] = c
 				pages = satAdd(pages, satMul(c, 1<<o))
 			}
 			size(k, where("buddyinfo", b.Line), pages)
@@ -480,10 +480,10 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 		}
 		z := zones[k]
 		// The largest chunks that make up the free page count.
-		z.Free[mm.MaxPageOrder][mm.MigrateMovable] = free >> mm.MaxPageOrder
-		for o := 0; o < mm.MaxPageOrder; o++ {
+		z.Free[mm.MAX_PAGE_ORDER][mm.MIGRATE_MOVABLE] = free >> mm.MAX_PAGE_ORDER
+		for o := 0; o < mm.MAX_PAGE_ORDER; o++ {
 			if free&(1<<o) != 0 {
-				z.Free[o][mm.MigrateMovable] = 1
+				z.Free[o][mm.MIGRATE_MOVABLE] = 1
 			}
 		}
 		guessed = append(guessed, fmt.Sprintf("node %d zone %s", k.node, k.zone))
@@ -497,7 +497,7 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 			var lists uint64
 			for o := range z.Free {
 				for mt, c := range z.Free[o] {
-					if mm.MigrateType(mt) != mm.MigrateIsolate {
+					if mm.MigrateType(mt) != mm.MIGRATE_ISOLATE {
 						lists = satAdd(lists, satMul(c, 1<<o))
 					}
 				}
@@ -591,7 +591,7 @@ func (d *Dump) Spec(opt ImportOptions) (mm.ImportSpec, []string, error) {
 
 func migratetypeList() string {
 	var names []string
-	for mt := mm.MigrateType(0); mt < mm.MigrateTypes; mt++ {
+	for mt := mm.MigrateType(0); mt < mm.MIGRATE_TYPES; mt++ {
 		names = append(names, mt.String())
 	}
 	return strings.Join(names, ", ")

@@ -82,7 +82,7 @@ func TestImportKeepsTheDumpsGeometryAndComputesWatermarks(t *testing.T) {
 	require.NoError(t, err)
 	for i, z := range m.Zones() {
 		b := booted.Zones()[i]
-		for w := mm.WmarkMin; w < mm.NrWmark; w++ {
+		for w := mm.WMARK_MIN; w < mm.NR_WMARK; w++ {
 			assert.Equal(t, b.WmarkPages(w), z.WmarkPages(w))
 		}
 		assert.Equal(t, b.LowmemReserve, z.LowmemReserve)
@@ -201,8 +201,8 @@ func TestImportWithoutZoneinfoSynthesisesAContiguousLayout(t *testing.T) {
 		assert.Zero(t, z.StartPFN%1024, "zones start on a MAX_ORDER boundary")
 		assert.Equal(t, z.SpannedPages, z.ManagedPages, "everything is managed")
 		end = z.EndPFN()
-		for mt := mm.MigrateType(0); mt < mm.MigrateTypes; mt++ {
-			if mt != mm.MigrateMovable {
+		for mt := mm.MigrateType(0); mt < mm.MIGRATE_TYPES; mt++ {
+			if mt != mm.MIGRATE_MOVABLE {
 				assert.Zero(t, z.NrBlocks(mt))
 			}
 		}

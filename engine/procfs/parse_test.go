@@ -329,17 +329,17 @@ func TestParsersReadBackWhatTheWritersPrint(t *testing.T) {
 			for i, z := range populated {
 				assert.Equal(t, z.Node.ID, buddy[i].Node)
 				assert.Equal(t, z.Name(), buddy[i].Zone)
-				for o := mm.Order(0); o < mm.NrPageOrders; o++ {
+				for o := mm.Order(0); o < mm.NR_PAGE_ORDERS; o++ {
 					assert.Equal(t, z.NrFree(o), buddy[i].NrFree[o])
 				}
 			}
-			require.Len(t, pti.Free, len(populated)*int(mm.MigrateTypes))
+			require.Len(t, pti.Free, len(populated)*int(mm.MIGRATE_TYPES))
 			for _, row := range pti.Free {
 				mt, ok := mm.ParseMigrateType(row.Type)
 				require.True(t, ok)
 				zt, _ := mm.ParseZoneType(row.Zone)
 				z := m.Nodes[row.Node].Zones[zt]
-				for o := mm.Order(0); o < mm.NrPageOrders; o++ {
+				for o := mm.Order(0); o < mm.NR_PAGE_ORDERS; o++ {
 					want := z.FreeChunks(o, mt)
 					if want >= 100000 {
 						assert.True(t, row.Capped[o])
@@ -361,10 +361,10 @@ func TestParsersReadBackWhatTheWritersPrint(t *testing.T) {
 				got := zi[i]
 				assert.Equal(t, z.Name(), got.Zone)
 				assert.Equal(t, z.FreePages(), got.Free)
-				assert.Equal(t, z.WmarkPages(mm.WmarkMin), got.Min)
-				assert.Equal(t, z.WmarkPages(mm.WmarkLow), got.Low)
-				assert.Equal(t, z.WmarkPages(mm.WmarkHigh), got.High)
-				assert.Equal(t, z.WmarkPages(mm.WmarkPromo), got.Promo)
+				assert.Equal(t, z.WmarkPages(mm.WMARK_MIN), got.Min)
+				assert.Equal(t, z.WmarkPages(mm.WMARK_LOW), got.Low)
+				assert.Equal(t, z.WmarkPages(mm.WMARK_HIGH), got.High)
+				assert.Equal(t, z.WmarkPages(mm.WMARK_PROMO), got.Promo)
 				assert.Equal(t, z.SpannedPages, got.Spanned)
 				assert.Equal(t, z.PresentPages, got.Present)
 				assert.Equal(t, z.ManagedPages, got.Managed)
@@ -372,12 +372,12 @@ func TestParsersReadBackWhatTheWritersPrint(t *testing.T) {
 				if z.Populated() {
 					assert.Len(t, got.Pagesets, m.NrCPUs())
 					assert.Equal(t, uint64(z.StartPFN), got.StartPFN)
-					assert.Len(t, got.Stats, int(mm.NrZoneStatItems)+int(mm.NrNumaEventItems))
+					assert.Len(t, got.Stats, int(mm.NR_VM_ZONE_STAT_ITEMS)+int(mm.NR_VM_NUMA_EVENT_ITEMS))
 				} else {
 					assert.Empty(t, got.Pagesets)
 				}
 			}
-			want := int(mm.NrZoneStatItems) + int(mm.NrNumaEventItems) + int(mm.NrNodeStatItems) + int(mm.NrVMStatItems) + int(mm.NrVMEventItems) + 1
+			want := int(mm.NR_VM_ZONE_STAT_ITEMS) + int(mm.NR_VM_NUMA_EVENT_ITEMS) + int(mm.NR_VM_NODE_STAT_ITEMS) + int(mm.NR_VM_STAT_ITEMS) + int(mm.NR_VM_EVENT_ITEMS) + 1
 			require.Len(t, vm, want)
 			assert.Equal(t, mm.ZoneStatNames[0], vm[0].Name)
 			assert.Equal(t, "nr_unstable", vm[len(vm)-1].Name)

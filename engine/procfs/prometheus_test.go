@@ -41,8 +41,8 @@ func TestPrometheusProcfsReadsOurFiles(t *testing.T) {
 			for i, z := range populated {
 				assert.Equal(t, strconv.Itoa(z.Node.ID), buddy[i].Node)
 				assert.Equal(t, z.Name(), buddy[i].Zone)
-				require.Len(t, buddy[i].Sizes, mm.NrPageOrders)
-				for o := mm.Order(0); o < mm.NrPageOrders; o++ {
+				require.Len(t, buddy[i].Sizes, mm.NR_PAGE_ORDERS)
+				for o := mm.Order(0); o < mm.NR_PAGE_ORDERS; o++ {
 					assert.Equal(t, float64(z.NrFree(o)), buddy[i].Sizes[o])
 				}
 			}
@@ -59,9 +59,9 @@ func TestPrometheusProcfsReadsOurFiles(t *testing.T) {
 						assert.Equal(t, int64(want), *got, "%s of %s", name, z.Name())
 					}
 				}
-				wantI64("min", z.WmarkPages(mm.WmarkMin), got.Min)
-				wantI64("low", z.WmarkPages(mm.WmarkLow), got.Low)
-				wantI64("high", z.WmarkPages(mm.WmarkHigh), got.High)
+				wantI64("min", z.WmarkPages(mm.WMARK_MIN), got.Min)
+				wantI64("low", z.WmarkPages(mm.WMARK_LOW), got.Low)
+				wantI64("high", z.WmarkPages(mm.WMARK_HIGH), got.High)
 				wantI64("spanned", z.SpannedPages, got.Spanned)
 				wantI64("present", z.PresentPages, got.Present)
 				wantI64("managed", z.ManagedPages, got.Managed)

@@ -23,7 +23,7 @@ func Buddyinfo(w io.Writer, m *mm.Machine) error {
 				continue
 			}
 			fmt.Fprintf(&b, "Node %d, zone %8s ", n.ID, z.Name())
-			for o := mm.Order(0); o < mm.NrPageOrders; o++ {
+			for o := mm.Order(0); o < mm.NR_PAGE_ORDERS; o++ {
 				fmt.Fprintf(&b, "%6d ", z.NrFree(o))
 			}
 			b.WriteByte('\n')
@@ -48,7 +48,7 @@ func Pagetypeinfo(w io.Writer, m *mm.Machine) error {
 		b.WriteByte('\n')
 
 		fmt.Fprintf(&b, "%-43s ", "Free pages count per migrate type at order")
-		for o := 0; o < mm.NrPageOrders; o++ {
+		for o := 0; o < mm.NR_PAGE_ORDERS; o++ {
 			fmt.Fprintf(&b, "%6d ", o)
 		}
 		b.WriteByte('\n')
@@ -56,9 +56,9 @@ func Pagetypeinfo(w io.Writer, m *mm.Machine) error {
 			if !z.Populated() {
 				continue
 			}
-			for mt := mm.MigrateType(0); mt < mm.MigrateTypes; mt++ {
+			for mt := mm.MigrateType(0); mt < mm.MIGRATE_TYPES; mt++ {
 				fmt.Fprintf(&b, "Node %4d, zone %8s, type %12s ", n.ID, z.Name(), mt)
-				for o := mm.Order(0); o < mm.NrPageOrders; o++ {
+				for o := mm.Order(0); o < mm.NR_PAGE_ORDERS; o++ {
 					c := z.FreeChunks(o, mt)
 					if c >= pagetypeinfoListCap {
 						fmt.Fprintf(&b, ">%6d ", pagetypeinfoListCap)
@@ -71,7 +71,7 @@ func Pagetypeinfo(w io.Writer, m *mm.Machine) error {
 		}
 
 		fmt.Fprintf(&b, "\n%-23s", "Number of blocks type ")
-		for mt := mm.MigrateType(0); mt < mm.MigrateTypes; mt++ {
+		for mt := mm.MigrateType(0); mt < mm.MIGRATE_TYPES; mt++ {
 			fmt.Fprintf(&b, "%12s ", mt)
 		}
 		b.WriteByte('\n')
@@ -80,7 +80,7 @@ func Pagetypeinfo(w io.Writer, m *mm.Machine) error {
 				continue
 			}
 			fmt.Fprintf(&b, "Node %d, zone %8s ", n.ID, z.Name())
-			for mt := mm.MigrateType(0); mt < mm.MigrateTypes; mt++ {
+			for mt := mm.MigrateType(0); mt < mm.MIGRATE_TYPES; mt++ {
 				fmt.Fprintf(&b, "%12d ", z.NrBlocks(mt))
 			}
 			b.WriteByte('\n')
@@ -101,16 +101,16 @@ func Zoneinfo(w io.Writer, m *mm.Machine) error {
 			fmt.Fprintf(&b, "Node %d, zone %8s", n.ID, z.Name())
 			if z == first {
 				b.WriteString("\n  per-node stats")
-				for i := mm.NodeStatItem(0); i < mm.NrNodeStatItems; i++ {
+				for i := mm.NodeStatItem(0); i < mm.NR_VM_NODE_STAT_ITEMS; i++ {
 					fmt.Fprintf(&b, "\n      %-12s %d", mm.NodeStatNames[i], nodeStatPrinted(n.Stat[i], i))
 				}
 			}
 			fmt.Fprintf(&b, "\n  pages free     %d", zoneState(z, mm.NR_FREE_PAGES))
 			fmt.Fprintf(&b, "\n        boost    %d", z.WatermarkBoost)
-			fmt.Fprintf(&b, "\n        min      %d", z.WmarkPages(mm.WmarkMin))
-			fmt.Fprintf(&b, "\n        low      %d", z.WmarkPages(mm.WmarkLow))
-			fmt.Fprintf(&b, "\n        high     %d", z.WmarkPages(mm.WmarkHigh))
-			fmt.Fprintf(&b, "\n        promo    %d", z.WmarkPages(mm.WmarkPromo))
+			fmt.Fprintf(&b, "\n        min      %d", z.WmarkPages(mm.WMARK_MIN))
+			fmt.Fprintf(&b, "\n        low      %d", z.WmarkPages(mm.WMARK_LOW))
+			fmt.Fprintf(&b, "\n        high     %d", z.WmarkPages(mm.WMARK_HIGH))
+			fmt.Fprintf(&b, "\n        promo    %d", z.WmarkPages(mm.WMARK_PROMO))
 			fmt.Fprintf(&b, "\n        spanned  %d", z.SpannedPages)
 			fmt.Fprintf(&b, "\n        present  %d", z.PresentPages)
 			fmt.Fprintf(&b, "\n        managed  %d", z.ManagedPages)
@@ -125,10 +125,10 @@ func Zoneinfo(w io.Writer, m *mm.Machine) error {
 				b.WriteByte('\n')
 				continue
 			}
-			for i := mm.ZoneStatItem(0); i < mm.NrZoneStatItems; i++ {
+			for i := mm.ZoneStatItem(0); i < mm.NR_VM_ZONE_STAT_ITEMS; i++ {
 				fmt.Fprintf(&b, "\n      %-12s %d", mm.ZoneStatNames[i], zoneState(z, i))
 			}
-			for i := mm.NumaEventItem(0); i < mm.NrNumaEventItems; i++ {
+			for i := mm.NumaEventItem(0); i < mm.NR_VM_NUMA_EVENT_ITEMS; i++ {
 				fmt.Fprintf(&b, "\n      %-12s %d", mm.NumaEventNames[i], z.NumaEvents[i])
 			}
 			b.WriteString("\n  pagesets")
@@ -161,13 +161,13 @@ func Vmstat(w io.Writer, m *mm.Machine) error {
 		b.WriteString(name)
 		fmt.Fprintf(&b, " %d\n", v)
 	}
-	for i := mm.ZoneStatItem(0); i < mm.NrZoneStatItems; i++ {
+	for i := mm.ZoneStatItem(0); i < mm.NR_VM_ZONE_STAT_ITEMS; i++ {
 		line(mm.ZoneStatNames[i], clampPages(m.GlobalZoneState(i)))
 	}
-	for i := mm.NumaEventItem(0); i < mm.NrNumaEventItems; i++ {
+	for i := mm.NumaEventItem(0); i < mm.NR_VM_NUMA_EVENT_ITEMS; i++ {
 		line(mm.NumaEventNames[i], m.GlobalNumaEvent(i))
 	}
-	for i := mm.NodeStatItem(0); i < mm.NrNodeStatItems; i++ {
+	for i := mm.NodeStatItem(0); i < mm.NR_VM_NODE_STAT_ITEMS; i++ {
 		var sum int64
 		for _, n := range m.Nodes {
 			sum += n.Stat[i]
@@ -175,10 +175,10 @@ func Vmstat(w io.Writer, m *mm.Machine) error {
 		line(mm.NodeStatNames[i], nodeStatPrinted(sum, i))
 	}
 	vs := VMStatItems(m)
-	for i := mm.VMStatItem(0); i < mm.NrVMStatItems; i++ {
+	for i := mm.VMStatItem(0); i < mm.NR_VM_STAT_ITEMS; i++ {
 		line(mm.VMStatNames[i], vs[i])
 	}
-	for e := mm.VMEventItem(0); e < mm.NrVMEventItems; e++ {
+	for e := mm.VMEventItem(0); e < mm.NR_VM_EVENT_ITEMS; e++ {
 		v := m.Stat.Events[e]
 		if e == mm.PGPGIN || e == mm.PGPGOUT {
 			v /= 2 // sectors -> kbytes
@@ -233,11 +233,11 @@ func zoneState(z *mm.Zone, i mm.ZoneStatItem) uint64 { return clampPages(z.Stat[
 // names.
 func nodeStatPrinted(v int64, i mm.NodeStatItem) uint64 {
 	if mm.NodeStatInBytes(i) {
-		v /= mm.PageSize
+		v /= mm.PAGE_SIZE
 	}
 	p := clampPages(v)
 	if mm.NodeStatInTHP(i) {
-		p /= mm.HPagePMDNr
+		p /= mm.HPAGE_PMD_NR
 	}
 	return p
 }
@@ -245,7 +245,7 @@ func nodeStatPrinted(v int64, i mm.NodeStatItem) uint64 {
 // zoneCMAPages is zone_cma_pages(): the pages of the zone's CMA areas. CMA
 // pageblocks never change type, so that is the CMA pageblocks' pages.
 func zoneCMAPages(z *mm.Zone) uint64 {
-	return z.NrBlocks(mm.MigrateCMA) * mm.PageblockNrPages
+	return z.NrBlocks(mm.MIGRATE_CMA) * mm.PageblockNrPages
 }
 
 // fls is the kernel's fls(): the 1-based index of the highest set bit, 0
@@ -257,7 +257,7 @@ func fls(x uint64) int { return bits.Len64(x) }
 // threshold". It grows with the log of the CPU count and of the zone size
 // in 128 MiB units, and is at most 125.
 func CalculateNormalThreshold(managedPages uint64, nrCPUs int) int {
-	mem := managedPages >> (27 - mm.PageShift)
+	mem := managedPages >> (27 - mm.PAGE_SHIFT)
 	threshold := 2 * fls(uint64(nrCPUs)) * (1 + fls(mem))
 	return min(threshold, 125)
 }
@@ -274,10 +274,10 @@ func TotalreservePages(m *mm.Machine) uint64 { return m.TotalreservePages() }
 func GlobalDirtyLimits(m *mm.Machine) (background, dirty uint64) { return m.GlobalDirtyLimits() }
 
 // pagesPerSection is PAGES_PER_SECTION on x86-64 (SECTION_SIZE_BITS 27).
-const pagesPerSection = 1 << (27 - mm.PageShift)
+const pagesPerSection = 1 << (27 - mm.PAGE_SHIFT)
 
 // memmapPagesPerSection is the vmemmap of one section: 64-byte struct pages.
-const memmapPagesPerSection = pagesPerSection * 64 / mm.PageSize
+const memmapPagesPerSection = pagesPerSection * 64 / mm.PAGE_SIZE
 
 // NrMemmapBootPages is nr_memmap_boot_pages: the memmap memblock allocated at
 // boot, one section's worth for every 128 MiB section holding present pages
@@ -303,8 +303,8 @@ func NrMemmapBootPages(m *mm.Machine) uint64 {
 }
 
 // VMStatItems returns the enum vm_stat_item values /proc/vmstat prints.
-func VMStatItems(m *mm.Machine) [mm.NrVMStatItems]uint64 {
-	var v [mm.NrVMStatItems]uint64
+func VMStatItems(m *mm.Machine) [mm.NR_VM_STAT_ITEMS]uint64 {
+	var v [mm.NR_VM_STAT_ITEMS]uint64
 	v[mm.NR_DIRTY_BG_THRESHOLD], v[mm.NR_DIRTY_THRESHOLD] = GlobalDirtyLimits(m)
 	v[mm.NR_MEMMAP_PAGES] = 0 // memmap allocated by the buddy allocator: hotplug only
 	v[mm.NR_MEMMAP_BOOT_PAGES] = NrMemmapBootPages(m)

@@ -70,10 +70,10 @@ func busy(t *testing.T) *mm.Machine {
 		case 1:
 			gfp = mm.GFP_HIGHUSER_MOVABLE
 		case 2:
-			gfp = mm.GFP_KERNEL | mm.G__GFP_RECLAIMABLE
+			gfp = mm.MustParseGFP("GFP_KERNEL|__GFP_RECLAIMABLE")
 		}
 		if i%50 == 0 {
-			order = mm.HPagePMDOrder
+			order = mm.HPAGE_PMD_ORDER
 		}
 		pfn := m.AllocPagesLocal(task, gfp, order)
 		require.NotEqual(t, mm.NilPFN, pfn)
@@ -230,7 +230,7 @@ func TestTotalreservePagesAddsHighWatermarkAndLargestReserve(t *testing.T) {
 		for j := int(z.Type); j < len(z.LowmemReserve); j++ {
 			r = max(r, z.LowmemReserve[j])
 		}
-		want += min(uint64(r)+z.RawWatermark(mm.WmarkHigh), z.ManagedPages)
+		want += min(uint64(r)+z.RawWatermark(mm.WMARK_HIGH), z.ManagedPages)
 	}
 	assert.Equal(t, want, procfs.TotalreservePages(m))
 	assert.NotZero(t, want)

@@ -97,7 +97,7 @@ func TestParallelRunsReportTheFirstFailedRunInOrder(t *testing.T) {
 			// Runs 2, 3 and 4 break their machine's free page count.
 			Progress: func(_ string, run int, r *Run) {
 				if run >= 1 {
-					r.cur.M.Nodes[0].Zones[mm.ZoneNormal].Stat[mm.NR_FREE_PAGES]++
+					r.cur.M.Nodes[0].Zones[mm.ZONE_NORMAL].Stat[mm.NR_FREE_PAGES]++
 				}
 			}}
 		_, err := s.RunAll(o)

@@ -87,7 +87,7 @@ func TestRunAllChecksInvariantsEveryNEvents(t *testing.T) {
 	_, err = s.RunAll(o)
 	require.NoError(t, err)
 	// A machine whose invariants are broken stops the run.
-	o.Progress = func(_ string, _ int, r *Run) { r.cur.M.Nodes[0].Zones[mm.ZoneNormal].Stat[mm.NR_FREE_PAGES]++ }
+	o.Progress = func(_ string, _ int, r *Run) { r.cur.M.Nodes[0].Zones[mm.ZONE_NORMAL].Stat[mm.NR_FREE_PAGES]++ }
 	o.Slice = 10_000_000
 	_, err = s.RunAll(o)
 	require.Error(t, err)
@@ -133,7 +133,7 @@ func TestTHPThisnodeReportsAGuestThatRanOutOfMemoryAsFailed(t *testing.T) {
 	assert.Equal(t, "30 GB: out of memory", run.Results()[0].Headline)
 	metrics := run.Metrics()
 	assert.Equal(t, 1.0, metrics["oom_30"])
-	mapped := float64(guest.Cursor) * mm.PageSize / float64(1<<30)
+	mapped := float64(guest.Cursor) * mm.PAGE_SIZE / float64(1<<30)
 	assert.InDelta(t, mapped/metrics["elapsed_s_30"], metrics["gb_per_s_30"], 1e-9, "the rate is of what was mapped")
 	res := s.NewResult(1, 1, st)
 	res.AddVariant("drop-thisnode", []*Run{run})

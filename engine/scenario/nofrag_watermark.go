@@ -171,25 +171,25 @@ func layoutNofrag(v Values) (mm.Config, error) {
 // ZONE_DMA and 4 GiB of ZONE_NORMAL, two big zones and no small one. The
 // 4 GiB bound is multiplied by holeScale (3 GiB x scale of ZONE_DMA).
 func scaledArm64VM(memBytes uint64, holeScale float64, cpus int) (mm.Config, error) {
-	pages := memBytes / mm.PageSize
+	pages := memBytes / mm.PAGE_SIZE
 	if pages < 16384 {
 		return mm.Config{}, fmt.Errorf("the VM needs at least 64 MiB, got %d KiB", pages*4)
 	}
 	block := uint64(mm.PageblockNrPages)
-	const start = 1 << 30 / mm.PageSize
-	dmaPages := uint64(holeScale*float64(3<<30/mm.PageSize)) / block * block
+	const start = 1 << 30 / mm.PAGE_SIZE
+	dmaPages := uint64(holeScale*float64(3<<30/mm.PAGE_SIZE)) / block * block
 	dmaPages = min(max(dmaPages, 8192), pages)
-	memmap := func(present uint64) uint64 { return (present*64 + mm.PageSize - 1) / mm.PageSize }
+	memmap := func(present uint64) uint64 { return (present*64 + mm.PAGE_SIZE - 1) / mm.PAGE_SIZE }
 	var cfg mm.Config
 	n := mm.NodeSpec{CPUs: cpus}
-	dma := mm.ZoneSpec{Type: mm.ZoneDMA, StartPFN: start, Spanned: dmaPages, Present: dmaPages, Managed: dmaPages - memmap(dmaPages)}
+	dma := mm.ZoneSpec{Type: mm.ZONE_DMA, StartPFN: start, Spanned: dmaPages, Present: dmaPages, Managed: dmaPages - memmap(dmaPages)}
 	if dma.Managed > 4096+1024 {
 		dma.Managed -= 4096
 		cfg.KernelImagePages = 4096
 	}
 	n.Zones = append(n.Zones, dma)
 	if left := pages - dmaPages; left > 0 {
-		n.Zones = append(n.Zones, mm.ZoneSpec{Type: mm.ZoneNormal, StartPFN: mm.PFN(start + dmaPages), Spanned: left, Present: left, Managed: left - memmap(left)})
+		n.Zones = append(n.Zones, mm.ZoneSpec{Type: mm.ZONE_NORMAL, StartPFN: mm.PFN(start + dmaPages), Spanned: left, Present: left, Managed: left - memmap(left)})
 	}
 	cfg.Nodes = []mm.NodeSpec{n}
 	return cfg, nil
@@ -200,23 +200,23 @@ func scaledArm64VM(memBytes uint64, holeScale float64, cpus int) (mm.Config, err
 // at holeScale 1 it is X86Layout's node, at 0.25 a 1.75 GiB VM has 768
 // MiB below the hole and 1 GiB above it, as a 7 GiB one has 3 and 4.
 func scaledX86VM(memBytes uint64, holeScale float64, cpus int) (mm.Config, error) {
-	pages := memBytes / mm.PageSize
+	pages := memBytes / mm.PAGE_SIZE
 	if pages < 16384 {
 		return mm.Config{}, fmt.Errorf("the VM needs at least 64 MiB, got %d KiB", pages*4)
 	}
 	block := uint64(mm.PageblockNrPages)
-	lowEnd := uint64(holeScale*float64(3<<30/mm.PageSize)) / block * block
-	holeEnd := uint64(holeScale*float64(4<<30/mm.PageSize)) / block * block
+	lowEnd := uint64(holeScale*float64(3<<30/mm.PAGE_SIZE)) / block * block
+	holeEnd := uint64(holeScale*float64(4<<30/mm.PAGE_SIZE)) / block * block
 	lowEnd = max(lowEnd, 8192)
 	holeEnd = max(holeEnd, lowEnd)
-	memmap := func(present uint64) uint64 { return (present*64 + mm.PageSize - 1) / mm.PageSize }
+	memmap := func(present uint64) uint64 { return (present*64 + mm.PAGE_SIZE - 1) / mm.PAGE_SIZE }
 	var cfg mm.Config
 	n := mm.NodeSpec{CPUs: cpus}
 	dmaPresent := uint64(4095 - 97) // PFN 1..4095 minus 0x9f..0xff
-	n.Zones = append(n.Zones, mm.ZoneSpec{Type: mm.ZoneDMA, StartPFN: 1, Spanned: 4095, Present: dmaPresent, Managed: dmaPresent - 22})
+	n.Zones = append(n.Zones, mm.ZoneSpec{Type: mm.ZONE_DMA, StartPFN: 1, Spanned: 4095, Present: dmaPresent, Managed: dmaPresent - 22})
 	left := pages - 4096
 	low := min(left, lowEnd-4096)
-	dma32 := mm.ZoneSpec{Type: mm.ZoneDMA32, StartPFN: 4096, Present: low, Spanned: low}
+	dma32 := mm.ZoneSpec{Type: mm.ZONE_DMA32, StartPFN: 4096, Present: low, Spanned: low}
 	dma32.Managed = low - memmap(low)
 	if dma32.Managed > 4096+1024 {
 		dma32.Managed -= 4096
@@ -225,7 +225,7 @@ func scaledX86VM(memBytes uint64, holeScale float64, cpus int) (mm.Config, error
 	left -= low
 	if left > 0 {
 		dma32.Spanned = holeEnd - 4096
-		n.Zones = append(n.Zones, dma32, mm.ZoneSpec{Type: mm.ZoneNormal, StartPFN: mm.PFN(holeEnd), Spanned: left, Present: left, Managed: left - memmap(left)})
+		n.Zones = append(n.Zones, dma32, mm.ZoneSpec{Type: mm.ZONE_NORMAL, StartPFN: mm.PFN(holeEnd), Spanned: left, Present: left, Managed: left - memmap(left)})
 	} else {
 		n.Zones = append(n.Zones, dma32)
 	}
@@ -267,13 +267,13 @@ func startNofrag(cfg Config) (Phases, error) {
 		managed += z.Managed
 	}
 	sc := v.Float("scale")
-	fault := uint64(v.Float("fault_mb")*sc*(1<<20)) / mm.PageSize
+	fault := uint64(v.Float("fault_mb")*sc*(1<<20)) / mm.PAGE_SIZE
 	if fault < 16 {
 		return nil, fmt.Errorf("fault_mb x scale gives less than one 64K chunk")
 	}
 	if fault > managed*3/4 {
 		return nil, fmt.Errorf("fault_mb %g does not fit: the VM has %s GiB, %s of it managed by the kernel; the benchmark may fault at most three quarters of that",
-			v.Float("fault_mb"), fmtGB(v.Float("mem_gb")), mm.FormatBytes(managed*mm.PageSize))
+			v.Float("fault_mb"), fmtGB(v.Float("mem_gb")), mm.FormatBytes(managed*mm.PAGE_SIZE))
 	}
 	return &nofragRun{cfg: cfg, metrics: map[string]float64{}}, nil
 }
@@ -291,7 +291,7 @@ func (r *nofragRun) Metrics() map[string]float64 {
 // benchStart is what the counters read when the benchmark started.
 type benchStart struct {
 	at                  sim.Time
-	events              [mm.NrVMEventItems]uint64
+	events              [mm.NR_VM_EVENT_ITEMS]uint64
 	mthp                mm.MTHPStats
 	o4Runs, o4Reclaimed uint64
 }
@@ -394,7 +394,7 @@ func (r *nofragRun) Boot(int) (*Phase, error) {
 
 	// The benchmark: one process write-faulting its region in 64K chunks,
 	// once the hog has read warmup x memory from disk.
-	pages := uint64(v.Float("fault_mb")*sc*(1<<20)) / mm.PageSize &^ 15
+	pages := uint64(v.Float("fault_mb")*sc*(1<<20)) / mm.PAGE_SIZE &^ 15
 	region := m.NewAnonRegion("bench", nil, pages)
 	region.Madvised = v.Bool("madvise")
 	bench := &workload.Faulter{M: m, Region: region, Batch: 16}
@@ -430,11 +430,11 @@ func (r *nofragRun) Boot(int) (*Phase, error) {
 				for _, rd := range hog {
 					read += rd.Misses
 				}
-				return fmt.Sprintf("warm-up: the hog has read %.2f of %.2f GiB", float64(read)*mm.PageSize/(1<<30), float64(need)*mm.PageSize/(1<<30))
+				return fmt.Sprintf("warm-up: the hog has read %.2f of %.2f GiB", float64(read)*mm.PAGE_SIZE/(1<<30), float64(need)*mm.PAGE_SIZE/(1<<30))
 			}
 			s := m.MTHP[4]
-			return fmt.Sprintf("benchmark: %.2f of %.2f GiB faulted; 64K folios %d, fallbacks %d", float64(region.Cursor)*mm.PageSize/(1<<30),
-				float64(region.Pages)*mm.PageSize/(1<<30), s.AnonFaultAlloc-at.mthp.AnonFaultAlloc, s.AnonFaultFallback-at.mthp.AnonFaultFallback)
+			return fmt.Sprintf("benchmark: %.2f of %.2f GiB faulted; 64K folios %d, fallbacks %d", float64(region.Cursor)*mm.PAGE_SIZE/(1<<30),
+				float64(region.Pages)*mm.PAGE_SIZE/(1<<30), s.AnonFaultAlloc-at.mthp.AnonFaultAlloc, s.AnonFaultFallback-at.mthp.AnonFaultFallback)
 		},
 		End: func(stuck bool) PhaseResult {
 			return r.finish(m, bench, &at, stuck)

@@ -152,7 +152,7 @@ func noretryMetrics(Values) []Metric {
 // layoutNoretry is the machine: one node with a single Normal zone (the
 // arm64 DMA zone is left out).
 func layoutNoretry(v Values) (mm.Config, error) {
-	pages := uint64(noretryMemGB(v) * float64(1<<30) / mm.PageSize)
+	pages := uint64(noretryMemGB(v) * float64(1<<30) / mm.PAGE_SIZE)
 	return mm.SimpleLayout(pages, 1, v.Int("cpus"))
 }
 
@@ -234,9 +234,9 @@ func configureNoretry(m *mm.Machine, variant string) {
 // noretrySnap is what the window's metrics are differences of.
 type noretrySnap struct {
 	at           sim.Time
-	events       [mm.NrVMEventItems]uint64
+	events       [mm.NR_VM_EVENT_ITEMS]uint64
 	drains       uint64
-	folios       [mm.NrPageOrders]uint64
+	folios       [mm.NR_PAGE_ORDERS]uint64
 	stats        workload.PgBenchStats
 	commitTime   sim.Time
 	commitsTimed uint64
@@ -279,7 +279,7 @@ func (r *noretryRun) Boot(int) (*Phase, error) {
 	}
 	bench.TxnCPU = sim.Time(v.Float("txn_us") * float64(sim.Microsecond))
 	bench.WALRecordBytes = noretryWALRecordBytes
-	bench.MaxWritePages = uint64(v.Int("max_write_kb")) * 1024 / mm.PageSize
+	bench.MaxWritePages = uint64(v.Int("max_write_kb")) * 1024 / mm.PAGE_SIZE
 	bench.TouchesPerTxn = noretryTouches
 	// The window stands for a checkpoint cycle: the seed's table (not
 	// scaled with memory), compressed by window / checkpoint_timeout.

@@ -87,7 +87,7 @@ func startPlayground(cfg Config) (Phases, error) {
 
 // layoutPlayground is the machine: nodes of mem MiB, one Normal zone each.
 func layoutPlayground(v Values) (mm.Config, error) {
-	return mm.SimpleLayout(uint64(v.Int("mem"))<<20/mm.PageSize, v.Int("nodes"), v.Int("cpus"))
+	return mm.SimpleLayout(uint64(v.Int("mem"))<<20/mm.PAGE_SIZE, v.Int("nodes"), v.Int("cpus"))
 }
 
 func (p *playground) Len() int { return 1 }
@@ -201,12 +201,12 @@ func (w *churnWorker) step(wd *sim.World, t *sim.Task) sim.Time {
 		}
 		var gfp mm.GFP
 		switch kind := rnd.Uint64n(100); {
-		case order == mm.HPagePMDOrder:
+		case order == mm.HPAGE_PMD_ORDER:
 			gfp = mm.GFP_TRANSHUGE_LIGHT
 		case kind < p.unmovablePct:
 			gfp = mm.GFP_KERNEL
 		case kind < p.unmovablePct+(100-p.unmovablePct)/8:
-			gfp = mm.GFP_KERNEL | mm.G__GFP_RECLAIMABLE
+			gfp = gfpKernelReclaimable
 		default:
 			gfp = mm.GFP_HIGHUSER_MOVABLE
 		}
@@ -232,12 +232,12 @@ func (w *churnWorker) alloc(wd *sim.World, t *sim.Task, gfp mm.GFP, order mm.Ord
 	}
 	if pfn == mm.NilPFN {
 		p.failures++
-		if order == mm.HPagePMDOrder {
+		if order == mm.HPAGE_PMD_ORDER {
 			p.thpFailures++
 		}
 	} else {
 		p.allocs++
-		if order == mm.HPagePMDOrder {
+		if order == mm.HPAGE_PMD_ORDER {
 			p.thpAllocs++
 		}
 		w.held = append(w.held, churnChunk{pfn, order})
@@ -250,3 +250,7 @@ func (w *churnWorker) alloc(wd *sim.World, t *sim.Task, gfp mm.GFP, order mm.Ord
 func (w *churnWorker) pause(wd *sim.World, t *sim.Task) sim.Time {
 	return t.Now + 50*sim.Microsecond + sim.Time(w.rnd.Uint64n(100))*sim.Microsecond
 }
+
+// gfpKernelReclaimable is the mask of the churn's reclaimable allocations
+// (a slab cache with SLAB_RECLAIM_ACCOUNT).
+var gfpKernelReclaimable = mm.MustParseGFP("GFP_KERNEL|__GFP_RECLAIMABLE")

@@ -93,7 +93,7 @@ type Run struct {
 	// retired sums the vmstat events of the finished phases' machines,
 	// retiredTrace their tracepoint events; retiredStall is the latest
 	// stalled allocation on them.
-	retired      [mm.NrVMEventItems]uint64
+	retired      [mm.NR_VM_EVENT_ITEMS]uint64
 	retiredTrace uint64
 	retiredStall string
 	results      []PhaseResult

@@ -20,7 +20,7 @@ import (
 type steps struct {
 	allocs  []int
 	bootErr int
-	trace   bool // record mm_page_alloc
+	trace   bool   // record mm_page_alloc
 	ended   []bool // stuck flag of each phase's End, in order
 	metrics map[string]float64
 }
@@ -31,7 +31,7 @@ func (s *steps) Boot(i int) (*Phase, error) {
 	if i == s.bootErr {
 		return nil, errors.New("no memory for phase " + strconv.Itoa(i))
 	}
-	lay, err := mm.SimpleLayout(32<<20/mm.PageSize, 1, 1)
+	lay, err := mm.SimpleLayout(32<<20/mm.PAGE_SIZE, 1, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func stepsSpec(p *steps) *Spec {
 		ID: "steps", Variants: []Variant{{Name: "only"}},
 		MetricsOf: func(Values) []Metric { return nil },
 		Machine:   func(Values) string { return "one 32 MiB node per phase" },
-		Layout:    func(Values) (mm.Config, error) { return mm.SimpleLayout(32<<20/mm.PageSize, 1, 1) },
+		Layout:    func(Values) (mm.Config, error) { return mm.SimpleLayout(32<<20/mm.PAGE_SIZE, 1, 1) },
 		Start: func(Config) (Phases, error) {
 			p.metrics = map[string]float64{}
 			return p, nil

@@ -179,7 +179,7 @@ func startTHPThisnode(cfg Config) (Phases, error) {
 	var managed uint64
 	for _, n := range lay.Nodes {
 		for _, z := range n.Zones {
-			managed += z.Managed * mm.PageSize
+			managed += z.Managed * mm.PAGE_SIZE
 		}
 	}
 	swap := uint64(v.Float("swap_gb") * sc * float64(1<<30))
@@ -248,7 +248,7 @@ func (r *thpThisnodeRun) Boot(i int) (*Phase, error) {
 			setupEnd = tk.Now
 		}
 	}
-	guest := uint64(r.sizes[i] * sc * float64(1<<30) / mm.PageSize)
+	guest := uint64(r.sizes[i] * sc * float64(1<<30) / mm.PAGE_SIZE)
 	region := m.NewAnonRegion("qemu-guest", nil, guest)
 	region.Madvised = v.Bool("madvise")
 	region.Policy, _ = mm.ParseMempolicy(v.String("mempolicy"), v.Int("nodes")) // validated at start
@@ -263,7 +263,7 @@ func (r *thpThisnodeRun) Boot(i int) (*Phase, error) {
 		Done: func() bool { return qemu.Done },
 		Status: func() string {
 			return fmt.Sprintf("guest %s GB: %.2f of %.2f GiB mapped, %.1f s", l,
-				float64(region.Cursor)*mm.PageSize/float64(1<<30), float64(region.Pages)*mm.PageSize/float64(1<<30), qemu.Elapsed(m.World.Now()).Seconds())
+				float64(region.Cursor)*mm.PAGE_SIZE/float64(1<<30), float64(region.Pages)*mm.PAGE_SIZE/float64(1<<30), qemu.Elapsed(m.World.Now()).Seconds())
 		},
 		End: func(stuck bool) PhaseResult {
 			if stuck {
@@ -291,7 +291,7 @@ func (r *thpThisnodeRun) finishSize(i int, m *mm.Machine, qemu *workload.QemuVfi
 	el := qemu.Elapsed(m.World.Now()).Seconds()
 	gb := r.sizes[i] * sc
 	mapped := float64(reg.Cursor)
-	mappedGB := mapped * mm.PageSize / float64(1<<30)
+	mappedGB := mapped * mm.PAGE_SIZE / float64(1<<30)
 	// A guest that ran out of memory reports the rate at which it
 	// mapped what it mapped, never its full size over that time.
 	rate := 0.0

@@ -153,7 +153,7 @@ func runMachine(in *Interp, c *call) error {
 	var cfg mm.Config
 	var err error
 	if c.str("layout", "x86") == "simple" {
-		cfg, err = mm.SimpleLayout(mem/mm.PageSize/nodes, int(nodes), int(cpus))
+		cfg, err = mm.SimpleLayout(mem/mm.PAGE_SIZE/nodes, int(nodes), int(cpus))
 	} else {
 		cfg, err = mm.X86Layout(mem, int(nodes), int(cpus))
 	}

@@ -342,7 +342,7 @@ func runFileWrite(in *Interp, c *call) error {
 	if err != nil {
 		return err
 	}
-	off := c.size("offset") / mm.PageSize
+	off := c.size("offset") / mm.PAGE_SIZE
 	pages := sizePages(c.size("size"))
 	gfp := c.gfp("gfp", mm.GFP_HIGHUSER_MOVABLE)
 	var done uint64
@@ -371,7 +371,7 @@ func runFileRead(in *Interp, c *call) error {
 	if err != nil {
 		return err
 	}
-	off := c.size("offset") / mm.PageSize
+	off := c.size("offset") / mm.PAGE_SIZE
 	pages := f.Size - min(f.Size, off)
 	if c.has("size") {
 		pages = min(pages, sizePages(c.size("size")))
@@ -459,7 +459,7 @@ func runSlabAlloc(in *Interp, c *call) error {
 	}
 	n := c.uint("slabs")
 	if c.has("size") {
-		slab := mm.Order(cache.Order).Pages() * mm.PageSize
+		slab := mm.Order(cache.Order).Pages() * mm.PAGE_SIZE
 		n = (c.size("size") + slab - 1) / slab
 	}
 	gfp := c.gfp("gfp", mm.GFP_KERNEL)

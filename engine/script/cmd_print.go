@@ -471,7 +471,7 @@ func (in *Interp) value(name string) (num, error) {
 		if err != nil {
 			return bad()
 		}
-		for o := 2; o <= mm.HPagePMDOrder; o++ {
+		for o := 2; o <= mm.HPAGE_PMD_ORDER; o++ {
 			if 4<<o != kb {
 				continue
 			}
@@ -531,7 +531,7 @@ func (in *Interp) value(name string) (num, error) {
 			return bad()
 		}
 		o, err := strconv.Atoi(parts[2])
-		if err != nil || o < 0 || o >= mm.NrPageOrders {
+		if err != nil || o < 0 || o >= mm.NR_PAGE_ORDERS {
 			return bad()
 		}
 		return uintNum(in.m.Filemap.FoliosAdded[o]), nil
@@ -586,7 +586,7 @@ func (in *Interp) zoneValue(name string, parts []string) (num, error) {
 		switch parts[3] {
 		case "nr_free":
 			o, err := strconv.Atoi(parts[4])
-			if err != nil || o < 0 || o > mm.MaxPageOrder {
+			if err != nil || o < 0 || o > mm.MAX_PAGE_ORDER {
 				return bad()
 			}
 			return uintNum(z.NrFree(mm.Order(o))), nil
@@ -606,11 +606,11 @@ func (in *Interp) zoneValue(name string, parts []string) (num, error) {
 	case "free":
 		return uintNum(z.FreePages()), nil
 	case "min":
-		return uintNum(z.WmarkPages(mm.WmarkMin)), nil
+		return uintNum(z.WmarkPages(mm.WMARK_MIN)), nil
 	case "low":
-		return uintNum(z.WmarkPages(mm.WmarkLow)), nil
+		return uintNum(z.WmarkPages(mm.WMARK_LOW)), nil
 	case "high":
-		return uintNum(z.WmarkPages(mm.WmarkHigh)), nil
+		return uintNum(z.WmarkPages(mm.WMARK_HIGH)), nil
 	case "boost":
 		return uintNum(z.WatermarkBoost), nil
 	case "managed":

@@ -354,7 +354,7 @@ func startSlab(in *Interp, c *call) (sim.Program, func() workload.Progress, func
 	}
 	slabs := c.uint("slabs")
 	if c.has("size") {
-		per := cache.Order.Pages() * mm.PageSize
+		per := cache.Order.Pages() * mm.PAGE_SIZE
 		slabs = (c.size("size") + per - 1) / per
 	}
 	s := &workload.SlabChurner{M: in.m, Cache: cache, GFP: c.gfp("gfp", mm.GFP_KERNEL), Slabs: int(min(max(slabs, 1), 1<<30)),

@@ -355,8 +355,8 @@ func checkValue(p param, v string) error {
 		}
 	case tOrder:
 		n, e := parseUint(v)
-		if e != nil || n > mm.MaxPageOrder {
-			err = fmt.Errorf("%q is not an order (0 to %d)", v, mm.MaxPageOrder)
+		if e != nil || n > mm.MAX_PAGE_ORDER {
+			err = fmt.Errorf("%q is not an order (0 to %d)", v, mm.MAX_PAGE_ORDER)
 		}
 	case tList:
 		_, err = parseList(v, 1024)

@@ -44,7 +44,7 @@ func TestAPanicInTheEngineIsAnInternalErrorThatNamesTheLine(t *testing.T) {
 func TestABrokenInvariantStopsTheScriptInOneLine(t *testing.T) {
 	in := New(Options{})
 	require.NoError(t, in.Exec(&bytes.Buffer{}, "s", 1, []byte("machine mem=64M layout=simple\n")))
-	in.Machine().Nodes[0].Zones[mm.ZoneNormal].Stat[mm.NR_FREE_PAGES]++
+	in.Machine().Nodes[0].Zones[mm.ZONE_NORMAL].Stat[mm.NR_FREE_PAGES]++
 	err := in.Exec(&bytes.Buffer{}, "s", 2, []byte("check\n"))
 	var se *Error
 	require.ErrorAs(t, err, &se)
@@ -56,7 +56,7 @@ func TestABrokenInvariantStopsTheScriptInOneLine(t *testing.T) {
 
 func TestCheckEveryCommandCatchesTheCommandThatBrokeTheMachine(t *testing.T) {
 	commands = append(commands, &command{name: "corrupt", run: func(in *Interp, c *call) error {
-		in.m.Nodes[0].Zones[mm.ZoneNormal].Stat[mm.NR_FREE_PAGES]++
+		in.m.Nodes[0].Zones[mm.ZONE_NORMAL].Stat[mm.NR_FREE_PAGES]++
 		return nil
 	}})
 	defer func() { commands = commands[:len(commands)-1] }()

@@ -397,7 +397,7 @@ func TestAnEnclosingSliceComesBeforeTheSlicesItHolds(t *testing.T) {
 	rec := &mm.Recording{Machines: []mm.RecordedMachine{{
 		CPUNode: []int{0}, Tasks: []string{"qemu"}, End: 10 * sim.Microsecond,
 		Spans: []mm.Span{
-			{Kind: mm.SpanDirectCompact, Task: 0, Order: 9, WorkOrder: 9, GFP: mm.GFP_TRANSHUGE, Start: 5000, End: 7000, Result: int64(mm.CompactSkipped)},
+			{Kind: mm.SpanDirectCompact, Task: 0, Order: 9, WorkOrder: 9, GFP: mm.GFP_TRANSHUGE, Start: 5000, End: 7000, Result: int64(mm.COMPACT_SKIPPED)},
 			{Kind: mm.SpanSlowpath, Task: 0, Order: 9, WorkOrder: 9, GFP: mm.GFP_TRANSHUGE, Start: 5000, End: 9000, Result: int64(mm.NilPFN)},
 		},
 	}}}

@@ -65,7 +65,7 @@ func benchPageCache(b *testing.B, bytes uint64) {
 		b.ReportMetric(float64(allocs)/wall.Seconds(), "allocs/wall-s")
 		b.ReportMetric(float64(wall.Nanoseconds())/float64(work(m)-w0), "wall-ns/work-unit")
 		b.ReportMetric(float64(m.Event(mm.PGSTEAL_KSWAPD)), "pgsteal_kswapd")
-		b.ReportMetric(float64(written*mm.PageSize)/simTime.Seconds()/1e9, "GB/sim-s")
+		b.ReportMetric(float64(written*mm.PAGE_SIZE)/simTime.Seconds()/1e9, "GB/sim-s")
 	}
 }
 
@@ -87,7 +87,7 @@ func BenchmarkCompactionScan(b *testing.B) {
 			b.Fatal(err)
 		}
 		t := m.World.NewTask("fill", 0, nil, sim.Never)
-		fill := m.NrFreePages() - m.Nodes[0].Zones[mm.ZoneNormal].WmarkPages(mm.WmarkHigh) - 4096
+		fill := m.NrFreePages() - m.Nodes[0].Zones[mm.ZONE_NORMAL].WmarkPages(mm.WMARK_HIGH) - 4096
 		var regions [4]*mm.AnonRegion
 		for k := range regions {
 			regions[k] = m.NewAnonRegion(fmt.Sprintf("fill%d", k), nil, fill/4)

@@ -95,7 +95,7 @@ const (
 	btrfsInodeSize    = 1200
 	shmemInodeSize    = 800
 	btrfsNodesize     = 16 << 10
-	btrfsLeafPages    = btrfsNodesize / mm.PageSize
+	btrfsLeafPages    = btrfsNodesize / mm.PAGE_SIZE
 	btrfsItemsPerFile = 512
 	btrfsLogPerInode  = 300
 	// BtrfsCommitInterval is the btrfs-transaction thread's interval
@@ -104,7 +104,7 @@ const (
 )
 
 // btrfsMetaGFP is alloc_eb_folio_array's mask: GFP_NOFS|__GFP_NOFAIL.
-var btrfsMetaGFP = mm.GFP_NOFS | mm.G__GFP_NOFAIL
+var btrfsMetaGFP = mm.MustParseGFP("GFP_NOFS|__GFP_NOFAIL")
 
 // btrfsDataGFP is the mask a btrfs write allocates data page cache with:
 // the mapping's mask with __GFP_FS cleared (btrfs_alloc_write_mask in
@@ -112,7 +112,7 @@ var btrfsMetaGFP = mm.GFP_NOFS | mm.G__GFP_NOFAIL
 // allocates with the mapping's own mask, GFP_HIGHUSER_MOVABLE
 // (readahead_gfp_mask), __GFP_FS included, so a reader's direct reclaim
 // may run the superblock shrinker and a writer's may not.
-var btrfsDataGFP = mm.GFP_NOFS | mm.G__GFP_HIGHMEM | mm.G__GFP_MOVABLE | mm.G__GFP_HARDWALL
+var btrfsDataGFP = mm.MustParseGFP("GFP_NOFS|__GFP_HIGHMEM|__GFP_MOVABLE|__GFP_HARDWALL")
 
 // btrfsReadGFP is the data mapping's mask (mapping_gfp_mask).
 var btrfsReadGFP = mm.GFP_HIGHUSER_MOVABLE
@@ -171,7 +171,7 @@ func (o *objCache) alloc(m *mm.Machine, t *sim.Task) int32 {
 	if head == mm.NilPFN {
 		return -1
 	}
-	rec := slabRec{head: head, live: 1, cap: uint32((mm.PageSize << o.c.LastOrder) / o.objSize)}
+	rec := slabRec{head: head, live: 1, cap: uint32((mm.PAGE_SIZE << o.c.LastOrder) / o.objSize)}
 	var i int32
 	if k := len(o.freeRecs); k > 0 {
 		i = o.freeRecs[k-1]
@@ -192,7 +192,7 @@ func (o *objCache) alloc(m *mm.Machine, t *sim.Task) int32 {
 // addSlab files a slab that an allocation resumed after its caller moved
 // on: it waits empty on the partial list (SLUB keeps a few empty slabs).
 func (o *objCache) addSlab(head mm.PFN) {
-	rec := slabRec{head: head, cap: uint32((mm.PageSize << o.c.LastOrder) / o.objSize), inPartial: true}
+	rec := slabRec{head: head, cap: uint32((mm.PAGE_SIZE << o.c.LastOrder) / o.objSize), inPartial: true}
 	var i int32
 	if k := len(o.freeRecs); k > 0 {
 		i = o.freeRecs[k-1]
@@ -414,7 +414,7 @@ func (fs *BuildFS) shrinkCount(sc *mm.ShrinkControl) uint64 {
 func (fs *BuildFS) shrinkScan(t *sim.Task, sc *mm.ShrinkControl) (uint64, bool) {
 	// "Deadlock avoidance. We may hold various FS locks, and we don't
 	// want to recurse into the FS that called us."
-	if sc.GFP&mm.G__GFP_FS == 0 {
+	if sc.GFP&mm.MustParseGFP("__GFP_FS") == 0 {
 		return 0, true
 	}
 	total := fs.dLRU.n + fs.iLRU.n

@@ -37,7 +37,7 @@ func (f *Faulter) Step(w *sim.World, t *sim.Task) sim.Time {
 	if f.Batch > 0 {
 		end = min(end, r.Cursor+f.Batch)
 	} else {
-		end = min(end, (r.Cursor/mm.HPagePMDNr+1)*mm.HPagePMDNr)
+		end = min(end, (r.Cursor/mm.HPAGE_PMD_NR+1)*mm.HPAGE_PMD_NR)
 	}
 	for r.Cursor < end {
 		before := r.Cursor

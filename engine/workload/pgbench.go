@@ -72,11 +72,11 @@ import (
 
 // XFSDataGFP is the page-cache mask of an XFS file: mapping_gfp_mask()
 // with __GFP_FS cleared (xfs_setup_inode); a write adds __GFP_WRITE.
-var XFSDataGFP = mm.GFP_NOFS | mm.G__GFP_HIGHMEM | mm.G__GFP_MOVABLE | mm.G__GFP_HARDWALL
+var XFSDataGFP = mm.MustParseGFP("GFP_NOFS|__GFP_HIGHMEM|__GFP_MOVABLE|__GFP_HARDWALL")
 
 // PgtableGFP is GFP_PGTABLE_USER (GFP_KERNEL_ACCOUNT | __GFP_ZERO), the
 // mask of a user page-table page (pte_alloc_one).
-var PgtableGFP = mm.GFP_KERNEL_ACCOUNT | mm.G__GFP_ZERO
+var PgtableGFP = mm.MustParseGFP("GFP_KERNEL_ACCOUNT|__GFP_ZERO")
 
 // FPIBytes is a full-page image in the WAL: the 8 KiB block (a full heap
 // page has no hole between pd_lower and pd_upper to leave out) and its
@@ -89,7 +89,7 @@ const FPIBytes = 8192 + 20
 // seed's benchmark harness passes; see docs/FIDELITY.md).
 const (
 	BlockPages      = 2
-	WALSegmentPages = 64 << 20 / mm.PageSize
+	WALSegmentPages = 64 << 20 / mm.PAGE_SIZE
 	// RegionBlocks is how many 8 KiB buffers one PTE page maps (2 MiB).
 	RegionBlocks = 256
 )
@@ -214,7 +214,7 @@ func Mapped(p sim.Program) uint64 {
 
 // segment returns the WAL segment holding byte lsn, created on first use.
 func (b *PgBench) segment(lsn uint64) *mm.File {
-	i := lsn / (WALSegmentPages * mm.PageSize)
+	i := lsn / (WALSegmentPages * mm.PAGE_SIZE)
 	for uint64(len(b.segs)) <= i {
 		b.segs = append(b.segs, b.M.NewFile("pg_wal", nil))
 	}
@@ -226,7 +226,7 @@ func (b *PgBench) Flushing() bool { return b.flushing }
 
 // dataBlock returns the file and page index of accounts block blk.
 func (b *PgBench) dataBlock(blk uint64) (*mm.File, uint64) {
-	const segBlocks = 1 << 30 / (BlockPages * mm.PageSize)
+	const segBlocks = 1 << 30 / (BlockPages * mm.PAGE_SIZE)
 	i := blk / segBlocks
 	if len(b.Data) == 0 {
 		return nil, 0
@@ -360,8 +360,8 @@ func (s *pgSession) Step(w *sim.World, t *sim.Task) sim.Time {
 			// Take WALWriteLock and write everything inserted.
 			b.flushing = true
 			s.target = b.insertLSN
-			s.wrPage = b.flushLSN / mm.PageSize &^ (BlockPages - 1)
-			s.wrEnd = (s.target + BlockPages*mm.PageSize - 1) / (BlockPages * mm.PageSize) * BlockPages
+			s.wrPage = b.flushLSN / mm.PAGE_SIZE &^ (BlockPages - 1)
+			s.wrEnd = (s.target + BlockPages*mm.PAGE_SIZE - 1) / (BlockPages * mm.PAGE_SIZE) * BlockPages
 			s.state = pgWrite
 		case pgWrite:
 			if !s.write(t) {
@@ -391,7 +391,7 @@ func (s *pgSession) Step(w *sim.World, t *sim.Task) sim.Time {
 func (s *pgSession) write(t *sim.Task) bool {
 	b, m := s.b, s.b.M
 	for s.wrPage < s.wrEnd {
-		seg := b.segment(s.wrPage * mm.PageSize)
+		seg := b.segment(s.wrPage * mm.PAGE_SIZE)
 		segEnd := (s.wrPage/WALSegmentPages + 1) * WALSegmentPages
 		if !s.inWrite {
 			s.inWrite = true
@@ -422,7 +422,7 @@ func (s *pgSession) write(t *sim.Task) bool {
 		}
 	}
 	if s.wrEnd%WALSegmentPages != 0 {
-		m.FileSync(t, b.segment((s.wrEnd-1)*mm.PageSize))
+		m.FileSync(t, b.segment((s.wrEnd-1)*mm.PAGE_SIZE))
 	}
 	return true
 }
@@ -488,7 +488,7 @@ func SetupPgBench(m *mm.Machine, t *sim.Task, rng *sim.Rand, l PgBenchMemory) (*
 	var scattered uint64
 	if l.Fragmented {
 		free := m.NrFreePages()
-		used := total + l.SharedBuffers + z.WmarkPages(mm.WmarkLow)
+		used := total + l.SharedBuffers + z.WmarkPages(mm.WMARK_LOW)
 		if free > used {
 			scattered = min(total, (free-used)*l.ScatterPer1000/1000)
 		}
@@ -517,10 +517,10 @@ func SetupPgBench(m *mm.Machine, t *sim.Task, rng *sim.Rand, l PgBenchMemory) (*
 		}
 	}
 	// pgbench_accounts in 1 GiB segment files, read until memory is full.
-	const segPages = 1 << 30 / mm.PageSize
+	const segPages = 1 << 30 / mm.PAGE_SIZE
 	pages := l.AccountBlocks * BlockPages
 	room := func() uint64 {
-		if f, low := m.NrFreePages(), z.WmarkPages(mm.WmarkLow); f > low {
+		if f, low := m.NrFreePages(), z.WmarkPages(mm.WMARK_LOW); f > low {
 			return f - low
 		}
 		return 0

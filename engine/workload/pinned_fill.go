@@ -51,7 +51,7 @@ func (p *PinnedFill) Run(m *mm.Machine, t *sim.Task) error {
 	for _, n := range m.Nodes {
 		for _, z := range n.Zones {
 			if z != nil && z.Managed() {
-				target += z.WmarkPages(mm.WmarkHigh)
+				target += z.WmarkPages(mm.WMARK_HIGH)
 			}
 		}
 	}
@@ -69,7 +69,7 @@ func (p *PinnedFill) Run(m *mm.Machine, t *sim.Task) error {
 	}
 	p.Region = r
 	if p.Cg != nil {
-		if err := p.Cg.SetKnob("memory.low", r.Cursor*mm.PageSize+p.Protect); err != nil {
+		if err := p.Cg.SetKnob("memory.low", r.Cursor*mm.PAGE_SIZE+p.Protect); err != nil {
 			return err
 		}
 	}

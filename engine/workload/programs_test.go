@@ -95,19 +95,19 @@ func TestProgramsRunToTheirEnd(t *testing.T) {
 			},
 			check: func(t *testing.T, m *mm.Machine, p *Progress) {
 				assert.Equal(t, uint64(160), p.Ops)
-				assert.Equal(t, int64(40*2*mm.PageSize), m.GlobalNodeState(mm.NR_SLAB_RECLAIMABLE_B))
+				assert.Equal(t, int64(40*2*mm.PAGE_SIZE), m.GlobalNodeState(mm.NR_SLAB_RECLAIMABLE_B))
 			},
 		},
 		{
 			name: "qemu with vfio maps and pins guest RAM 2 MiB at a time, THPs first",
 			build: func(m *mm.Machine) (sim.Program, *Progress) {
-				r := m.NewAnonRegion("guest", nil, 8*mm.HPagePMDNr+100)
+				r := m.NewAnonRegion("guest", nil, 8*mm.HPAGE_PMD_NR+100)
 				r.Madvised = true
 				q := &QemuVfio{M: m, Region: r, Pin: true}
 				return q, &q.Progress
 			},
 			check: func(t *testing.T, m *mm.Machine, p *Progress) {
-				assert.Equal(t, uint64(8*mm.HPagePMDNr+100), p.Ops, "every guest page")
+				assert.Equal(t, uint64(8*mm.HPAGE_PMD_NR+100), p.Ops, "every guest page")
 				guest := m.Owners()[len(m.Owners())-1]
 				assert.Equal(t, p.Ops, guest.Pinned, "all of it pinned")
 				assert.Positive(t, m.Event(mm.THP_FAULT_ALLOC), "madvised ranges start as THPs")
@@ -148,7 +148,7 @@ func TestProgramsRunToTheirEnd(t *testing.T) {
 		{
 			name: "an allocator frees each chunk after its hold",
 			build: func(m *mm.Machine) (sim.Program, *Progress) {
-				a := &Allocator{M: m, GFP: mm.GFP_KERNEL | mm.G__GFP_COMP, Order: 3, Nid: -1, Count: 10, Hold: 5 * sim.Millisecond, Interval: sim.Millisecond}
+				a := &Allocator{M: m, GFP: mm.MustParseGFP("GFP_KERNEL|__GFP_COMP"), Order: 3, Nid: -1, Count: 10, Hold: 5 * sim.Millisecond, Interval: sim.Millisecond}
 				return a, &a.Progress
 			},
 			check: func(t *testing.T, m *mm.Machine, p *Progress) {
@@ -211,7 +211,7 @@ func TestFillPageCacheLeavesCleanFiles(t *testing.T) {
 	for _, f := range files {
 		pages += f.Resident()
 	}
-	assert.Equal(t, uint64(40<<20/mm.PageSize), pages)
+	assert.Equal(t, uint64(40<<20/mm.PAGE_SIZE), pages)
 	assert.Equal(t, int64(pages), m.GlobalNodeState(mm.NR_FILE_PAGES))
 	assert.Zero(t, m.GlobalNodeState(mm.NR_FILE_DIRTY), "written back")
 	require.NoError(t, m.CheckInvariants())
@@ -222,7 +222,7 @@ func TestFillPageCacheLeavesCleanFiles(t *testing.T) {
 	for _, f := range more {
 		got += f.Resident()
 	}
-	assert.Less(t, got, uint64(128<<20/mm.PageSize))
+	assert.Less(t, got, uint64(128<<20/mm.PAGE_SIZE))
 	require.NoError(t, m.CheckInvariants())
 }
 

@@ -16,14 +16,14 @@ import (
 // build workers reach the storm within seconds.
 func seed002Small(t *testing.T, fixed bool) (*mm.Machine, []*BuildWorker) {
 	t.Helper()
-	cfg, err := mm.SimpleLayout(1<<30/mm.PageSize, 1, 4)
+	cfg, err := mm.SimpleLayout(1<<30/mm.PAGE_SIZE, 1, 4)
 	require.NoError(t, err)
 	m, err := mm.NewMachine(cfg)
 	require.NoError(t, err)
 	m.Patches.PromotedOrderRetries = fixed
 	cg := m.NewMemcg("build")
 	tk := m.World.NewTask("setup", 0, nil, sim.Never)
-	fill := &PinnedFill{Cg: cg, Margin: 24 << 20 / mm.PageSize, Protect: 32 << 20, PinFraction: 0.98, FreeEvery: 8}
+	fill := &PinnedFill{Cg: cg, Margin: 24 << 20 / mm.PAGE_SIZE, Protect: 32 << 20, PinFraction: 0.98, FreeEvery: 8}
 	require.NoError(t, fill.Run(m, tk))
 	fs := NewBuildFS(m, FSBtrfs, cg, 0, tk.Now, 0)
 	var ws []*BuildWorker

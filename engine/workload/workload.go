@@ -36,7 +36,7 @@ type QemuVfio struct {
 func (q *QemuVfio) Step(w *sim.World, t *sim.Task) sim.Time {
 	q.begin(t)
 	r := q.Region
-	end := min(r.Pages, (r.Cursor/mm.HPagePMDNr+1)*mm.HPagePMDNr)
+	end := min(r.Pages, (r.Cursor/mm.HPAGE_PMD_NR+1)*mm.HPAGE_PMD_NR)
 	if !q.resuming {
 		q.runs, q.runEnd = 0, mm.NilPFN
 	}
@@ -73,7 +73,7 @@ func (q *QemuVfio) Step(w *sim.World, t *sim.Task) sim.Time {
 // them back so they are clean. It returns the files.
 func FillPageCache(m *mm.Machine, t *sim.Task, name string, cg *mm.Memcg, bytes uint64) []*mm.File {
 	const filePages = 4096
-	pages := bytes / mm.PageSize
+	pages := bytes / mm.PAGE_SIZE
 	var files []*mm.File
 	for done := uint64(0); done < pages; {
 		n := min(uint64(filePages), pages-done)

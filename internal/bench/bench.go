@@ -57,7 +57,7 @@ var Workloads = []Workload{
 // one-node machine, at the given order.
 func allocFree(order mm.Order) func(int) (uint64, time.Duration, error) {
 	return func(ops int) (uint64, time.Duration, error) {
-		lay, err := mm.SimpleLayout(1<<30/mm.PageSize, 1, 1)
+		lay, err := mm.SimpleLayout(1<<30/mm.PAGE_SIZE, 1, 1)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -68,7 +68,7 @@ func allocFree(order mm.Order) func(int) (uint64, time.Duration, error) {
 		tk := m.World.NewTask("bench", 0, nil, sim.Never)
 		gfp := mm.GFP_KERNEL
 		if order > 0 {
-			gfp |= mm.G__GFP_COMP
+			gfp = mm.MustParseGFP("GFP_KERNEL|__GFP_COMP")
 		}
 		// Warm up (the per-CPU list fills), then measure.
 		for i := 0; i < 1000; i++ {

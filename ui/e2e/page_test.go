@@ -235,8 +235,8 @@ func TestTheCanvasShowsThePageblockColours(t *testing.T) {
 			seen[bv.MT]++
 		}
 	}
-	assert.Positive(t, seen[mm.MigrateMovable])
-	assert.Positive(t, seen[mm.MigrateUnmovable], "the workload claims unmovable blocks")
+	assert.Positive(t, seen[mm.MIGRATE_MOVABLE])
+	assert.Positive(t, seen[mm.MIGRATE_UNMOVABLE], "the workload claims unmovable blocks")
 }
 
 func inRects(rs []mapview.Rect, x, y int) bool {

@@ -32,13 +32,13 @@ func mix(a, b RGB, num, den int) RGB {
 // stay distinct under the common forms of colour blindness. The legend in
 // the panel uses the same values (via CSS classes in static/style.css,
 // which a test keeps in sync).
-var MigrateColors = [mm.MigrateTypes]RGB{
-	mm.MigrateUnmovable:   {0xd5, 0x5e, 0x00}, // vermillion
-	mm.MigrateMovable:     {0x00, 0x72, 0xb2}, // blue
-	mm.MigrateReclaimable: {0x00, 0x9e, 0x73}, // bluish green
-	mm.MigrateHighAtomic:  {0xcc, 0x79, 0xa7}, // reddish purple
-	mm.MigrateCMA:         {0xf0, 0xe4, 0x42}, // yellow
-	mm.MigrateIsolate:     {0xe6, 0x9f, 0x00}, // orange
+var MigrateColors = [mm.MIGRATE_TYPES]RGB{
+	mm.MIGRATE_UNMOVABLE:   {0xd5, 0x5e, 0x00}, // vermillion
+	mm.MIGRATE_MOVABLE:     {0x00, 0x72, 0xb2}, // blue
+	mm.MIGRATE_RECLAIMABLE: {0x00, 0x9e, 0x73}, // bluish green
+	mm.MIGRATE_HIGHATOMIC:  {0xcc, 0x79, 0xa7}, // reddish purple
+	mm.MIGRATE_CMA:         {0xf0, 0xe4, 0x42}, // yellow
+	mm.MIGRATE_ISOLATE:     {0xe6, 0x9f, 0x00}, // orange
 }
 
 // Colours of everything that is not a migratetype.
@@ -110,7 +110,7 @@ type Scheme struct {
 	// Migrate are the migratetypes' colours (pages in use); free pages
 	// are FreeMix percent of them over the background, pages on per-CPU
 	// lists PCPMix percent.
-	Migrate         [mm.MigrateTypes]RGB
+	Migrate         [mm.MIGRATE_TYPES]RGB
 	FreeMix, PCPMix int
 	Background, Reserved, Pinned,
 	GaugeTrack, GaugeOK, GaugeLow, GaugeMin, TickMin, TickLow, TickHigh, BuddyBar,
@@ -155,16 +155,16 @@ var Projector = Scheme{
 // colour over the background, so free against used reads as faint
 // against full while the type stays recognisable.
 func (s *Scheme) Free(mt mm.MigrateType) RGB {
-	return mix(s.Background, s.Migrate[mt%mm.MigrateTypes], s.FreeMix, 100)
+	return mix(s.Background, s.Migrate[mt%mm.MIGRATE_TYPES], s.FreeMix, 100)
 }
 
 // PCP is how pages held on per-CPU lists look: between free and used.
 func (s *Scheme) PCP(mt mm.MigrateType) RGB {
-	return mix(s.Background, s.Migrate[mt%mm.MigrateTypes], s.PCPMix, 100)
+	return mix(s.Background, s.Migrate[mt%mm.MIGRATE_TYPES], s.PCPMix, 100)
 }
 
 // Used is how pages in use look: the type's full colour.
-func (s *Scheme) Used(mt mm.MigrateType) RGB { return s.Migrate[mt%mm.MigrateTypes] }
+func (s *Scheme) Used(mt mm.MigrateType) RGB { return s.Migrate[mt%mm.MIGRATE_TYPES] }
 
 // Page is the colour of one page in page view.
 func (s *Scheme) Page(mt mm.MigrateType, st mm.PageState) RGB {

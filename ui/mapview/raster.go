@@ -224,7 +224,7 @@ type Raster struct {
 	// lut maps a block's migratetype and a page state to a pixel; 256
 	// entries per type so a state indexes it without a bounds check or a
 	// modulo (states beyond NrPageStates read as reserved).
-	lut      [mm.MigrateTypes][256]uint32
+	lut      [mm.MIGRATE_TYPES][256]uint32
 	lutOf    *Scheme
 	bg       uint32
 	hasFrame bool
@@ -675,7 +675,7 @@ func (r *Raster) Layout() Layout {
 }
 
 func sizeString(pages uint64) string {
-	b := pages * mm.PageSize
+	b := pages * mm.PAGE_SIZE
 	switch {
 	case b >= 1<<30 && b%(1<<30) == 0:
 		return fmt.Sprintf("%d GiB", b>>30)
@@ -802,7 +802,7 @@ func (r *Raster) screenY(view Rect, wy float64) int {
 
 // drawBlock draws one pageblock tile in block view.
 func (r *Raster) drawBlock(bv *mm.BlockView, x0, y0, x1, y1 int, clip Rect) {
-	mt := bv.MT % mm.MigrateTypes
+	mt := bv.MT % mm.MIGRATE_TYPES
 	free := int(bv.Free) + int(bv.PCP)
 	used := mm.PageblockNrPages - min(free, mm.PageblockNrPages)
 	h := y1 - y0
@@ -830,7 +830,7 @@ func (r *Raster) drawPages(mt mm.MigrateType, states []mm.PageState, wx, wy floa
 	for j := range ys {
 		ys[j] = r.screenY(clip, wy+float64(j))
 	}
-	lut := &r.lut[mt%mm.MigrateTypes]
+	lut := &r.lut[mt%mm.MIGRATE_TYPES]
 	inside := xs[0] >= clip.X0 && xs[TileW] <= clip.X1 && ys[0] >= clip.Y0 && ys[TileH] <= clip.Y1
 	if inside && xs[TileW]-xs[0] == TileW && ys[TileH]-ys[0] == TileH {
 		// One pixel per page: a straight copy, the common case of a

@@ -31,13 +31,13 @@ func TestAFreshMachineIsDarkMovableExceptTheReservedTop(t *testing.T) {
 	require.True(t, r.PageView, "a small machine fits at more than a pixel per page")
 	r.Cam.Zoom = 0.5
 	r.Render([]Panel{{Title: "baseline", Src: m}})
-	first := int(m.Zones()[mm.ZoneNormal].StartPFN >> mm.PageblockOrder)
+	first := int(m.Zones()[mm.ZONE_NORMAL].StartPFN >> mm.PageblockOrder)
 	for blk := first; blk < first+128; blk++ {
 		x, y, ok := r.BlockCenter(0, blk)
 		require.True(t, ok, "block %d is visible at fit", blk)
-		want := FreeColor(mm.MigrateMovable)
+		want := FreeColor(mm.MIGRATE_MOVABLE)
 		if blk >= first+126 {
-			want = UsedColor(mm.MigrateMovable)
+			want = UsedColor(mm.MIGRATE_MOVABLE)
 		}
 		assert.Equal(t, want, r.At(x, y), "block %d", blk)
 	}
@@ -49,16 +49,16 @@ func TestAnUnmovableBlockShowsInItsColour(t *testing.T) {
 	tk := task(m)
 	pfn := m.AllocPages(tk, mm.GFP_KERNEL, 9, 0, 0)
 	require.NotEqual(t, mm.NilPFN, pfn)
-	require.Equal(t, mm.MigrateUnmovable, m.PageblockMigratetype(pfn))
+	require.Equal(t, mm.MIGRATE_UNMOVABLE, m.PageblockMigratetype(pfn))
 	r := New(800, 600)
 	r.Render([]Panel{{Src: m}})
 	x, y, ok := r.BlockCenter(0, int(pfn>>mm.PageblockOrder))
 	require.True(t, ok)
-	assert.Equal(t, UsedColor(mm.MigrateUnmovable), r.At(x, y))
+	assert.Equal(t, UsedColor(mm.MIGRATE_UNMOVABLE), r.At(x, y))
 	h, ok := r.HitTest(x, y)
 	require.True(t, ok)
 	assert.Equal(t, int(pfn>>mm.PageblockOrder), h.Block)
-	assert.Equal(t, mm.MigrateUnmovable, h.View.MT)
+	assert.Equal(t, mm.MIGRATE_UNMOVABLE, h.View.MT)
 }
 
 func TestSideBySideColumnsShareTheCamera(t *testing.T) {
@@ -73,8 +73,8 @@ func TestSideBySideColumnsShareTheCamera(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, ya, yb)
 	assert.Equal(t, r.MapRect(1).X0-r.MapRect(0).X0, xb-xa)
-	assert.Equal(t, FreeColor(mm.MigrateMovable), r.At(xa, ya))
-	assert.Equal(t, UsedColor(mm.MigrateUnmovable), r.At(xb, yb))
+	assert.Equal(t, FreeColor(mm.MIGRATE_MOVABLE), r.At(xa, ya))
+	assert.Equal(t, UsedColor(mm.MIGRATE_UNMOVABLE), r.At(xb, yb))
 	var texts []string
 	for _, l := range r.Labels {
 		texts = append(texts, l.Text)
@@ -87,7 +87,7 @@ func TestSideBySideColumnsShareTheCamera(t *testing.T) {
 func TestZoomingInShowsSinglePages(t *testing.T) {
 	m := newMachine(t, 1<<20, 1) // 4 GiB: block view at fit
 	tk := task(m)
-	pfn := m.AllocPages(tk, mm.GFP_HIGHUSER_MOVABLE|mm.G__GFP_COMP, 0, 0, 0)
+	pfn := m.AllocPages(tk, mm.MustParseGFP("GFP_HIGHUSER_MOVABLE|__GFP_COMP"), 0, 0, 0)
 	require.NotEqual(t, mm.NilPFN, pfn)
 	r := New(800, 600)
 	r.Render([]Panel{{Src: m}})
@@ -118,7 +118,7 @@ func TestZoomingInShowsSinglePages(t *testing.T) {
 	assert.True(t, r.PageView)
 	h, _ := r.HitTest(x, y)
 	assert.Equal(t, pfn, h.PFN)
-	assert.Equal(t, UsedColor(mm.MigrateMovable), r.At(x, y))
+	assert.Equal(t, UsedColor(mm.MIGRATE_MOVABLE), r.At(x, y))
 	// Every page of the block on screen has the colour of its state.
 	blk := int(pfn >> mm.PageblockOrder)
 	states := m.PageStates(mm.PFN(blk)<<mm.PageblockOrder, make([]mm.PageState, mm.PageblockNrPages))
@@ -211,14 +211,14 @@ func TestGaugeAndBuddyScales(t *testing.T) {
 func TestTheStylesheetLegendMatchesThePalette(t *testing.T) {
 	css, err := os.ReadFile("../../static/style.css")
 	require.NoError(t, err)
-	for mt := mm.MigrateType(0); mt < mm.MigrateTypes; mt++ {
+	for mt := mm.MigrateType(0); mt < mm.MIGRATE_TYPES; mt++ {
 		name := strings.ToLower(mt.String())
 		re := regexp.MustCompile(`\.mt-` + name + `\s*\{\s*background:\s*(#[0-9a-f]{6})`)
 		m := re.FindSubmatch(css)
 		require.NotNil(t, m, "style.css has no .mt-%s rule", name)
 		assert.Equal(t, MigrateColors[mt].Hex(), string(m[1]), name)
 	}
-	for name, c := range map[string]RGB{"st-pinned": Pinned, "st-reserved": Reserved, "st-free": FreeColor(mm.MigrateMovable), "st-pcp": PCPColor(mm.MigrateMovable),
+	for name, c := range map[string]RGB{"st-pinned": Pinned, "st-reserved": Reserved, "st-free": FreeColor(mm.MIGRATE_MOVABLE), "st-pcp": PCPColor(mm.MIGRATE_MOVABLE),
 		"mk-migrate": MarkMigrate, "mk-free": MarkFree, "mk-lastrun": MarkLastRun, "lamp-on": LampOn, "lamp-half": LampHalf,
 		"ch-psi": ChartPSI, "ch-stall": ChartStall, "ch-alloc": ChartAlloc} {
 		re := regexp.MustCompile(`\.` + name + `\s*\{\s*background:\s*(#[0-9a-f]{6})`)

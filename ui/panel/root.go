@@ -737,7 +737,7 @@ type legendItem struct{ Class, Text string }
 
 func legendTypes() []legendItem {
 	var out []legendItem
-	for mt := mm.MigrateType(0); mt < mm.MigrateTypes; mt++ {
+	for mt := mm.MigrateType(0); mt < mm.MIGRATE_TYPES; mt++ {
 		out = append(out, legendItem{"swatch mt-" + strings.ToLower(mt.String()), mt.String()})
 	}
 	return out
