@@ -47,7 +47,8 @@ type Spec struct {
 	// Patch is the patch's subject and author ("" for none).
 	Patch   string `json:"patch,omitempty"`
 	Summary string `json:"summary"`
-	// Lore links the patch's posting and thread.
+	// Lore links the patch's posting first, then messages of its thread
+	// (a report, a reply, a later version); the page labels them so.
 	Lore []string `json:"lore,omitempty"`
 	// SeedMachine describes the machine of the seed's measurement.
 	SeedMachine string `json:"seed_machine,omitempty"`

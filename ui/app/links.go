@@ -81,12 +81,18 @@ func FidelityAnchor(s *scenario.Spec) string {
 // them: the patch thread(s), the fidelity notes, the source.
 func Links(s *scenario.Spec) []Link {
 	var out []Link
-	for _, l := range s.Lore {
+	for i, l := range s.Lore {
 		u, err := url.Parse(l)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			continue
 		}
-		out = append(out, Link{Text: "the patch: " + u.Host + strings.TrimSuffix(u.Path, "/"), URL: l})
+		// Spec.Lore names the patch's posting first, then the messages
+		// of its thread (a report, a reply, a later version).
+		what := "the patch: "
+		if i > 0 {
+			what = "its thread: "
+		}
+		out = append(out, Link{Text: what + u.Host + strings.TrimSuffix(u.Path, "/"), URL: l})
 	}
 	base := SourceBase()
 	if base == "" {

@@ -20,6 +20,17 @@ func TestEachScenarioLinksItsPatchItsFidelityNotesAndItsSource(t *testing.T) {
 		{"seed vs pagesim in docs/FIDELITY.md", "https://github.com/pagesim/pagesim/blob/main/docs/FIDELITY.md#thp-thisnode"},
 		{"the scenario's source (thp_thisnode.go)", "https://github.com/pagesim/pagesim/blob/main/engine/scenario/thp_thisnode.go"},
 	}, Links(in))
+	nf, ok := cat.Lookup("nofrag-watermark")
+	require.True(t, ok)
+	var texts []string
+	for _, l := range Links(nf)[:3] {
+		texts = append(texts, l.Text)
+	}
+	assert.Equal(t, []string{
+		"the patch: lore.kernel.org/all/20261028132638.2560361-1-kirill@shutemov.name",
+		"its thread: lore.kernel.org/all/4aa14b41-9b89-494c-8825-55fffd5a541c@arm.com",
+		"its thread: lore.kernel.org/all/auCDnqJc7fsBpUW2@thinkstation",
+	}, texts, "only the first lore link is the patch; a report and a reply are its thread")
 	pg, _ := cat.Lookup("playground")
 	assert.Equal(t, []Link{{"the scenario's source (playground.go)", "https://github.com/pagesim/pagesim/blob/main/engine/scenario/playground.go"}}, Links(pg),
 		"the playground is no seed's: no patch, no fidelity notes")
