@@ -172,15 +172,7 @@ func (o *objCache) alloc(m *mm.Machine, t *sim.Task) int32 {
 		return -1
 	}
 	rec := slabRec{head: head, live: 1, cap: uint32((mm.PAGE_SIZE << o.c.LastOrder) / o.objSize)}
-	var i int32
-	if k := len(o.freeRecs); k > 0 {
-		i = o.freeRecs[k-1]
-		o.freeRecs = o.freeRecs[:k-1]
-		o.slabs[i] = rec
-	} else {
-		i = int32(len(o.slabs))
-		o.slabs = append(o.slabs, rec)
-	}
+	i := o.store(rec)
 	o.Objects++
 	if rec.live < rec.cap {
 		o.slabs[i].inPartial = true
@@ -189,19 +181,24 @@ func (o *objCache) alloc(m *mm.Machine, t *sim.Task) int32 {
 	return i
 }
 
+// store files rec in a free slot of o.slabs (one a freed slab left), or
+// at the end, and returns its index.
+func (o *objCache) store(rec slabRec) int32 {
+	if k := len(o.freeRecs); k > 0 {
+		i := o.freeRecs[k-1]
+		o.freeRecs = o.freeRecs[:k-1]
+		o.slabs[i] = rec
+		return i
+	}
+	o.slabs = append(o.slabs, rec)
+	return int32(len(o.slabs) - 1)
+}
+
 // addSlab files a slab that an allocation resumed after its caller moved
 // on: it waits empty on the partial list (SLUB keeps a few empty slabs).
 func (o *objCache) addSlab(head mm.PFN) {
 	rec := slabRec{head: head, cap: uint32((mm.PAGE_SIZE << o.c.LastOrder) / o.objSize), inPartial: true}
-	var i int32
-	if k := len(o.freeRecs); k > 0 {
-		i = o.freeRecs[k-1]
-		o.freeRecs = o.freeRecs[:k-1]
-		o.slabs[i] = rec
-	} else {
-		i = int32(len(o.slabs))
-		o.slabs = append(o.slabs, rec)
-	}
+	i := o.store(rec)
 	o.partial = append(o.partial, i)
 }
 
