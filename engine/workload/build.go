@@ -408,10 +408,13 @@ func (fs *BuildFS) shrinkCount(sc *mm.ShrinkControl) uint64 {
 	return fs.dLRU.n + fs.iLRU.n
 }
 
+// gfpFS is __GFP_FS, parsed once: shrinkScan tests it on every call.
+var gfpFS = mm.MustParseGFP("__GFP_FS")
+
 func (fs *BuildFS) shrinkScan(t *sim.Task, sc *mm.ShrinkControl) (uint64, bool) {
 	// "Deadlock avoidance. We may hold various FS locks, and we don't
 	// want to recurse into the FS that called us."
-	if sc.GFP&mm.MustParseGFP("__GFP_FS") == 0 {
+	if sc.GFP&gfpFS == 0 {
 		return 0, true
 	}
 	total := fs.dLRU.n + fs.iLRU.n
