@@ -463,11 +463,16 @@ func (m *Machine) compactionSuitAllocationOrder(t *sim.Task, z *Zone, order Orde
 		free = z.Stat[NR_FREE_PAGES_BLOCKS]
 	}
 	watermark := z.WmarkPages(Watermark(allocFlags & ALLOC_WMARK_MASK))
-	if m._zoneWatermarkOK(z, order, watermark, highest, allocFlags, free, mt) {
+	// Seed 001 patch 2 makes the up-front check __zone_watermark_ok_mt().
+	checkMT := MIGRATE_TYPES
+	if m.Patches.HighOrderCheckHonoursNofragment {
+		checkMT = mt
+	}
+	if m._zoneWatermarkOK(z, order, watermark, highest, allocFlags, free, checkMT) {
 		return COMPACT_SUCCESS
 	}
 	if order > PAGE_ALLOC_COSTLY_ORDER && async && allocFlags&ALLOC_CMA == 0 {
-		if !m._zoneWatermarkOK(z, 0, watermark+compactGap(order), highest, 0, z.Stat[NR_FREE_PAGES], mt) {
+		if !m._zoneWatermarkOK(z, 0, watermark+compactGap(order), highest, 0, z.Stat[NR_FREE_PAGES], MIGRATE_TYPES) {
 			return COMPACT_SKIPPED
 		}
 	}
@@ -539,14 +544,14 @@ func (m *Machine) _compactFinished(cc *compactControl) CompactResult {
 	}
 	order := Order(cc.order)
 	if m.Sysctl.DefragMode != 0 && !cc.directCompaction {
-		if m._zoneWatermarkOK(z, order, z.WmarkPages(WMARK_HIGH), cc.highestZoneidx, cc.allocFlags, z.Stat[NR_FREE_PAGES_BLOCKS], cc.migratetype) {
+		if m._zoneWatermarkOK(z, order, z.WmarkPages(WMARK_HIGH), cc.highestZoneidx, cc.allocFlags, z.Stat[NR_FREE_PAGES_BLOCKS], MIGRATE_TYPES) {
 			return COMPACT_SUCCESS
 		}
 		return COMPACT_CONTINUE
 	}
 	// Seed 001 patch 2: under ALLOC_NOFRAGMENT, a sub-pageblock request
 	// cannot take another type's page below pageblock_order.
-	nofrag := m.Patches.NofragWatermark && cc.allocFlags&ALLOC_NOFRAGMENT != 0
+	nofrag := m.Patches.HighOrderCheckHonoursNofragment && cc.allocFlags&ALLOC_NOFRAGMENT != 0
 	for o := order; o < NR_PAGE_ORDERS; o++ {
 		area := &z.freeArea[o]
 		if area.list[cc.migratetype].n > 0 {

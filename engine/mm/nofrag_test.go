@@ -2,10 +2,13 @@ package mm
 
 // Behaviour tests for seed 001's switches (Kiryl Shutsemau, "mm: make
 // watermark checks honour ALLOC_NOFRAGMENT" v2): the high-order watermark
-// check and __compact_finished() under ALLOC_NOFRAGMENT (patches 1-2,
-// Patches.NofragWatermark), direct reclaim's "allocation can already
-// succeed" checks (patch 3, Patches.NofragReclaim), and what each changes
-// for a 64K mTHP fault (order 4, GFP_TRANSHUGE) under vm.defrag_mode=1.
+// check that knows the migratetype (patch 1,
+// Patches.WatermarkCheckKnowsMigratetype), the allocator's checks and
+// __compact_finished() that use it under ALLOC_NOFRAGMENT (patch 2,
+// Patches.HighOrderCheckHonoursNofragment), direct reclaim's "allocation
+// can already succeed" checks that use it (patch 3,
+// Patches.DirectReclaimToldNofragment), and what each changes for a 64K
+// mTHP fault (order 4, GFP_TRANSHUGE) under vm.defrag_mode=1.
 //
 // Every layout has one UNMOVABLE pageblock (block 0) whose only free
 // memory is a 64 KiB chunk: an order-4 page a movable ALLOC_NOFRAGMENT
@@ -69,39 +72,65 @@ func foreignChunk(t *testing.T, m *Machine, z *Zone, whole bool) {
 	resetCounters(m)
 }
 
-func TestTheHighOrderCheckSkipsOtherTypesListsOnlyWithSeed001Patch2(t *testing.T) {
+// series is which of seed 001's three patches a machine has.
+type series struct{ p1, p2, p3 bool }
+
+func (sr series) apply(m *Machine) {
+	m.Patches.WatermarkCheckKnowsMigratetype = sr.p1
+	m.Patches.HighOrderCheckHonoursNofragment = sr.p2
+	m.Patches.DirectReclaimToldNofragment = sr.p3
+}
+
+var (
+	noSeries  = series{}
+	patch1    = series{p1: true}
+	patch2    = series{p2: true}
+	patch3    = series{p3: true}
+	patches12 = series{p1: true, p2: true}
+	patches13 = series{p1: true, p3: true}
+	patches23 = series{p2: true, p3: true}
+	patches   = series{true, true, true}
+)
+
+func TestTheHighOrderCheckSkipsOtherTypesListsWithSeed001Patch1AndTheAllocatorAsksItWithPatch2(t *testing.T) {
 	nofrag := ALLOC_NOFRAGMENT | ALLOC_WMARK_MIN
 	tests := []struct {
-		name  string
-		patch bool
-		whole bool
-		flags AllocFlags
-		mt    MigrateType
-		want  bool
+		name    string
+		patches series
+		whole   bool
+		flags   AllocFlags
+		mt      MigrateType
+		// mtCheck: __zone_watermark_ok_mt()'s answer (the check given
+		// the migratetype); fast: zone_watermark_fast()'s.
+		mtCheck, fast bool
 	}{
 		{"without the series a movable ALLOC_NOFRAGMENT request counts an unmovable block's order-4 chunk",
-			false, false, nofrag, MIGRATE_MOVABLE, true},
-		{"with patches 1-2 it does not: __rmqueue_claim could not take the chunk",
-			true, false, nofrag, MIGRATE_MOVABLE, false},
+			noSeries, false, nofrag, MIGRATE_MOVABLE, true, true},
+		{"patch 1's check given the migratetype does not: __rmqueue_claim could not take the chunk; the allocator does not ask it yet",
+			patch1, false, nofrag, MIGRATE_MOVABLE, false, true},
+		{"patch 2 without patch 1's check leaves zone_watermark_fast counting the chunk",
+			patch2, false, nofrag, MIGRATE_MOVABLE, true, true},
+		{"with patches 1-2 zone_watermark_fast does not count it",
+			patches12, false, nofrag, MIGRATE_MOVABLE, false, false},
 		{"with patches 1-2 a request without ALLOC_NOFRAGMENT still counts it: it may steal",
-			true, false, ALLOC_WMARK_MIN, MIGRATE_MOVABLE, true},
+			patches12, false, ALLOC_WMARK_MIN, MIGRATE_MOVABLE, true, true},
 		{"with patches 1-2 an unmovable request counts its own type's chunk",
-			true, false, nofrag, MIGRATE_UNMOVABLE, true},
+			patches12, false, nofrag, MIGRATE_UNMOVABLE, true, true},
 		{"with patches 1-2 a whole free unmovable pageblock counts: __rmqueue_claim takes whole blocks",
-			true, true, nofrag, MIGRATE_MOVABLE, true},
+			patches12, true, nofrag, MIGRATE_MOVABLE, true, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newQuietMachine(t, 8192, 1, 2)
 			l := carveZone(t, m, nil, nofragLayout(8, false))
 			foreignChunk(t, m, l.zone, tc.whole)
-			m.Patches.NofragWatermark = tc.patch
+			tc.patches.apply(m)
 			z := l.zone
 			got := m._zoneWatermarkOK(z, 4, z.WmarkPages(WMARK_MIN), ZONE_NORMAL, tc.flags, z.Stat[NR_FREE_PAGES], tc.mt)
-			assert.Equal(t, tc.want, got, "__zone_watermark_ok(order 4)")
-			// zone_watermark_fast (the freelist walk's check) gives
-			// the same answer for a high order.
-			assert.Equal(t, tc.want, m.zoneWatermarkFast(z, 4, z.WmarkPages(WMARK_MIN), ZONE_NORMAL, tc.flags, tc.mt))
+			assert.Equal(t, tc.mtCheck, got, "__zone_watermark_ok_mt(order 4)")
+			assert.True(t, m._zoneWatermarkOK(z, 4, z.WmarkPages(WMARK_MIN), ZONE_NORMAL, tc.flags, z.Stat[NR_FREE_PAGES], MIGRATE_TYPES),
+				"plain __zone_watermark_ok(order 4) counts every type")
+			assert.Equal(t, tc.fast, m.zoneWatermarkFast(z, 4, z.WmarkPages(WMARK_MIN), ZONE_NORMAL, tc.flags, tc.mt), "zone_watermark_fast(order 4)")
 			// The order-0 part is the same for every request.
 			assert.True(t, m._zoneWatermarkOK(z, 0, z.WmarkPages(WMARK_MIN), ZONE_NORMAL, tc.flags, z.Stat[NR_FREE_PAGES], tc.mt))
 		})
@@ -110,21 +139,23 @@ func TestTheHighOrderCheckSkipsOtherTypesListsOnlyWithSeed001Patch2(t *testing.T
 
 func TestCompactFinishedStopsOnlyOnAPageTheRequestCanTakeWithSeed001Patch2(t *testing.T) {
 	tests := []struct {
-		name  string
-		patch bool
-		whole bool
-		want  CompactResult
+		name    string
+		patches series
+		whole   bool
+		want    CompactResult
 	}{
-		{"without the series a movable ALLOC_NOFRAGMENT compaction stops on the unmovable block's order-4 chunk", false, false, COMPACT_SUCCESS},
-		{"with patches 1-2 it goes on: the chunk is not the request's to take", true, false, COMPACT_NO_SUITABLE_PAGE},
-		{"with patches 1-2 a whole free unmovable pageblock still ends it", true, true, COMPACT_SUCCESS},
+		{"without the series a movable ALLOC_NOFRAGMENT compaction stops on the unmovable block's order-4 chunk", noSeries, false, COMPACT_SUCCESS},
+		{"patch 1 alone leaves the fallback test as it was", patch1, false, COMPACT_SUCCESS},
+		{"with patch 2 it goes on: the chunk is not the request's to take (its own loop, without patch 1's check)", patch2, false, COMPACT_NO_SUITABLE_PAGE},
+		{"with patches 1-2 likewise", patches12, false, COMPACT_NO_SUITABLE_PAGE},
+		{"with patches 1-2 a whole free unmovable pageblock still ends it", patches12, true, COMPACT_SUCCESS},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newQuietMachine(t, 8192, 1, 2)
 			l := carveZone(t, m, nil, nofragLayout(8, false))
 			foreignChunk(t, m, l.zone, tc.whole)
-			m.Patches.NofragWatermark = tc.patch
+			tc.patches.apply(m)
 			z := l.zone
 			cc := &compactControl{zone: z, order: 4, gfp: GFP_TRANSHUGE, migratetype: MIGRATE_MOVABLE,
 				allocFlags: ALLOC_NOFRAGMENT | ALLOC_WMARK_MIN | ALLOC_CMA, highestZoneidx: ZONE_NORMAL,
@@ -139,26 +170,32 @@ func TestCompactFinishedStopsOnlyOnAPageTheRequestCanTakeWithSeed001Patch2(t *te
 // vm.defrag_mode=1.
 func TestA64KFaultUnderDefragModeBySeed001Patch(t *testing.T) {
 	tests := []struct {
-		name   string
-		patch  bool
-		pinned bool
-		steps  string
-		got    bool
+		name    string
+		patches series
+		pinned  bool
+		steps   string
+		got     bool
 		// compact_stall, compact_fail, compact_success, compaction
 		// runs that scanned (mm_compaction_begin)
 		stall, fail, success, scanned uint64
 		defer_                        bool // the zone's compaction is deferred afterwards
 	}{
 		{"without the series the up-front check answers COMPACT_SUCCESS twice without compacting, and the fault falls back",
-			false, false, "min compact(ASYNC) min reclaim(4) drain compact(SYNC_LIGHT) nopage(costly order without __GFP_RETRY_MAYFAIL)",
+			noSeries, false, "min compact(ASYNC) min reclaim(4) drain compact(SYNC_LIGHT) nopage(costly order without __GFP_RETRY_MAYFAIL)",
+			false, 2, 2, 0, 0, false},
+		{"patch 1 alone changes nothing: no allocator check asks it",
+			patch1, false, "min compact(ASYNC) min reclaim(4) drain compact(SYNC_LIGHT) nopage(costly order without __GFP_RETRY_MAYFAIL)",
+			false, 2, 2, 0, 0, false},
+		{"patch 2 without patch 1's check: the up-front check still answers COMPACT_SUCCESS",
+			patch2, false, "min compact(ASYNC) min reclaim(4) drain compact(SYNC_LIGHT) nopage(costly order without __GFP_RETRY_MAYFAIL)",
 			false, 2, 2, 0, 0, false},
 		{"with patches 1-2 async compaction runs and its capture serves the fault",
-			true, false, "min compact(ASYNC)", true, 1, 0, 1, 1, false},
+			patches12, false, "min compact(ASYNC)", true, 1, 0, 1, 1, false},
 		{"without the series compaction that could never succeed is not deferred either",
-			false, true, "min compact(ASYNC) min reclaim(4) drain compact(SYNC_LIGHT) nopage(costly order without __GFP_RETRY_MAYFAIL)",
+			noSeries, true, "min compact(ASYNC) min reclaim(4) drain compact(SYNC_LIGHT) nopage(costly order without __GFP_RETRY_MAYFAIL)",
 			false, 2, 2, 0, 0, false},
 		{"with patches 1-2 futile SYNC_LIGHT compaction defers the zone",
-			true, true, "min compact(ASYNC) min reclaim(4) drain compact(SYNC_LIGHT) nopage(costly order without __GFP_RETRY_MAYFAIL)",
+			patches12, true, "min compact(ASYNC) min reclaim(4) drain compact(SYNC_LIGHT) nopage(costly order without __GFP_RETRY_MAYFAIL)",
 			false, 2, 2, 0, 2, true},
 	}
 	for _, tc := range tests {
@@ -167,7 +204,7 @@ func TestA64KFaultUnderDefragModeBySeed001Patch(t *testing.T) {
 			l := carveZone(t, m, nil, nofragLayout(8, tc.pinned))
 			foreignChunk(t, m, l.zone, false)
 			require.NoError(t, m.SetSysctl("vm.defrag_mode", "1"))
-			m.Patches.NofragWatermark = tc.patch
+			tc.patches.apply(m)
 			var got PFN
 			inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, GFP_TRANSHUGE|__GFP_COMP, 4, 0, 0) })
 			assert.Equal(t, tc.got, got != NilPFN, "the fault got its 64K folio")
@@ -188,16 +225,18 @@ func TestA64KFaultUnderDefragModeBySeed001Patch(t *testing.T) {
 
 func TestDirectReclaimForA64KFaultStopsEarlyUnlessSeed001Patch3(t *testing.T) {
 	tests := []struct {
-		name            string
-		patch12, patch3 bool
+		name    string
+		patches series
 		// ready: compaction_ready() stopped reclaim before it freed
 		// anything (try_to_free_pages returned 1).
 		ready bool
 	}{
-		{"defrag_mode without the series: compaction_ready counts the unmovable chunk and reclaim frees nothing", false, false, true},
-		{"patches 1-2 alone leave direct reclaim's check as it was", true, false, true},
-		{"patch 3 alone changes nothing: only patch 2's check acts on ALLOC_NOFRAGMENT", false, true, true},
-		{"patches 1-3: reclaim frees pages for compaction", true, true, false},
+		{"defrag_mode without the series: compaction_ready counts the unmovable chunk and reclaim frees nothing", noSeries, true},
+		{"patches 1-2 leave direct reclaim's check as it was", patches12, true},
+		{"patch 3 without patch 1's check changes nothing", patch3, true},
+		{"patches 2-3 without patch 1's check change nothing either", patches23, true},
+		{"patches 1 and 3: reclaim frees pages for compaction, without patch 2", patches13, false},
+		{"patches 1-3: reclaim frees pages for compaction", patches, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -209,8 +248,7 @@ func TestDirectReclaimForA64KFaultStopsEarlyUnlessSeed001Patch3(t *testing.T) {
 			z := l.zone
 			require.Less(t, z.Stat[NR_FREE_PAGES], int64(z.WmarkPages(WMARK_HIGH)+compactGap(4)+z.WmarkPages(WMARK_LOW)-z.WmarkPages(WMARK_MIN)))
 			require.NoError(t, m.SetSysctl("vm.defrag_mode", "1"))
-			m.Patches.NofragWatermark = tc.patch12
-			m.Patches.NofragReclaim = tc.patch3
+			tc.patches.apply(m)
 			gfp := GFP_TRANSHUGE | __GFP_COMP
 			ac, flags := m.acFor(gfp, 4, 0)
 			require.NotZero(t, flags&ALLOC_NOFRAGMENT)
@@ -233,13 +271,14 @@ func TestDirectReclaimForA64KFaultStopsEarlyUnlessSeed001Patch3(t *testing.T) {
 
 func TestShouldContinueReclaimAsksTheSameQuestionWithSeed001Patch3(t *testing.T) {
 	tests := []struct {
-		name            string
-		patch12, patch3 bool
-		want            bool
+		name    string
+		patches series
+		want    bool
 	}{
-		{"with patches 1-2 should_continue_reclaim stops: the allocation can already succeed, it believes", true, false, false},
-		{"with patches 1-3 it goes on until compaction has room", true, true, true},
-		{"patch 3 alone: stops, as without the series", false, true, false},
+		{"with patches 1-2 should_continue_reclaim stops: the allocation can already succeed, it believes", patches12, false},
+		{"with patches 1-3 it goes on until compaction has room", patches, true},
+		{"with patches 1 and 3 too: patch 2 plays no part", patches13, true},
+		{"patch 3 without patch 1's check: stops, as without the series", patch3, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,8 +286,7 @@ func TestShouldContinueReclaimAsksTheSameQuestionWithSeed001Patch3(t *testing.T)
 			l := carveZone(t, m, nil, nofragLayout(16, false))
 			foreignChunk(t, m, l.zone, false)
 			require.NoError(t, m.SetSysctl("vm.defrag_mode", "1"))
-			m.Patches.NofragWatermark = tc.patch12
-			m.Patches.NofragReclaim = tc.patch3
+			tc.patches.apply(m)
 			_, flags := m.acFor(GFP_TRANSHUGE, 4, 0)
 			sc := &scanControl{gfp: GFP_TRANSHUGE, order: 4, reclaimIdx: ZONE_NORMAL, priority: defPriority,
 				who: reclaimerDirect, allocFlags: flags, migratetype: MIGRATE_MOVABLE}
@@ -315,7 +353,7 @@ func TestADeferredCompactionCountsAStallOnlyBeforeTheV74Tree(t *testing.T) {
 			l := carveZone(t, m, nil, nofragLayout(8, true))
 			foreignChunk(t, m, l.zone, false)
 			require.NoError(t, m.SetSysctl("vm.defrag_mode", "1"))
-			m.Patches.NofragWatermark = true
+			patches12.apply(m)
 			m.Kernel.DeferredCompactNoStall = noStall
 			fault := func() {
 				var got PFN

@@ -693,11 +693,13 @@ func _zoneWatermarkUnusableFree(z *Zone, order Order, allocFlags AllocFlags) int
 	return unusable
 }
 
-// _zoneWatermarkOK is __zone_watermark_ok(). mt is the request's
-// migratetype; it matters only when seed 001's watermark series is applied
-// (Patches.NofragWatermark), where under ALLOC_NOFRAGMENT a sub-pageblock
-// order counts only free lists the request can take
-// (__zone_watermark_ok_mt).
+// _zoneWatermarkOK is __zone_watermark_ok(), and with seed 001 patch 1
+// (Patches.WatermarkCheckKnowsMigratetype) __zone_watermark_ok_mt(): mt is
+// the request's migratetype, or MIGRATE_TYPES for a caller that has none
+// (the kernel's callers of plain __zone_watermark_ok; patches 2 and 3 turn
+// theirs into callers of the _mt check). With patch 1 and a migratetype,
+// under ALLOC_NOFRAGMENT a sub-pageblock order counts only the free lists
+// the request can take.
 func (m *Machine) _zoneWatermarkOK(z *Zone, order Order, mark uint64, highestZoneidx ZoneType, allocFlags AllocFlags, freePages int64, mt MigrateType) bool {
 	min := int64(mark)
 	freePages -= _zoneWatermarkUnusableFree(z, order, allocFlags)
@@ -718,14 +720,14 @@ func (m *Machine) _zoneWatermarkOK(z *Zone, order Order, mark uint64, highestZon
 	if order == 0 {
 		return true
 	}
-	nofragMT := m.Patches.NofragWatermark && allocFlags&ALLOC_NOFRAGMENT != 0
+	nofragMT := m.Patches.WatermarkCheckKnowsMigratetype && mt != MIGRATE_TYPES && allocFlags&ALLOC_NOFRAGMENT != 0
 	for o := order; o < NR_PAGE_ORDERS; o++ {
 		area := &z.freeArea[o]
 		if area.nrFree == 0 {
 			continue
 		}
 		if nofragMT && o < PageblockOrder {
-			// Seed 001 patch 2: below pageblock_order a
+			// Seed 001 patch 1: below pageblock_order a
 			// NOFRAGMENT request can only take its own type.
 			if mt < MIGRATE_PCPTYPES && area.list[mt].n > 0 {
 				return true
@@ -750,11 +752,16 @@ func (m *Machine) _zoneWatermarkOK(z *Zone, order Order, mark uint64, highestZon
 // zoneWatermarkOK is zone_watermark_ok(): __zone_watermark_ok with the
 // zone's NR_FREE_PAGES.
 func (m *Machine) zoneWatermarkOK(z *Zone, order Order, mark uint64, highestZoneidx ZoneType, allocFlags AllocFlags) bool {
-	return m._zoneWatermarkOK(z, order, mark, highestZoneidx, allocFlags, z.Stat[NR_FREE_PAGES], MIGRATE_UNMOVABLE)
+	return m._zoneWatermarkOK(z, order, mark, highestZoneidx, allocFlags, z.Stat[NR_FREE_PAGES], MIGRATE_TYPES)
 }
 
-// zoneWatermarkFast is zone_watermark_fast().
+// zoneWatermarkFast is zone_watermark_fast(). mt reaches the check only with
+// seed 001 patch 2 (Patches.HighOrderCheckHonoursNofragment), which makes
+// it call __zone_watermark_ok_mt().
 func (m *Machine) zoneWatermarkFast(z *Zone, order Order, mark uint64, highestZoneidx ZoneType, allocFlags AllocFlags, mt MigrateType) bool {
+	if !m.Patches.HighOrderCheckHonoursNofragment {
+		mt = MIGRATE_TYPES
+	}
 	free := z.Stat[NR_FREE_PAGES]
 	if order == 0 {
 		usable := free

@@ -28,27 +28,40 @@ type Patches struct {
 	// __filemap_get_folio_mpol (filemapGetFolio).
 	FilemapClearReclaimAfterFirst bool
 
-	// NofragWatermark is seed 001 patches 1-2 (Kiryl Shutsemau, "mm: make
-	// watermark checks honour ALLOC_NOFRAGMENT" v2). Patch 1 ("add a
-	// watermark check that knows the migratetype") gives the high-order
-	// check the request's migratetype and changes no answer; patch 2
-	// ("make the high-order watermark check honour ALLOC_NOFRAGMENT") makes
-	// it skip, under ALLOC_NOFRAGMENT and below pageblock_order, the free
-	// lists of other migratetypes, which __rmqueue_claim() may not take
-	// from. One switch, because patch 1 alone changes nothing. Where the
-	// engine tests it: __zone_watermark_ok() (_zoneWatermarkOK), reached
-	// from zone_watermark_fast() and compaction_suit_allocation_order();
-	// __compact_finished()'s fallback test (_compactFinished).
-	// should_reclaim_retry() keeps counting every migratetype (v1's patch
-	// 2 changelog says so; v2 changed the changelog, not the code).
-	NofragWatermark bool
-	// NofragReclaim is seed 001 patch 3 ("mm: vmscan: tell direct reclaim
-	// the allocation is ALLOC_NOFRAGMENT"): direct reclaim's checks of
-	// whether the allocation can already succeed, compaction_ready() and
-	// should_continue_reclaim(), get the allocation's ALLOC_NOFRAGMENT and
-	// migratetype (reclaimWatermarkFlags). Only patch 2's rule acts on
-	// them, so without NofragWatermark this switch changes nothing.
-	NofragReclaim bool
+	// The three patches of seed 001 (Kiryl Shutsemau, "mm: make watermark
+	// checks honour ALLOC_NOFRAGMENT" v2). Only the cover letter and the
+	// changelog lines its range-diff quotes are in the seed, so where each
+	// acts is read from them and from the diffstat (docs/FIDELITY.md,
+	// "the series' switches").
+	//
+	// WatermarkCheckKnowsMigratetype is patch 1 ("mm: page_alloc: add a
+	// watermark check that knows the migratetype"): __zone_watermark_ok_mt(),
+	// a high-order check given the request's migratetype, which under
+	// ALLOC_NOFRAGMENT and below pageblock_order counts only the free lists
+	// __rmqueue() may serve that migratetype from (its own, CMA and
+	// HighAtomic as before; other types only in whole pageblocks, which
+	// __rmqueue_claim() takes). Where the engine tests it: _zoneWatermarkOK,
+	// for a caller that passes a migratetype. Patch 1 converts no caller:
+	// alone it changes nothing; patches 2 and 3 call it.
+	WatermarkCheckKnowsMigratetype bool
+	// HighOrderCheckHonoursNofragment is patch 2 ("mm: page_alloc: make
+	// the high-order watermark check honour ALLOC_NOFRAGMENT"): the
+	// allocator's checks pass the request's migratetype to patch 1's
+	// check, zone_watermark_fast() (zoneWatermarkFast) and
+	// compaction_suit_allocation_order() (compactionSuitAllocationOrder);
+	// and __compact_finished()'s fallback test (_compactFinished), which
+	// is its own loop, skips other types' lists below pageblock_order
+	// under ALLOC_NOFRAGMENT. should_reclaim_retry() keeps counting every
+	// migratetype (v1's changelog said so; v2 changed the changelog, not
+	// the code).
+	HighOrderCheckHonoursNofragment bool
+	// DirectReclaimToldNofragment is patch 3 ("mm: vmscan: tell direct
+	// reclaim the allocation is ALLOC_NOFRAGMENT"): direct reclaim's
+	// checks of whether the allocation can already succeed,
+	// compaction_ready() and should_continue_reclaim(), pass the
+	// allocation's ALLOC_NOFRAGMENT and migratetype to patch 1's check
+	// (reclaimWatermarkFlags). It acts without patch 2.
+	DirectReclaimToldNofragment bool
 
 	// PromotedOrderRetries is seed 002 as posted ("mm: page_alloc: make
 	// defrag_mode retries follow the promoted order"): should_reclaim_retry

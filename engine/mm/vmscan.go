@@ -340,17 +340,17 @@ func (m *Machine) compactionReady(z *Zone, sc *scanControl) bool {
 
 // reclaimWatermarkFlags returns the alloc_flags and migratetype that direct
 // reclaim's two "allocation can already succeed" checks, compaction_ready()
-// and should_continue_reclaim(), hand to __zone_watermark_ok(). The kernel
-// passes alloc_flags 0, so the check counts free pages of every migratetype
-// (mm/vmscan.c @000fc868). Seed 001 patch 3 ("mm: vmscan: tell direct
-// reclaim the allocation is ALLOC_NOFRAGMENT") passes the allocation's
-// ALLOC_NOFRAGMENT and migratetype instead; the check acts on them only
-// with patch 2's rule (Patches.NofragWatermark), so patch 3 alone changes
-// nothing, as in the series, whose patch 3 was measured on top of 1-2.
-// kswapd has no allocation: its scan_control carries neither.
+// and should_continue_reclaim(), hand to the watermark check. The kernel
+// calls plain __zone_watermark_ok() with alloc_flags 0, so the check counts
+// free pages of every migratetype (mm/vmscan.c @000fc868). Seed 001 patch 3
+// ("mm: vmscan: tell direct reclaim the allocation is ALLOC_NOFRAGMENT",
+// Patches.DirectReclaimToldNofragment) passes the allocation's
+// ALLOC_NOFRAGMENT and migratetype to patch 1's __zone_watermark_ok_mt()
+// instead; it needs patch 2 for nothing. kswapd has no allocation: its
+// scan_control carries neither.
 func (m *Machine) reclaimWatermarkFlags(sc *scanControl) (AllocFlags, MigrateType) {
-	if !m.Patches.NofragReclaim {
-		return 0, MIGRATE_UNMOVABLE
+	if !m.Patches.DirectReclaimToldNofragment {
+		return 0, MIGRATE_TYPES
 	}
 	return sc.allocFlags & ALLOC_NOFRAGMENT, sc.migratetype
 }

@@ -32,8 +32,9 @@ package scenario
 // memory from disk, and the metrics are counted from then to its end.
 //
 // The variants switch the engine, nothing else: vm.defrag_mode, and the
-// series' two switches (Patches.NofragWatermark is patches 1-2,
-// Patches.NofragReclaim patch 3). Every variant runs on the seed's
+// series' three switches (Patches.WatermarkCheckKnowsMigratetype is patch
+// 1, Patches.HighOrderCheckHonoursNofragment patch 2,
+// Patches.DirectReclaimToldNofragment patch 3). Every variant runs on the seed's
 // v7.4-rc1 base: seed 000's costly __GFP_NORETRY rule is merged there
 // (Patches.CostlyNoretryNoDirectReclaim), and a deferred direct compaction
 // counts no compact_stall (Kernel.DeferredCompactNoStall).
@@ -88,6 +89,8 @@ func init() {
 			{Name: "defrag1-series", Help: "vm.defrag_mode=1 with the series (patches 1-3)"},
 			{Name: "defrag0-series", Help: "vm.defrag_mode=0 with the series (the seed: unchanged)"},
 			{Name: "defrag1-patches12", Help: "vm.defrag_mode=1 with patches 1-2 only (patch 3's changelog)"},
+			{Name: "defrag1-patch1", Help: "vm.defrag_mode=1 with patch 1 only (the check that knows the migratetype, which no caller uses yet)", Optional: true},
+			{Name: "defrag1-patches13", Help: "vm.defrag_mode=1 with patches 1 and 3: direct reclaim told of ALLOC_NOFRAGMENT, the allocator's checks as before", Optional: true},
 		},
 		PageParams: map[string]string{"scale": "0.02"},
 		MetricsOf:  nofragMetrics,
@@ -245,8 +248,10 @@ func configureNofrag(m *mm.Machine, variant string) error {
 	if strings.HasPrefix(variant, "defrag1") {
 		dm = "1"
 	}
-	m.Patches.NofragWatermark = strings.HasSuffix(variant, "-series") || variant == "defrag1-patches12"
-	m.Patches.NofragReclaim = strings.HasSuffix(variant, "-series")
+	series := strings.HasSuffix(variant, "-series")
+	m.Patches.WatermarkCheckKnowsMigratetype = series || strings.HasPrefix(variant, "defrag1-patch")
+	m.Patches.HighOrderCheckHonoursNofragment = series || variant == "defrag1-patches12"
+	m.Patches.DirectReclaimToldNofragment = series || variant == "defrag1-patches13"
 	return m.SetSysctl("vm.defrag_mode", dm)
 }
 
@@ -476,7 +481,8 @@ func (r *nofragRun) finish(m *mm.Machine, bench *workload.Faulter, at *benchStar
 }
 
 // reportNofrag prints the cover letter's table, with a column per variant:
-// "dm=0" is vm.defrag_mode=0, "+series" patches 1-3, "+p1-2" patches 1-2.
+// "dm=0" is vm.defrag_mode=0, "+series" patches 1-3, "+p1-2" patches 1-2,
+// "+p1,3" patches 1 and 3, "+p1" patch 1.
 func reportNofrag(res *Result) string {
 	var b strings.Builder
 	head := [][]string{{""}, {""}}
@@ -490,6 +496,10 @@ func reportNofrag(res *Result) string {
 			plus = "+series"
 		case strings.HasSuffix(vr.Name, "-patches12"):
 			plus = "+p1-2"
+		case strings.HasSuffix(vr.Name, "-patches13"):
+			plus = "+p1,3"
+		case strings.HasSuffix(vr.Name, "-patch1"):
+			plus = "+p1"
 		}
 		head[0] = append(head[0], dm)
 		head[1] = append(head[1], plus)
