@@ -265,10 +265,17 @@ func (m *Machine) blkSubmit(now sim.Time, op blkOp, bytes uint64, folios []PFN) 
 			return cmp.Compare(r.complete, c+1) // after every request completing at the same time
 		})
 		d.inflight = slices.Insert(d.inflight, i, rq)
-		m.World.At(complete, func(w *sim.World) { m.blkRetire(w.Now()) })
+		m.World.AtTimer(complete, blkRetireTimer{m})
 	}
 	return complete, dispatch
 }
+
+// blkRetireTimer completes the requests due when it fires (the device's
+// interrupt, blk_mq_complete_request()).
+type blkRetireTimer struct{ m *Machine }
+
+// Fire retires the requests complete by now.
+func (b blkRetireTimer) Fire(w *sim.World) { b.m.blkRetire(w.Now()) }
 
 // book takes xfer of the pipe's idle time from start on and returns when
 // the last of it ends (start itself when xfer is 0).

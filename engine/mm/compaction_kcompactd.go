@@ -33,16 +33,24 @@ func (m *Machine) initKcompactd() {
 		kc.highestZoneidx = MAX_NR_ZONES - 1
 		kc.waitActive = true
 		kc.timeout = hpageFragCheckIntervalMsec * sim.Millisecond
-		node := n
-		kc.task = m.World.NewTask(kthreadName("kcompactd", n.ID), cpu, sim.ProgramFunc(func(w *sim.World, t *sim.Task) sim.Time {
-			return m.kcompactdStep(t, node)
-		}), kc.timeout)
+		kc.task = m.World.NewTask(kthreadName("kcompactd", n.ID), cpu, kcompactdProgram{m, n}, kc.timeout)
 		m.current(kc.task).flags = PF_KTHREAD
 		kc.task.JiffiesTimeouts = true // schedule_timeout()
 		if len(n.CPUs) > 0 {
 			kc.task.AllowedCPUs = n.CPUs
 		}
 	}
+}
+
+// kcompactdProgram is the kcompactd thread of one node: kcompactd() looping.
+type kcompactdProgram struct {
+	m    *Machine
+	node *Node
+}
+
+// Step is one turn of kcompactd()'s loop.
+func (p kcompactdProgram) Step(w *sim.World, t *sim.Task) sim.Time {
+	return p.m.kcompactdStep(t, p.node)
 }
 
 // kcompactdNodeSuitable is kcompactd_node_suitable().

@@ -122,7 +122,15 @@ func (m *Machine) initPSI() {
 		p.nextUpd = psiFreq
 		p.foldAt = psiFoldAt
 	}
-	m.World.OnStep = m.psiStep
+	m.World.Observer = psiObserver{m}
+}
+
+// psiObserver accounts every step of the machine's world (psiStep).
+type psiObserver struct{ m *Machine }
+
+// TaskStepped is psiStep.
+func (p psiObserver) TaskStepped(t *sim.Task, cpu *sim.CPU, start, end sim.Time) {
+	p.m.psiStep(t, cpu, start, end)
 }
 
 // psiStep accounts one task step [start, end) on cpu: non-idle time, and

@@ -695,15 +695,15 @@ func TestShrinkSlabScansItsShareAndDefersWhatAnNOFSCallerCannotDo(t *testing.T) 
 	m := newQuietMachine(t, 8192, 1, 1)
 	const objects = 1 << 20
 	var asked []uint64
-	s := &Shrinker{Name: "test", Seeks: DEFAULT_SEEKS,
-		Count: func(*ShrinkControl) uint64 { return objects },
-		Scan: func(_ *sim.Task, sc *ShrinkControl) (uint64, bool) {
+	s := &Shrinker{Name: "test", Seeks: DEFAULT_SEEKS, Ops: testShrinker{
+		count: func(*ShrinkControl) uint64 { return objects },
+		scan: func(_ *sim.Task, sc *ShrinkControl) (uint64, bool) {
 			if sc.GFP&__GFP_FS == 0 {
 				return 0, true
 			}
 			asked = append(asked, sc.NrToScan)
 			return sc.NrToScan, false
-		}}
+		}}}
 	m.RegisterShrinker(s)
 	tk := m.testTask(0)
 	// GFP_NOFS at priority 10: nothing scanned, (2^20 >> 10) * 4 / 2 =
@@ -722,4 +722,15 @@ func TestShrinkSlabScansItsShareAndDefersWhatAnNOFSCallerCannotDo(t *testing.T) 
 	assert.Equal(t, uint64(2048), total, "16 batches of 128; the 2 left over wait")
 	assert.Equal(t, uint64(2048), s.nrDeferred, "deferred: 2048 + 2048 - 2048 scanned")
 	assert.Equal(t, total, m.Event(SLABS_SCANNED))
+}
+
+// testShrinker is a shrinker's callbacks as a test's functions.
+type testShrinker struct {
+	count func(sc *ShrinkControl) uint64
+	scan  func(t *sim.Task, sc *ShrinkControl) (uint64, bool)
+}
+
+func (s testShrinker) CountObjects(sc *ShrinkControl) uint64 { return s.count(sc) }
+func (s testShrinker) ScanObjects(t *sim.Task, sc *ShrinkControl) (uint64, bool) {
+	return s.scan(t, sc)
 }

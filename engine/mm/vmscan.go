@@ -1408,9 +1408,10 @@ type ReclaimStats struct {
 // its frees empty go back through DiscardSlab, which credits them to the
 // reclaimer. Scan charges its own work to t.
 type Shrinker struct {
-	Name  string
-	Count func(sc *ShrinkControl) uint64
-	Scan  func(t *sim.Task, sc *ShrinkControl) (freed uint64, stop bool)
+	Name string
+	// Ops is the cache's count_objects and scan_objects (with the
+	// shrinker's private_data: a value, so a checkpoint copies it).
+	Ops ShrinkerOps
 	// Seeks is the cost of recreating an object (DEFAULT_SEEKS = 2); 0
 	// trims half the cache at once. Batch is the objects per scan call
 	// (0: SHRINK_BATCH, 128).
@@ -1424,6 +1425,13 @@ type Shrinker struct {
 	// Scanned and Freed count objects over the machine's life.
 	nrDeferred     uint64
 	Scanned, Freed uint64
+}
+
+// ShrinkerOps is a shrinker's count_objects and scan_objects callbacks
+// (see Shrinker).
+type ShrinkerOps interface {
+	CountObjects(sc *ShrinkControl) uint64
+	ScanObjects(t *sim.Task, sc *ShrinkControl) (freed uint64, stop bool)
 }
 
 // ShrinkControl is struct shrink_control.
@@ -1471,7 +1479,7 @@ func (m *Machine) shrinkSlab(t *sim.Task, sc *scanControl, nid int, cg *Memcg) {
 // objects freed.
 func (m *Machine) doShrinkSlab(t *sim.Task, s *Shrinker, ctl *ShrinkControl, priority int) uint64 {
 	t.Charge(m.Cost.ZoneCheck) // count_objects: a list_lru count read
-	freeable := s.Count(ctl)
+	freeable := s.Ops.CountObjects(ctl)
 	if freeable == 0 {
 		return 0
 	}
@@ -1492,7 +1500,7 @@ func (m *Machine) doShrinkSlab(t *sim.Task, s *Shrinker, ctl *ShrinkControl, pri
 	for totalScan >= batch || totalScan >= freeable {
 		ctl.NrToScan = min(batch, totalScan)
 		ctl.NrScanned = ctl.NrToScan
-		ret, stop := s.Scan(t, ctl)
+		ret, stop := s.Ops.ScanObjects(t, ctl)
 		if stop {
 			break
 		}

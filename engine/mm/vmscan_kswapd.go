@@ -63,10 +63,7 @@ func (m *Machine) initKswapd() {
 		k.highest = MAX_NR_ZONES - 1
 		k.state = ksSleep
 		k.waitActive = true
-		node := n
-		k.task = m.World.NewTask(kthreadName("kswapd", n.ID), cpu, sim.ProgramFunc(func(w *sim.World, t *sim.Task) sim.Time {
-			return m.kswapdStep(t, node)
-		}), sim.Never)
+		k.task = m.World.NewTask(kthreadName("kswapd", n.ID), cpu, kswapdProgram{m, n}, sim.Never)
 		m.current(k.task).flags = PF_MEMALLOC | PF_KSWAPD | PF_KTHREAD
 		k.task.JiffiesTimeouts = true // schedule_timeout()
 		if len(n.CPUs) > 0 {
@@ -74,6 +71,15 @@ func (m *Machine) initKswapd() {
 		}
 	}
 }
+
+// kswapdProgram is the kswapd thread of one node: kswapd() looping.
+type kswapdProgram struct {
+	m    *Machine
+	node *Node
+}
+
+// Step is one turn of kswapd()'s loop.
+func (p kswapdProgram) Step(w *sim.World, t *sim.Task) sim.Time { return p.m.kswapdStep(t, p.node) }
 
 func kthreadName(base string, id int) string {
 	return base + itoa(id)

@@ -331,37 +331,17 @@ func (r *nofragRun) Boot(int) (*Phase, error) {
 	// first 80% of memory of them and writes each 16 MiB back as it goes,
 	// so memory starts full of clean page cache; the rest of the
 	// workload starts when it is done.
-	var files []*mm.File
+	p := &nofragPhase{r: r, m: m}
 	for i := 0; i < readers; i++ {
-		files = append(files, m.NewFile(fmt.Sprintf("data%d", i), nil))
+		p.files = append(p.files, m.NewFile(fmt.Sprintf("data%d", i), nil))
 	}
-	var later []*sim.Task
-	fillEach := managed * 8 / 10 / uint64(readers)
-	fi, pos := 0, uint64(0)
-	m.World.NewTask("fill", 0, sim.ProgramFunc(func(w *sim.World, t *sim.Task) sim.Time {
-		for fi < len(files) {
-			f := files[fi]
-			n := min(4096, fillEach-pos)
-			got := m.FileWrite(t, f, pos, n, mm.GFP_HIGHUSER_MOVABLE)
-			pos += got
-			if m.AllocPending(t) {
-				return sim.Resched
-			}
-			m.FileSync(t, f)
-			if got < n || pos >= fillEach {
-				f.Size = managed * 3 / 2 / uint64(readers)
-				fi, pos = fi+1, 0
-			}
-			return t.Now
-		}
-		for _, lt := range later {
-			w.Wake(lt, t.Now)
-		}
-		return sim.Exit
-	}), 0)
+	p.fillEach = managed * 8 / 10 / uint64(readers)
+	p.fileSize = managed * 3 / 2 / uint64(readers)
+	m.World.NewTask("fill", 0, nofragFill{p}, 0)
 	start := sim.Never
+	files := p.files
+	var later []*sim.Task
 
-	var hog []*workload.RandomReader
 	if v.Bool("pressure") {
 		for i, f := range files {
 			rd := &workload.RandomReader{M: m, File: f, Chunk: uint64(v.Int("read_kb") / 4), Batch: 16, GFP: mm.GFP_HIGHUSER_MOVABLE,
@@ -371,7 +351,7 @@ func (r *nofragRun) Boot(int) (*Phase, error) {
 				rd.Interval = sim.Time(float64(16*v.Int("read_kb")*1024) / (mbps * 1e6 / float64(readers)) * float64(sim.Second))
 			}
 			later = append(later, m.World.NewTask(fmt.Sprintf("reader/%d", i), 1+i%(cpus-1), rd, start))
-			hog = append(hog, rd)
+			p.hog = append(p.hog, rd)
 		}
 		// The caches: peak slab_pct% of memory (the unmovable one
 		// half), shrinking to half their peak; a cycle takes 2 s at the
@@ -402,49 +382,104 @@ func (r *nofragRun) Boot(int) (*Phase, error) {
 	pages := uint64(v.Float("fault_mb")*sc*(1<<20)) / mm.PAGE_SIZE &^ 15
 	region := m.NewAnonRegion("bench", nil, pages)
 	region.Madvised = v.Bool("madvise")
-	bench := &workload.Faulter{M: m, Region: region, Batch: 16}
-	need := uint64(v.Float("warmup") * float64(managed))
-	var at benchStart
-	started := false
-	later = append(later, m.World.NewTask("bench", cpus-1, sim.ProgramFunc(func(w *sim.World, t *sim.Task) sim.Time {
-		if !started {
-			var read uint64
-			for _, rd := range hog {
-				read += rd.Misses
-			}
-			if read < need && len(hog) > 0 {
-				return t.Now + sim.Millisecond
-			}
-			started = true
-			at = benchStart{at: t.Now, events: m.Stat.Events, mthp: m.MTHP[4],
-				o4Runs: m.Reclaim.DirectRuns[4], o4Reclaimed: m.Reclaim.DirectReclaimed[4]}
-		}
-		return bench.Step(w, t)
-	}), start))
+	p.bench = &workload.Faulter{M: m, Region: region, Batch: 16}
+	p.need = uint64(v.Float("warmup") * float64(managed))
+	later = append(later, m.World.NewTask("bench", cpus-1, nofragBench{p}, start))
+	p.later = later
+	return &Phase{Name: "64K faults", M: m, Done: p, Status: p, End: p}, nil
+}
 
-	return &Phase{
-		Name: "64K faults",
-		M:    m,
-		Done: func() bool { return bench.Done },
-		Status: func() string {
-			if fi < len(files) {
-				return fmt.Sprintf("filling the page cache: %d of %d files", fi, len(files))
-			}
-			if !started {
-				var read uint64
-				for _, rd := range hog {
-					read += rd.Misses
-				}
-				return fmt.Sprintf("warm-up: the hog has read %.2f of %.2f GiB", float64(read)*mm.PAGE_SIZE/(1<<30), float64(need)*mm.PAGE_SIZE/(1<<30))
-			}
-			s := m.MTHP[4]
-			return fmt.Sprintf("benchmark: %.2f of %.2f GiB faulted; 64K folios %d, fallbacks %d", float64(region.Cursor)*mm.PAGE_SIZE/(1<<30),
-				float64(region.Pages)*mm.PAGE_SIZE/(1<<30), s.AnonFaultAlloc-at.mthp.AnonFaultAlloc, s.AnonFaultFallback-at.mthp.AnonFaultFallback)
-		},
-		End: func(stuck bool) PhaseResult {
-			return r.finish(m, bench, &at, stuck)
-		},
-	}, nil
+// nofragPhase is the benchmark's phase on machine m: the fill task
+// writes files[fi] up to fillEach pages (pos so far), then wakes the
+// tasks in later; the hog's readers read; once they have missed need
+// pages, bench faults (started, its counters at the start in at).
+type nofragPhase struct {
+	r                  *nofragRun
+	m                  *mm.Machine
+	files              []*mm.File
+	fi                 int
+	pos                uint64
+	fillEach, fileSize uint64
+	later              []*sim.Task
+	hog                []*workload.RandomReader
+	bench              *workload.Faulter
+	need               uint64
+	started            bool
+	at                 benchStart
+}
+
+// nofragFill writes the hog's files and then wakes the rest of the
+// workload.
+type nofragFill struct{ p *nofragPhase }
+
+// Step writes up to 4096 pages of the current file.
+func (f nofragFill) Step(w *sim.World, t *sim.Task) sim.Time {
+	p, m := f.p, f.p.m
+	for p.fi < len(p.files) {
+		f := p.files[p.fi]
+		n := min(4096, p.fillEach-p.pos)
+		got := m.FileWrite(t, f, p.pos, n, mm.GFP_HIGHUSER_MOVABLE)
+		p.pos += got
+		if m.AllocPending(t) {
+			return sim.Resched
+		}
+		m.FileSync(t, f)
+		if got < n || p.pos >= p.fillEach {
+			f.Size = p.fileSize
+			p.fi, p.pos = p.fi+1, 0
+		}
+		return t.Now
+	}
+	for _, lt := range p.later {
+		w.Wake(lt, t.Now)
+	}
+	return sim.Exit
+}
+
+func (p *nofragPhase) hogRead() uint64 {
+	var read uint64
+	for _, rd := range p.hog {
+		read += rd.Misses
+	}
+	return read
+}
+
+// nofragBench waits for the hog's warm-up, then faults.
+type nofragBench struct{ p *nofragPhase }
+
+// Step is one step of the benchmark.
+func (b nofragBench) Step(w *sim.World, t *sim.Task) sim.Time {
+	p, m := b.p, b.p.m
+	if !p.started {
+		if p.hogRead() < p.need && len(p.hog) > 0 {
+			return t.Now + sim.Millisecond
+		}
+		p.started = true
+		p.at = benchStart{at: t.Now, events: m.Stat.Events, mthp: m.MTHP[4],
+			o4Runs: m.Reclaim.DirectRuns[4], o4Reclaimed: m.Reclaim.DirectReclaimed[4]}
+	}
+	return p.bench.Step(w, t)
+}
+
+// Done reports whether the benchmark has faulted its region.
+func (p *nofragPhase) Done() bool { return p.bench.Done }
+
+// Status says which part of the workload runs.
+func (p *nofragPhase) Status() string {
+	if p.fi < len(p.files) {
+		return fmt.Sprintf("filling the page cache: %d of %d files", p.fi, len(p.files))
+	}
+	if !p.started {
+		return fmt.Sprintf("warm-up: the hog has read %.2f of %.2f GiB", float64(p.hogRead())*mm.PAGE_SIZE/(1<<30), float64(p.need)*mm.PAGE_SIZE/(1<<30))
+	}
+	s, region := p.m.MTHP[4], p.bench.Region
+	return fmt.Sprintf("benchmark: %.2f of %.2f GiB faulted; 64K folios %d, fallbacks %d", float64(region.Cursor)*mm.PAGE_SIZE/(1<<30),
+		float64(region.Pages)*mm.PAGE_SIZE/(1<<30), s.AnonFaultAlloc-p.at.mthp.AnonFaultAlloc, s.AnonFaultFallback-p.at.mthp.AnonFaultFallback)
+}
+
+// End reads the benchmark's counters.
+func (p *nofragPhase) End(stuck bool) PhaseResult {
+	return p.r.finish(p.m, p.bench, &p.at, stuck)
 }
 
 // finish reads the benchmark's counters.

@@ -292,32 +292,52 @@ func (r *noretryRun) Boot(int) (*Phase, error) {
 	}
 	warmEnd := start + noretryWarmup
 	end := warmEnd + sim.Time(dur*float64(sim.Second))
-	var snap noretrySnap
-	take := func(s *noretrySnap, at sim.Time) {
-		s.at, s.events, s.drains, s.folios, s.stats = at, m.Stat.Events, m.Slow.Drains, m.Filemap.FoliosAdded, bench.Stats
-		s.taken = true
+	p := &noretryPhase{r: r, m: m, bench: bench, warmEnd: warmEnd, dur: v.Float("duration_s")}
+	m.World.AtTimer(warmEnd, noretryWarmEnd{p})
+	return &Phase{Name: "pgbench", M: m, Until: end, Status: p, End: p}, nil
+}
+
+// noretryPhase is pgbench's phase on machine m: the measured window
+// starts at warmEnd (snap, taken then) and lasts dur seconds.
+type noretryPhase struct {
+	r       *noretryRun
+	m       *mm.Machine
+	bench   *workload.PgBench
+	warmEnd sim.Time
+	dur     float64
+	snap    noretrySnap
+}
+
+func (p *noretryPhase) take(s *noretrySnap, at sim.Time) {
+	m := p.m
+	s.at, s.events, s.drains, s.folios, s.stats = at, m.Stat.Events, m.Slow.Drains, m.Filemap.FoliosAdded, p.bench.Stats
+	s.taken = true
+}
+
+// noretryWarmEnd ends the warm-up: the window's counters start here, and
+// pgbench's checkpoint.
+type noretryWarmEnd struct{ p *noretryPhase }
+
+// Fire takes the window's first snapshot.
+func (e noretryWarmEnd) Fire(w *sim.World) {
+	e.p.take(&e.p.snap, w.Now())
+	e.p.bench.Checkpoint()
+}
+
+// Status says where the benchmark is.
+func (p *noretryPhase) Status() string {
+	now := p.m.World.Now()
+	if now < p.warmEnd {
+		return fmt.Sprintf("warm-up, %d commits", p.bench.Stats.Commits)
 	}
-	m.World.At(warmEnd, func(w *sim.World) {
-		take(&snap, w.Now())
-		bench.Checkpoint()
-	})
-	return &Phase{
-		Name:  "pgbench",
-		M:     m,
-		Until: end,
-		Status: func() string {
-			now := m.World.Now()
-			if now < warmEnd {
-				return fmt.Sprintf("warm-up, %d commits", bench.Stats.Commits)
-			}
-			return fmt.Sprintf("%.3f s of %g s measured, %d commits", (now - warmEnd).Seconds(), v.Float("duration_s"), bench.Stats.Commits-snap.stats.Commits)
-		},
-		End: func(bool) PhaseResult {
-			var fin noretrySnap
-			take(&fin, m.World.Now())
-			return r.finish(m, &snap, &fin)
-		},
-	}, nil
+	return fmt.Sprintf("%.3f s of %g s measured, %d commits", (now - p.warmEnd).Seconds(), p.dur, p.bench.Stats.Commits-p.snap.stats.Commits)
+}
+
+// End reads the window's results.
+func (p *noretryPhase) End(bool) PhaseResult {
+	var fin noretrySnap
+	p.take(&fin, p.m.World.Now())
+	return p.r.finish(p.m, &p.snap, &fin)
 }
 
 // finish reads the window's results.

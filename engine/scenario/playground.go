@@ -120,16 +120,15 @@ func (p *playground) Boot(int) (*Phase, error) {
 			managed += z.ManagedPages
 		}
 		w := &churnWorker{p: p, target: managed * fill / 100 / uint64(cpus), rnd: m.World.Stream(fmt.Sprintf("workload/churn#%d", cpu))}
-		t := m.World.NewTask(fmt.Sprintf("churn/%d", cpu), cpu, sim.ProgramFunc(w.step), sim.Time(cpu)*10*sim.Microsecond)
+		t := m.World.NewTask(fmt.Sprintf("churn/%d", cpu), cpu, w, sim.Time(cpu)*10*sim.Microsecond)
 		t.AllowedCPUs = []int{cpu}
 	}
-	return &Phase{
-		M:     m,
-		Until: sim.Time(v.Int("duration")) * sim.Second,
-		Status: func() string {
-			return fmt.Sprintf("%d allocations, %d failed, %d frees", p.allocs, p.failures, p.frees)
-		},
-	}, nil
+	return &Phase{M: m, Until: sim.Time(v.Int("duration")) * sim.Second, Status: p}, nil
+}
+
+// Status counts the churn's allocations.
+func (p *playground) Status() string {
+	return fmt.Sprintf("%d allocations, %d failed, %d frees", p.allocs, p.failures, p.frees)
 }
 
 // Metrics reads the counters as they stand.
@@ -178,7 +177,8 @@ var churnOrders = [...]struct {
 	parts uint64
 }{{0, 55}, {1, 12}, {2, 10}, {3, 10}, {4, 5}, {9, 8}}
 
-func (w *churnWorker) step(wd *sim.World, t *sim.Task) sim.Time {
+// Step is one turn of the churn: an allocation or a free.
+func (w *churnWorker) Step(wd *sim.World, t *sim.Task) sim.Time {
 	p := w.p
 	if w.resuming {
 		// An allocation that stopped at a cond_resched() goes on.

@@ -248,64 +248,93 @@ func (r *promotedOrderRun) Boot(int) (*Phase, error) {
 		m.World.NewTask("build", i%len(m.World.CPUs), w, start)
 	}
 	mon := &workload.PSIMonitor{M: m, Interval: sim.Second, Threshold: 50, Until: start + duration,
-		Counter: func() uint64 { return m.Reclaim.DirectRuns[mm.PageblockOrder] }}
+		Counter: directRuns{m, mm.PageblockOrder}}
 	m.World.NewTask("oomd", len(m.World.CPUs)-1, mon, start)
 	s0 := promotedOrderStart{m.Slow.NofragGiveUps, m.Frag.MovableBlocksLost, m.Frag.WholeBlocksClaimed,
 		m.Reclaim.DirectRuns[mm.PageblockOrder], m.Reclaim.DirectRuns[0], m.Pins.Migrated}
-	allDone := func() bool {
-		for _, w := range ws {
-			if !w.Done {
-				return false
-			}
-		}
-		return true
-	}
-	ops := func() uint64 {
-		var n uint64
-		for _, w := range ws {
-			n += w.Ops
-		}
-		return n
-	}
-	ph := &Phase{
-		Name:  v.String("fs"),
-		M:     m,
-		Until: start + duration,
-		Status: func() string {
-			return fmt.Sprintf("%s: %.1f of %.1f s, %d ops, %d order-9 reclaim runs", v.String("fs"),
-				(m.World.Now() - start).Seconds(), duration.Seconds(), ops(), m.Reclaim.DirectRuns[mm.PageblockOrder]-s0.o9)
-		},
-	}
-	if kind == workload.FSTmpfs {
-		ph.Done = allDone
-	}
-	ph.End = func(bool) PhaseResult {
-		end := m.World.Now()
-		el := (end - start).Seconds()
-		n := ops()
-		longest := m.LongestSlowpath(end)
-		r.metrics["ops_per_s"] = float64(n) / max(el, 1e-9)
-		r.metrics["psi_some_mean_pct"] = mon.MeanPct()
-		r.metrics["psi_some_peak_avg10"] = mon.PeakAvg10
-		r.metrics["psi_some_s_over_50"] = float64(mon.Over) * mon.Interval.Seconds()
-		r.metrics["nofrag_giveups"] = float64(m.Slow.NofragGiveUps - s0.giveups)
-		r.metrics["movable_blocks_lost"] = float64(m.Frag.MovableBlocksLost - s0.lost)
-		r.metrics["whole_blocks_claimed"] = float64(m.Frag.WholeBlocksClaimed - s0.claimed)
-		r.metrics["order9_reclaim_runs"] = float64(m.Reclaim.DirectRuns[mm.PageblockOrder] - s0.o9)
-		r.metrics["order0_reclaim_runs"] = float64(m.Reclaim.DirectRuns[0] - s0.o0)
-		r.metrics["longest_slowpath_s"] = longest.Seconds()
-		r.metrics["order9_peak_per_s"] = mon.PeakRate
-		r.metrics["stormed"] = float64(btoi(mon.PeakRate >= promotedOrderStormRule))
-		r.metrics["elapsed_s"] = el
-		r.metrics["pins_migrated"] = float64(m.Pins.Migrated)
-		r.metrics["finished"] = float64(btoi(kind == workload.FSBtrfs || allDone()))
-		return PhaseResult{
-			Line: fmt.Sprintf("%d ops in %.1f s, PSI some %.1f%% (peak avg10 %.1f), %d give-ups, %d order-9 reclaim runs",
-				n, el, r.metrics["psi_some_mean_pct"], mon.PeakAvg10, m.Slow.NofragGiveUps-s0.giveups, m.Reclaim.DirectRuns[mm.PageblockOrder]-s0.o9),
-			Headline: fmt.Sprintf("%.0f ops/s, PSI %.1f%%", r.metrics["ops_per_s"], r.metrics["psi_some_mean_pct"]),
-		}
+	p := &promotedOrderPhase{r: r, m: m, ws: ws, mon: mon, s0: s0, start: start, duration: duration,
+		fs: v.String("fs"), tmpfs: kind == workload.FSTmpfs}
+	ph := &Phase{Name: p.fs, M: m, Until: start + duration, Status: p, End: p}
+	if p.tmpfs {
+		ph.Done = p
 	}
 	return ph, nil
+}
+
+// directRuns reads the direct reclaim runs of one order.
+type directRuns struct {
+	m     *mm.Machine
+	order mm.Order
+}
+
+// Count is m.Reclaim.DirectRuns[order].
+func (d directRuns) Count() uint64 { return d.m.Reclaim.DirectRuns[d.order] }
+
+// promotedOrderPhase is the build's phase: the workers ws and the PSI
+// monitor mon on machine m, from start for duration.
+type promotedOrderPhase struct {
+	r               *promotedOrderRun
+	m               *mm.Machine
+	ws              []*workload.BuildWorker
+	mon             *workload.PSIMonitor
+	s0              promotedOrderStart
+	start, duration sim.Time
+	fs              string
+	tmpfs           bool
+}
+
+// Done reports whether every worker has finished (tmpfs's builds end).
+func (p *promotedOrderPhase) Done() bool {
+	for _, w := range p.ws {
+		if !w.Done {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *promotedOrderPhase) ops() uint64 {
+	var n uint64
+	for _, w := range p.ws {
+		n += w.Ops
+	}
+	return n
+}
+
+// Status says how far the build is.
+func (p *promotedOrderPhase) Status() string {
+	m := p.m
+	return fmt.Sprintf("%s: %.1f of %.1f s, %d ops, %d order-9 reclaim runs", p.fs,
+		(m.World.Now() - p.start).Seconds(), p.duration.Seconds(), p.ops(), m.Reclaim.DirectRuns[mm.PageblockOrder]-p.s0.o9)
+}
+
+// End reads the build's results.
+func (p *promotedOrderPhase) End(bool) PhaseResult {
+	r, m, mon, s0 := p.r, p.m, p.mon, p.s0
+	end := m.World.Now()
+	el := (end - p.start).Seconds()
+	n := p.ops()
+	longest := m.LongestSlowpath(end)
+	r.metrics["ops_per_s"] = float64(n) / max(el, 1e-9)
+	r.metrics["psi_some_mean_pct"] = mon.MeanPct()
+	r.metrics["psi_some_peak_avg10"] = mon.PeakAvg10
+	r.metrics["psi_some_s_over_50"] = float64(mon.Over) * mon.Interval.Seconds()
+	r.metrics["nofrag_giveups"] = float64(m.Slow.NofragGiveUps - s0.giveups)
+	r.metrics["movable_blocks_lost"] = float64(m.Frag.MovableBlocksLost - s0.lost)
+	r.metrics["whole_blocks_claimed"] = float64(m.Frag.WholeBlocksClaimed - s0.claimed)
+	r.metrics["order9_reclaim_runs"] = float64(m.Reclaim.DirectRuns[mm.PageblockOrder] - s0.o9)
+	r.metrics["order0_reclaim_runs"] = float64(m.Reclaim.DirectRuns[0] - s0.o0)
+	r.metrics["longest_slowpath_s"] = longest.Seconds()
+	r.metrics["order9_peak_per_s"] = mon.PeakRate
+	r.metrics["stormed"] = float64(btoi(mon.PeakRate >= promotedOrderStormRule))
+	r.metrics["elapsed_s"] = el
+	r.metrics["pins_migrated"] = float64(m.Pins.Migrated)
+	r.metrics["finished"] = float64(btoi(!p.tmpfs || p.Done()))
+	return PhaseResult{
+		Line: fmt.Sprintf("%d ops in %.1f s, PSI some %.1f%% (peak avg10 %.1f), %d give-ups, %d order-9 reclaim runs",
+			n, el, r.metrics["psi_some_mean_pct"], mon.PeakAvg10, m.Slow.NofragGiveUps-s0.giveups, m.Reclaim.DirectRuns[mm.PageblockOrder]-s0.o9),
+		Headline: fmt.Sprintf("%.0f ops/s, PSI %.1f%%", r.metrics["ops_per_s"], r.metrics["psi_some_mean_pct"]),
+	}
 }
 
 // fmtCount prints a count as the seed did ("3.85M", "22k"): whole below

@@ -49,20 +49,33 @@ type Phase struct {
 	// Until, if not 0, ends the phase at that time of M's clock (a phase
 	// of fixed length, such as the playground's duration).
 	Until sim.Time
-	// Done, if set, ends the phase as soon as it returns true; Run asks
-	// after every event. A phase with neither Until nor Done, or whose
-	// machine has nothing left to run, ends when its event queue is
+	// Done, if set, ends the phase as soon as its Done returns true; Run
+	// asks after every event. A phase with neither Until nor Done, or
+	// whose machine has nothing left to run, ends when its event queue is
 	// empty.
-	Done func() bool
+	Done PhaseDone
 	// Status, if set, says in one line where the phase is ("3.10 of 8.50
 	// GiB mapped, 1.2 s").
-	Status func() string
+	Status PhaseStatus
 	// End, if set, is called once when the phase ends, on its machine as
 	// it stands then. stuck is true when the machine had nothing left to
 	// run before Done said so. End reads the phase's results from the
 	// counters (for Metrics) and returns the phase's result.
-	End func(stuck bool) PhaseResult
+	End PhaseEnd
 }
+
+// PhaseDone, PhaseStatus and PhaseEnd are a phase's questions to its
+// workload. They are values (usually the scenario's own struct for the
+// phase, holding the machine and the workload it reads), never closures:
+// a checkpoint (Run.Clone) copies them with the run, and a closure's
+// captured variables are out of its reach.
+type PhaseDone interface{ Done() bool }
+
+// PhaseStatus says where a phase is (see PhaseDone).
+type PhaseStatus interface{ Status() string }
+
+// PhaseEnd ends a phase (see PhaseDone).
+type PhaseEnd interface{ End(stuck bool) PhaseResult }
 
 // PhaseResult is what a finished phase leaves.
 type PhaseResult struct {
@@ -212,7 +225,7 @@ func (r *Run) Advance(until sim.Time, maxEvents int) int {
 			w.RunUntil(local, func() bool {
 				n++
 				switch {
-				case ph.Done != nil && ph.Done():
+				case ph.Done != nil && ph.Done.Done():
 					ended = true
 				case ph.Until == 0 && !w.Pending():
 					ended, stuck = true, ph.Done != nil
@@ -233,7 +246,7 @@ func (r *Run) Advance(until sim.Time, maxEvents int) int {
 func (r *Run) endPhase(stuck bool) {
 	ph := r.cur
 	if ph.End != nil {
-		r.results = append(r.results, ph.End(stuck))
+		r.results = append(r.results, ph.End.End(stuck))
 	}
 	if r.i == r.n-1 {
 		r.done = true
@@ -293,7 +306,7 @@ func (r *Run) Status() string {
 	case r.done:
 		return "done"
 	case r.cur.Status != nil:
-		return r.cur.Status()
+		return r.cur.Status.Status()
 	}
 	return ""
 }

@@ -54,18 +54,29 @@ func (s *steps) Boot(i int) (*Phase, error) {
 		done++
 		return sim.Time(done) * sim.Millisecond
 	}), 0)
-	return &Phase{
-		Name:   fmt.Sprintf("%d pages", s.allocs[i]),
-		M:      m,
-		Done:   func() bool { return done == s.allocs[i] },
-		Status: func() string { return strconv.Itoa(done) + " allocated" },
-		End: func(stuck bool) PhaseResult {
+	f := phaseFuncs{
+		done:   func() bool { return done == s.allocs[i] },
+		status: func() string { return strconv.Itoa(done) + " allocated" },
+		end: func(stuck bool) PhaseResult {
 			s.ended = append(s.ended, stuck)
 			s.metrics["allocated_"+strconv.Itoa(i)] = float64(m.Event(mm.PGALLOC_NORMAL))
 			return PhaseResult{Line: fmt.Sprintf("phase %d: %d pages at %d ns", i, done, m.World.Now()), Headline: strconv.Itoa(done)}
 		},
-	}, nil
+	}
+	return &Phase{Name: fmt.Sprintf("%d pages", s.allocs[i]), M: m, Done: f, Status: f, End: f}, nil
 }
+
+// phaseFuncs is a test phase's questions as functions (a run made of
+// them cannot be checkpointed).
+type phaseFuncs struct {
+	done   func() bool
+	status func() string
+	end    func(stuck bool) PhaseResult
+}
+
+func (f phaseFuncs) Done() bool                 { return f.done() }
+func (f phaseFuncs) Status() string             { return f.status() }
+func (f phaseFuncs) End(stuck bool) PhaseResult { return f.end(stuck) }
 
 func (s *steps) Metrics() map[string]float64 { return s.metrics }
 

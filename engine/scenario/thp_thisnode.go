@@ -256,23 +256,36 @@ func (r *thpThisnodeRun) Boot(i int) (*Phase, error) {
 	r.qemu = qemu
 	tk := m.World.Fork("qemu-kvm", 0, qemu, setupEnd)
 	tk.AllowedCPUs = m.Nodes[0].CPUs
-	l := sizeLabel(r.sizes[i])
-	return &Phase{
-		Name: l + " GB",
-		M:    m,
-		Done: func() bool { return qemu.Done },
-		Status: func() string {
-			return fmt.Sprintf("guest %s GB: %.2f of %.2f GiB mapped, %.1f s", l,
-				float64(region.Cursor)*mm.PAGE_SIZE/float64(1<<30), float64(region.Pages)*mm.PAGE_SIZE/float64(1<<30), qemu.Elapsed(m.World.Now()).Seconds())
-		},
-		End: func(stuck bool) PhaseResult {
-			if stuck {
-				// Nothing left to run and the guest is not mapped.
-				qemu.Failed, qemu.Done, qemu.Finish = 1, true, m.World.Now()
-			}
-			return r.finishSize(i, m, qemu)
-		},
-	}, nil
+	p := &thpThisnodePhase{r: r, i: i, m: m, qemu: qemu}
+	return &Phase{Name: sizeLabel(r.sizes[i]) + " GB", M: m, Done: p, Status: p, End: p}, nil
+}
+
+// thpThisnodePhase is one guest size's phase: the guest mapper qemu on
+// machine m.
+type thpThisnodePhase struct {
+	r    *thpThisnodeRun
+	i    int
+	m    *mm.Machine
+	qemu *workload.QemuVfio
+}
+
+// Done reports whether the guest is mapped.
+func (p *thpThisnodePhase) Done() bool { return p.qemu.Done }
+
+// Status says how much of the guest is mapped.
+func (p *thpThisnodePhase) Status() string {
+	region := p.qemu.Region
+	return fmt.Sprintf("guest %s GB: %.2f of %.2f GiB mapped, %.1f s", sizeLabel(p.r.sizes[p.i]),
+		float64(region.Cursor)*mm.PAGE_SIZE/float64(1<<30), float64(region.Pages)*mm.PAGE_SIZE/float64(1<<30), p.qemu.Elapsed(p.m.World.Now()).Seconds())
+}
+
+// End reads the guest size's results.
+func (p *thpThisnodePhase) End(stuck bool) PhaseResult {
+	if stuck {
+		// Nothing left to run and the guest is not mapped.
+		p.qemu.Failed, p.qemu.Done, p.qemu.Finish = 1, true, p.m.World.Now()
+	}
+	return p.r.finishSize(p.i, p.m, p.qemu)
 }
 
 func (r *thpThisnodeRun) Metrics() map[string]float64 {

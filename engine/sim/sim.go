@@ -387,10 +387,10 @@ func (l *Lock) Hold(t *Task, d Time) {
 }
 
 type event struct {
-	at   Time
-	seq  uint64
-	task *Task
-	fn   func(w *World)
+	at    Time
+	seq   uint64
+	task  *Task
+	timer Timer
 	// wake marks a task's wakeup from sleep (a start, a Wake, a timer):
 	// with a SchedModel its CPU may have to leave an idle state first.
 	wake bool
@@ -428,16 +428,23 @@ type World struct {
 	Steps uint64
 	// OnStep, if set, is told about every step: the CPU ran t from start
 	// to end (end includes Sleep time the CPU did not spend).
-	OnStep func(t *Task, cpu *CPU, start, end Time)
+	// It is a test's hook: a checkpoint (engine/internal/deepcopy) leaves
+	// it out. The engine's own observer is Observer.
+	OnStep func(t *Task, cpu *CPU, start, end Time) `deepcopy:"-"`
+	// Observer, if set, is told about every step as OnStep is. It is
+	// data (mm's PSI accounting), so a checkpoint copies it.
+	Observer StepObserver
 	// AfterEvent, if set, runs after every event RunUntil or Step
-	// processes (tests check the machine's invariants there).
-	AfterEvent func()
+	// processes (tests check the machine's invariants there). A
+	// checkpoint leaves it out: whoever wants it on a copy sets it again.
+	AfterEvent func() `deepcopy:"-"`
 	// BeforeEvent, if set, is told the time of every event before it
 	// runs: the state it could read then is the state at every time
 	// from the previous event's up to (not including) at. A recorder
 	// samples counters there (mm's trace_record.go); it must not change
-	// the simulation.
-	BeforeEvent func(at Time)
+	// the simulation. A checkpoint leaves it out (a recorder is not part
+	// of the run).
+	BeforeEvent func(at Time) `deepcopy:"-"`
 	// SchedSlice is the scheduler's slice (see Resched): EEVDF's
 	// sysctl_sched_base_slice, 0.70 ms since "sched: Reduce the default
 	// slice to avoid tasks getting an extra tick" (2025, lore
@@ -543,13 +550,38 @@ func (w *World) scheduleWake(t *Task, at Time, wake bool) {
 	heap.Push(&w.queue, event{at: at, seq: w.seq, task: t, wake: wake})
 }
 
-// At runs fn at time at (a timer, such as the PSI averaging work).
-func (w *World) At(at Time, fn func(w *World)) {
+// At runs fn at time at (a timer, such as the PSI averaging work). A
+// checkpoint cannot copy a closure: the engine's own timers are values
+// (AtTimer).
+func (w *World) At(at Time, fn func(w *World)) { w.AtTimer(at, TimerFunc(fn)) }
+
+// TimerFunc adapts a function to Timer.
+type TimerFunc func(w *World)
+
+// Fire calls f.
+func (f TimerFunc) Fire(w *World) { f(w) }
+
+// Timer is work queued for a time that is not a task's step (a timer
+// list entry, a block request's completion). It is a value, not a
+// closure, so that a checkpoint copies it with the state it acts on.
+type Timer interface {
+	Fire(w *World)
+}
+
+// StepObserver is told about every step: the CPU ran t from start to end
+// (end includes Sleep time the CPU did not spend).
+type StepObserver interface {
+	TaskStepped(t *Task, cpu *CPU, start, end Time)
+}
+
+// AtTimer runs tm.Fire at time at. Unlike At, whose function may be a
+// closure a checkpoint cannot copy, the engine's own timers use it.
+func (w *World) AtTimer(at Time, tm Timer) {
 	if at < w.now {
 		at = w.now
 	}
 	w.seq++
-	heap.Push(&w.queue, event{at: at, seq: w.seq, fn: fn})
+	heap.Push(&w.queue, event{at: at, seq: w.seq, timer: tm})
 }
 
 // Pending reports whether any event is queued.
@@ -604,8 +636,8 @@ func (w *World) step() {
 	if e.at > w.now {
 		w.now = e.at
 	}
-	if e.fn != nil {
-		e.fn(w)
+	if e.timer != nil {
+		e.timer.Fire(w)
 		return
 	}
 	if e.cpu != nil {
@@ -766,6 +798,9 @@ func (w *World) run(t *Task, cpu *CPU) {
 		cpu.BusyUntil = ran
 	}
 	cpu.Busy += ran - start
+	if w.Observer != nil {
+		w.Observer.TaskStepped(t, cpu, start, ran)
+	}
 	if w.OnStep != nil {
 		w.OnStep(t, cpu, start, ran)
 	}

@@ -306,7 +306,7 @@ func NewBuildFS(m *mm.Machine, kind FSKind, cg *mm.Memcg, cpu int, start, interv
 	fs.logTree = m.NewFile("log_tree", nil)
 	fs.trans = 1
 	fs.Shrinker = &mm.Shrinker{Name: "super_cache", Seeks: mm.DEFAULT_SEEKS, MemcgAware: true,
-		Count: fs.shrinkCount, Scan: fs.shrinkScan}
+		Ops: superCache{fs}}
 	m.RegisterShrinker(fs.Shrinker)
 	if interval <= 0 {
 		interval = BtrfsCommitInterval
@@ -406,6 +406,18 @@ func (fs *BuildFS) shrinkCount(sc *mm.ShrinkControl) uint64 {
 		return 0
 	}
 	return fs.dLRU.n + fs.iLRU.n
+}
+
+// superCache is the file system's super_block shrinker callbacks
+// (super_cache_count, super_cache_scan).
+type superCache struct{ fs *BuildFS }
+
+// CountObjects is super_cache_count().
+func (s superCache) CountObjects(sc *mm.ShrinkControl) uint64 { return s.fs.shrinkCount(sc) }
+
+// ScanObjects is super_cache_scan().
+func (s superCache) ScanObjects(t *sim.Task, sc *mm.ShrinkControl) (uint64, bool) {
+	return s.fs.shrinkScan(t, sc)
 }
 
 // gfpFS is __GFP_FS, parsed once: shrinkScan tests it on every call.

@@ -59,16 +59,16 @@ func TestTheSuperblockShrinkerFreesDentriesAndInodesOnlyWithGFPFS(t *testing.T) 
 	tk := m.World.NewTask("build", 0, w, 0)
 	runToEnd(t, m, tk, 120*sim.Second)
 	sc := &mm.ShrinkControl{GFP: mm.GFP_NOFS, Memcg: fs.Cg, NrToScan: 128}
-	freed, stop := fs.Shrinker.Scan(m.World.Tasks[0], sc)
+	freed, stop := fs.Shrinker.Ops.ScanObjects(m.World.Tasks[0], sc)
 	assert.True(t, stop, "GFP_NOFS: SHRINK_STOP")
 	assert.Zero(t, freed)
-	assert.Equal(t, fs.Files(), fs.Shrinker.Count(sc))
-	assert.Zero(t, fs.Shrinker.Count(&mm.ShrinkControl{Memcg: m.RootMemcg()}), "the objects are the build cgroup's")
+	assert.Equal(t, fs.Files(), fs.Shrinker.Ops.CountObjects(sc))
+	assert.Zero(t, fs.Shrinker.Ops.CountObjects(&mm.ShrinkControl{Memcg: m.RootMemcg()}), "the objects are the build cgroup's")
 	dBefore, iBefore := fs.Slab()
 	kt := m.World.NewTask("kswapd-like", 1, nil, sim.Never)
 	for i := 0; i < 40; i++ {
 		sc = &mm.ShrinkControl{GFP: mm.GFP_KERNEL, Memcg: fs.Cg, NrToScan: 128}
-		fs.Shrinker.Scan(kt, sc)
+		fs.Shrinker.Ops.ScanObjects(kt, sc)
 	}
 	assert.Greater(t, fs.ShrunkDentries, uint64(1000))
 	assert.Greater(t, fs.ShrunkInodes, uint64(0))

@@ -23,7 +23,7 @@ type PSIMonitor struct {
 	// Counter, if set, is read at each read too (a counter of the
 	// engine's, such as order-9 direct reclaim runs): PeakRate is its
 	// highest increase between two reads, per second.
-	Counter  func() uint64
+	Counter  Counter
 	PeakRate float64
 	last     uint64
 
@@ -44,7 +44,7 @@ func (p *PSIMonitor) Step(w *sim.World, t *sim.Task) sim.Time {
 	some := p.M.PSIAvg(false)[0]
 	total := p.M.PSI.Total[0]
 	if p.Counter != nil {
-		c := p.Counter()
+		c := p.Counter.Count()
 		if p.Samples > 0 && t.Now > p.Last {
 			p.PeakRate = max(p.PeakRate, float64(c-p.last)/(t.Now-p.Last).Seconds())
 		}
@@ -72,4 +72,10 @@ func (p *PSIMonitor) MeanPct() float64 {
 		return 0
 	}
 	return 100 * float64(p.LastTotal-p.FirstTotal) / float64(p.Last-p.First)
+}
+
+// Counter is a counter a program reads (PSIMonitor.Counter): a value, not
+// a closure, so that a checkpoint copies it with the run.
+type Counter interface {
+	Count() uint64
 }
