@@ -1,0 +1,729 @@
+// Package deepcopy copies and digests a run's whole object graph: the
+// machine, its world, tasks and programs, the event queue, the RNG
+// streams, the trace ring, PSI, every counter. It is what a checkpoint is
+// made of (engine/scenario's Run.Clone).
+//
+// # Why by reflection
+//
+// A hand-written Clone method per type would be forgotten the day a field
+// is added, and the engine gains fields every week. Copy instead walks the
+// values themselves, so every field of every type reachable from the root
+// is copied whatever its name; nothing can be left out by forgetting it.
+// What cannot be copied is refused with an error that names the path to
+// it, never copied wrongly:
+//
+//   - A closure (a func literal or a method value such as m.psiStep)
+//     captures variables that reflection cannot see, so a copy would
+//     still point at the original's state. Copy refuses it. Top-level
+//     functions (no captured state) are shared. Engine code that keeps
+//     behaviour in its state keeps it as a value of a type with methods
+//     (sim.Program, sim.Timer, sim.StepObserver), which is data and is
+//     copied.
+//   - Two objects that overlap in memory without one holding the other
+//     (which Go code does not make without unsafe) are refused.
+//   - Channels and unsafe pointers are refused.
+//
+// A field tagged `deepcopy:"-"` is left zero in the copy and skipped by
+// Digest: it holds something outside the run (a test's hook, a
+// recorder), and the code that owns the field sets it again if it wants
+// it. Types registered with Share (immutable tables such as a scenario's
+// Spec) are shared by the copy, not copied.
+//
+// Pointers are copied once and their sharing kept: two pointers to one
+// object in the original are two pointers to one object in the copy. A
+// pointer into another object (to a struct's field, to a slice's
+// element) or a sub-slice points into that object's copy: Copy records
+// the memory range of every object it copies and, at the end, moves the
+// words that point into an enclosing object to the same place in its
+// copy (relocate).
+// Slices keep their capacity (the elements past the length are copied
+// too, since a later append or reslice would see them). Strings are
+// immutable and shared.
+//
+// # Digest
+//
+// Digest hashes the same graph the same way: every field's bytes, a
+// pointer as the number of the object it reaches in the order of the walk
+// (so two graphs of the same shape digest alike wherever they sit in
+// memory), map entries sorted by their keys' own digests, funcs by their
+// code pointer. Two runs in the same state have the same digest; a copy
+// has its original's digest; a forgotten field would show as two digests
+// that differ.
+package deepcopy
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"hash/crc64"
+	"math"
+	"reflect"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// shared holds the types whose pointers Copy shares instead of copying.
+// Written only by Share at package init time.
+var shared sync.Map // reflect.Type -> struct{}
+
+// Share marks T's pointers (values of type *T) as shared immutable data:
+// Copy keeps the pointer and Digest hashes the pointer's address. Call it
+// from an init function, for tables nothing changes after they are built.
+func Share[T any]() { shared.Store(reflect.TypeFor[*T](), struct{}{}) }
+
+func isShared(t reflect.Type) bool { _, ok := shared.Load(t); return ok }
+
+// Error says what could not be copied and where it sits (the path from
+// the root: fields, indexes, map keys, interface types).
+type Error struct {
+	Path   string
+	Reason string
+}
+
+func (e *Error) Error() string { return "deepcopy: " + e.Path + ": " + e.Reason }
+
+// Copy returns a deep copy of the graph *root reaches, and the number of
+// bytes the copy allocated (the objects, slices' backing arrays and maps'
+// entries; strings are shared and not counted).
+func Copy[T any](root *T) (*T, int64, error) {
+	c := &copier{memo: map[objKey]int{}}
+	src := reflect.ValueOf(root)
+	dst := reflect.New(src.Type()).Elem()
+	if err := c.run(func() { c.value(dst, src) }); err != nil {
+		return nil, 0, err
+	}
+	if err := c.relocate(); err != nil {
+		return nil, 0, err
+	}
+	for _, e := range c.maps {
+		e.m.SetMapIndex(e.k, e.v)
+	}
+	return dst.Interface().(*T), c.bytes, nil
+}
+
+type objKey struct {
+	addr uintptr
+	t    reflect.Type
+}
+
+// region is one object the copy made: a pointer's target or a slice's
+// backing array, at [start, end) in the original and at base in the copy.
+type region struct {
+	start, end uintptr
+	t          reflect.Type
+	base       unsafe.Pointer
+	// copy is the value holding the copy (keeps base alive).
+	copy reflect.Value
+}
+
+// fix is a word of the copy that holds region reg's base: a pointer, or
+// a slice header's data pointer. relocate rewrites it when the region
+// turns out to lie inside another.
+type fix struct {
+	slot unsafe.Pointer
+	reg  int
+}
+
+// mapEntry is an entry the copy's map gets once every pointer is final
+// (a map hashes its keys, and its storage cannot be fixed afterwards).
+type mapEntry struct{ m, k, v reflect.Value }
+
+type copier struct {
+	memo    map[objKey]int
+	regions []region
+	fixes   []fix
+	maps    []mapEntry
+	bytes   int64
+	path    pathStack
+}
+
+// abort carries an *Error out of the recursion.
+type abort struct{ err *Error }
+
+func (c *copier) run(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			a, ok := r.(abort)
+			if !ok {
+				panic(r)
+			}
+			err = a.err
+		}
+	}()
+	f()
+	return nil
+}
+
+func (c *copier) fail(reason string) {
+	panic(abort{&Error{Path: c.path.String(), Reason: reason}})
+}
+
+// settable returns v (addressable) as a value that may be set even if it
+// was reached through an unexported field.
+func settable(v reflect.Value) reflect.Value {
+	if v.CanSet() {
+		return v
+	}
+	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+}
+
+// open returns v (addressable) without the read-only mark of a value
+// reached through an unexported field, so that it can be assigned from
+// and its elements read.
+func open(v reflect.Value) reflect.Value {
+	if v.CanInterface() {
+		return v
+	}
+	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+}
+
+// value copies src into dst (both of the same type; dst addressable,
+// zero and inside an object of the copy; src addressable).
+func (c *copier) value(dst, src reflect.Value) {
+	t := src.Type()
+	if plain(t) {
+		settable(dst).Set(src)
+		return
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		if src.IsNil() {
+			return
+		}
+		if isShared(t) {
+			settable(dst).Set(src)
+			return
+		}
+		reg := c.pointer(src)
+		settable(dst).Set(c.regions[reg].copy)
+		c.fixes = append(c.fixes, fix{unsafe.Pointer(dst.UnsafeAddr()), reg})
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if f.Tag.Get("deepcopy") == "-" {
+				continue
+			}
+			c.path.push(f.Name, -1)
+			c.value(dst.Field(i), open(src.Field(i)))
+			c.path.pop()
+		}
+	case reflect.Array:
+		for i := range t.Len() {
+			c.path.push("", i)
+			c.value(dst.Index(i), src.Index(i))
+			c.path.pop()
+		}
+	case reflect.Slice:
+		if src.IsNil() {
+			return
+		}
+		n, capacity := src.Len(), src.Cap()
+		if capacity == 0 {
+			settable(dst).Set(reflect.MakeSlice(t, 0, 0))
+			return
+		}
+		reg := c.slice(src)
+		settable(dst).Set(c.regions[reg].copy.Slice3(0, n, capacity))
+		c.fixes = append(c.fixes, fix{unsafe.Pointer(dst.UnsafeAddr()), reg})
+	case reflect.Map:
+		if src.IsNil() {
+			return
+		}
+		settable(dst).Set(c.mapValue(src))
+	case reflect.Interface:
+		if src.IsNil() {
+			return
+		}
+		e := src.Elem()
+		et := e.Type()
+		c.path.push("("+et.String()+")", -1)
+		tmp := reflect.New(et).Elem()
+		tmp.Set(e)
+		nv := reflect.New(et)
+		first := len(c.fixes)
+		c.value(nv.Elem(), tmp)
+		settable(dst).Set(nv.Elem())
+		// The interface's data word: the value itself for a
+		// pointer-shaped type, else a pointer to a boxed copy, which is
+		// made nv so that the words recorded in nv stay the copy's.
+		data := unsafe.Add(unsafe.Pointer(dst.UnsafeAddr()), unsafe.Sizeof(uintptr(0)))
+		if directIface(et) {
+			for i := first; i < len(c.fixes); i++ {
+				if c.fixes[i].slot == nv.UnsafePointer() {
+					c.fixes[i].slot = data
+				}
+			}
+		} else {
+			*(*unsafe.Pointer)(data) = nv.UnsafePointer()
+		}
+		c.path.pop()
+	case reflect.Func:
+		if src.IsNil() {
+			return
+		}
+		if name := funcName(src); isClosure(name) {
+			c.fail("a closure (" + name + ") holds state a copy cannot reach: keep it as a value of a type with methods, or tag the field deepcopy:\"-\"")
+		}
+		settable(dst).Set(src)
+	default:
+		c.fail("cannot copy a " + t.Kind().String())
+	}
+}
+
+// directIface reports whether the compiler stores a value of type t in an
+// interface's data word itself (a pointer-shaped type) rather than boxed.
+func directIface(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return true
+	case reflect.Struct:
+		return t.NumField() == 1 && directIface(t.Field(0).Type)
+	case reflect.Array:
+		return t.Len() == 1 && directIface(t.Elem())
+	}
+	return false
+}
+
+// pointer returns the region of the copy of src's target.
+func (c *copier) pointer(src reflect.Value) int {
+	t := src.Type()
+	addr := src.Pointer()
+	key := objKey{addr, t}
+	if reg, ok := c.memo[key]; ok {
+		return reg
+	}
+	et := t.Elem()
+	nv := reflect.New(et)
+	reg := len(c.regions)
+	c.memo[key] = reg
+	c.regions = append(c.regions, region{addr, addr + et.Size(), et, nv.UnsafePointer(), nv})
+	c.bytes += int64(et.Size())
+	c.path.push("*", -1)
+	c.value(nv.Elem(), src.Elem())
+	c.path.pop()
+	return reg
+}
+
+// slice returns the region of the copy of src's backing array, from its
+// first element to its capacity.
+func (c *copier) slice(src reflect.Value) int {
+	t := src.Type()
+	capacity := src.Cap()
+	addr := src.Pointer()
+	key := objKey{addr, t}
+	if reg, ok := c.memo[key]; ok && c.regions[reg].copy.Cap() == capacity {
+		return reg
+	}
+	full := src.Slice3(0, capacity, capacity)
+	nv := reflect.MakeSlice(t, capacity, capacity)
+	sz := t.Elem().Size() * uintptr(capacity)
+	reg := len(c.regions)
+	c.memo[key] = reg
+	c.regions = append(c.regions, region{addr, addr + sz, t, nv.UnsafePointer(), nv})
+	c.bytes += int64(sz)
+	if plain(t.Elem()) {
+		reflect.Copy(nv, full)
+	} else {
+		for i := range capacity {
+			c.path.push("", i)
+			c.value(nv.Index(i), full.Index(i))
+			c.path.pop()
+		}
+	}
+	return reg
+}
+
+func (c *copier) mapValue(src reflect.Value) reflect.Value {
+	t := src.Type()
+	nv := reflect.MakeMapWithSize(t, src.Len())
+	kt, vt := t.Key(), t.Elem()
+	// An entry costs at least its key and value.
+	c.bytes += int64(src.Len()) * int64(kt.Size()+vt.Size())
+	it := src.MapRange()
+	for it.Next() {
+		c.path.push("["+fmt.Sprint(it.Key().Interface())+"]", -1)
+		k := reflect.New(kt).Elem()
+		kk := reflect.New(kt).Elem()
+		kk.Set(it.Key())
+		c.value(k, kk)
+		v := reflect.New(vt).Elem()
+		vv := reflect.New(vt).Elem()
+		vv.Set(it.Value())
+		c.value(v, vv)
+		c.maps = append(c.maps, mapEntry{nv, k, v})
+		c.path.pop()
+	}
+	return nv
+}
+
+// relocate finds the objects that lay inside another object of the
+// original (a pointer to a struct's field or a slice's element, a
+// sub-slice) and points every word that held their separate copy at the
+// place inside the enclosing object's copy instead, so that the copy
+// shares memory as the original did. Two objects that overlap without
+// one holding the other are refused.
+func (c *copier) relocate() error {
+	order := make([]int, len(c.regions))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		ra, rb := &c.regions[a], &c.regions[b]
+		switch {
+		case ra.start != rb.start:
+			return cmpUintptr(ra.start, rb.start)
+		case ra.end != rb.end:
+			return -cmpUintptr(ra.end, rb.end) // the larger first
+		}
+		return a - b
+	})
+	moved := make([]unsafe.Pointer, len(c.regions))
+	outer := -1
+	any := false
+	for _, i := range order {
+		r := &c.regions[i]
+		if r.end == r.start {
+			continue
+		}
+		if outer >= 0 && r.start < c.regions[outer].end {
+			o := &c.regions[outer]
+			if r.end > o.end {
+				return &Error{Path: r.t.String() + " and " + o.t.String(),
+					Reason: "two objects overlap without one holding the other"}
+			}
+			moved[i] = unsafe.Add(o.base, r.start-o.start)
+			any = true
+			continue
+		}
+		outer = i
+	}
+	if !any {
+		return nil
+	}
+	for _, f := range c.fixes {
+		if p := moved[f.reg]; p != nil {
+			*(*unsafe.Pointer)(f.slot) = p
+		}
+	}
+	return nil
+}
+
+func cmpUintptr(a, b uintptr) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// plainCache remembers which types hold no pointer Copy must follow.
+var plainCache sync.Map // reflect.Type -> bool
+
+// plain reports whether a value of type t is copied by assignment: it
+// holds no pointer, slice, map, interface, func or channel (strings are
+// immutable and count as plain).
+func plain(t reflect.Type) bool {
+	if v, ok := plainCache.Load(t); ok {
+		return v.(bool)
+	}
+	var p bool
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		p = false
+	case reflect.Array:
+		p = t.Len() == 0 || plain(t.Elem())
+	case reflect.Struct:
+		p = true
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if f.Tag.Get("deepcopy") == "-" || !plain(f.Type) {
+				p = false
+				break
+			}
+		}
+	default:
+		p = true
+	}
+	plainCache.Store(t, p)
+	return p
+}
+
+func funcName(v reflect.Value) string {
+	if f := runtime.FuncForPC(v.Pointer()); f != nil {
+		return f.Name()
+	}
+	return "?"
+}
+
+// isClosure reports whether a function's runtime name is a func literal's
+// ("pkg.F.func1", "pkg.init.func2.1") or a method value's ("pkg.(*T).m-fm").
+func isClosure(name string) bool {
+	if strings.HasSuffix(name, "-fm") {
+		return true
+	}
+	last := name[strings.LastIndexByte(name, '/')+1:]
+	for _, part := range strings.Split(last, ".") {
+		if rest, ok := strings.CutPrefix(part, "func"); ok && rest != "" {
+			if _, err := strconv.Atoi(rest); err == nil {
+				return true
+			}
+		}
+	}
+	return last == "?"
+}
+
+// pathStack is the path from the root to the value being walked, kept
+// cheap until an error formats it.
+type pathStack struct {
+	elems []pathElem
+}
+
+type pathElem struct {
+	name string
+	idx  int
+}
+
+func (p *pathStack) push(name string, idx int) { p.elems = append(p.elems, pathElem{name, idx}) }
+func (p *pathStack) pop()                      { p.elems = p.elems[:len(p.elems)-1] }
+
+func (p *pathStack) String() string {
+	var b strings.Builder
+	b.WriteString("root")
+	for _, e := range p.elems {
+		switch {
+		case e.idx >= 0:
+			fmt.Fprintf(&b, "[%d]", e.idx)
+		case e.name == "*":
+		case strings.HasPrefix(e.name, "[") || strings.HasPrefix(e.name, "("):
+			b.WriteString(e.name)
+		default:
+			b.WriteString("." + e.name)
+		}
+	}
+	return b.String()
+}
+
+// Digest returns the digest of the graph root reaches (see the package
+// comment). It fails where Copy would.
+func Digest(root any) (uint64, error) {
+	d := newDigester()
+	v := reflect.ValueOf(root)
+	tmp := reflect.New(v.Type()).Elem()
+	tmp.Set(v)
+	c := &copier{}
+	if err := c.run(func() { d.value(c, tmp) }); err != nil {
+		return 0, err
+	}
+	return d.h.Sum64(), nil
+}
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+type digester struct {
+	h   hash.Hash64
+	ids map[objKey]uint64
+	buf [8]byte
+}
+
+func newDigester() *digester {
+	return &digester{h: crc64.New(crcTable), ids: map[objKey]uint64{}}
+}
+
+func (d *digester) u64(x uint64) {
+	binary.LittleEndian.PutUint64(d.buf[:], x)
+	d.h.Write(d.buf[:])
+}
+
+// raw hashes the bytes of an addressable value without padding.
+func (d *digester) raw(v reflect.Value) {
+	t := v.Type()
+	if sz := t.Size(); sz > 0 && !padded(t) {
+		d.h.Write(unsafe.Slice((*byte)(unsafe.Pointer(v.UnsafeAddr())), sz))
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := range t.NumField() {
+			d.raw(v.Field(i))
+		}
+	case reflect.Array:
+		for i := range t.Len() {
+			d.raw(v.Index(i))
+		}
+	case reflect.String:
+		s := v.String()
+		d.u64(uint64(len(s)))
+		d.h.Write([]byte(s))
+	}
+}
+
+var paddedCache sync.Map
+
+// padded reports whether a plain type's bytes include padding or a
+// string header (whose bytes are not its value).
+func padded(t reflect.Type) bool {
+	if v, ok := paddedCache.Load(t); ok {
+		return v.(bool)
+	}
+	var p bool
+	switch t.Kind() {
+	case reflect.String:
+		p = true
+	case reflect.Array:
+		p = t.Len() > 0 && padded(t.Elem())
+	case reflect.Struct:
+		var sum uintptr
+		for i := range t.NumField() {
+			f := t.Field(i)
+			sum += f.Type.Size()
+			if padded(f.Type) {
+				p = true
+			}
+		}
+		p = p || sum != t.Size()
+	case reflect.Float32, reflect.Float64:
+		p = false
+	}
+	paddedCache.Store(t, p)
+	return p
+}
+
+func (d *digester) value(c *copier, v reflect.Value) {
+	t := v.Type()
+	if plain(t) {
+		d.raw(v)
+		return
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			d.u64(0)
+			return
+		}
+		if isShared(t) {
+			d.u64(uint64(v.Pointer()))
+			return
+		}
+		key := objKey{v.Pointer(), t}
+		if id, ok := d.ids[key]; ok {
+			d.u64(id)
+			return
+		}
+		id := uint64(len(d.ids) + 1)
+		d.ids[key] = id
+		d.u64(id | 1<<63)
+		c.path.push("*", -1)
+		d.value(c, v.Elem())
+		c.path.pop()
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if f.Tag.Get("deepcopy") == "-" {
+				continue
+			}
+			c.path.push(f.Name, -1)
+			d.value(c, open(v.Field(i)))
+			c.path.pop()
+		}
+	case reflect.Array:
+		for i := range t.Len() {
+			c.path.push("", i)
+			d.value(c, v.Index(i))
+			c.path.pop()
+		}
+	case reflect.Slice:
+		if v.IsNil() {
+			d.u64(math.MaxUint64)
+			return
+		}
+		n, capacity := v.Len(), v.Cap()
+		d.u64(uint64(n))
+		d.u64(uint64(capacity))
+		if capacity == 0 {
+			return
+		}
+		key := objKey{v.Pointer(), t}
+		if id, ok := d.ids[key]; ok {
+			d.u64(id)
+			return
+		}
+		id := uint64(len(d.ids) + 1)
+		d.ids[key] = id
+		d.u64(id | 1<<63)
+		full := v.Slice3(0, capacity, capacity)
+		if plain(t.Elem()) && !padded(t.Elem()) {
+			d.h.Write(unsafe.Slice((*byte)(full.UnsafePointer()), t.Elem().Size()*uintptr(capacity)))
+			return
+		}
+		for i := range capacity {
+			c.path.push("", i)
+			d.value(c, full.Index(i))
+			c.path.pop()
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			d.u64(math.MaxUint64)
+			return
+		}
+		d.u64(uint64(v.Len()))
+		type entry struct {
+			kd   uint64
+			k, e reflect.Value
+		}
+		var es []entry
+		it := v.MapRange()
+		for it.Next() {
+			k := reflect.New(t.Key()).Elem()
+			k.Set(it.Key())
+			sub := newDigester()
+			sub.value(&copier{}, k)
+			e := reflect.New(t.Elem()).Elem()
+			e.Set(it.Value())
+			es = append(es, entry{sub.h.Sum64(), k, e})
+		}
+		slices.SortFunc(es, func(a, b entry) int {
+			switch {
+			case a.kd < b.kd:
+				return -1
+			case a.kd > b.kd:
+				return 1
+			}
+			return 0
+		})
+		for _, e := range es {
+			c.path.push("["+fmt.Sprint(e.k.Interface())+"]", -1)
+			d.value(c, e.k)
+			d.value(c, e.e)
+			c.path.pop()
+		}
+	case reflect.Interface:
+		if v.IsNil() {
+			d.u64(0)
+			return
+		}
+		e := v.Elem()
+		d.h.Write([]byte(e.Type().String()))
+		tmp := reflect.New(e.Type()).Elem()
+		tmp.Set(e)
+		c.path.push("("+e.Type().String()+")", -1)
+		d.value(c, tmp)
+		c.path.pop()
+	case reflect.Func:
+		if v.IsNil() {
+			d.u64(0)
+			return
+		}
+		if name := funcName(v); isClosure(name) {
+			c.fail("a closure (" + name + ") holds state a digest cannot reach")
+		}
+		d.u64(uint64(v.Pointer()))
+	default:
+		c.fail("cannot digest a " + t.Kind().String())
+	}
+}

@@ -1,0 +1,164 @@
+package deepcopy
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type node struct {
+	name string
+	next *node
+	vals []int
+}
+
+type holder struct {
+	n     int
+	nodes []node
+	// first points at nodes[0] and tail into the same array: pointers
+	// into another object.
+	first *node
+	tail  []node
+	field *int
+	any   any
+	iface stepper
+	byPtr map[*node]string
+	fn    func() int
+	hook  func() `deepcopy:"-"`
+	table *table
+}
+
+type stepper interface{ step() int }
+
+// boxed is stored in an interface as a boxed copy; walker is stored
+// directly (one pointer).
+type boxed struct {
+	n *node
+	k int
+}
+
+func (b boxed) step() int { return b.k + len(b.n.vals) }
+
+type walker struct{ n *node }
+
+func (w walker) step() int { return len(w.n.vals) }
+
+type table struct{ rows []string }
+
+func init() { Share[table]() }
+
+func topLevel() int { return 7 }
+
+func newHolder() *holder {
+	h := &holder{n: 3, nodes: make([]node, 3, 5)}
+	for i := range h.nodes {
+		h.nodes[i] = node{name: string(rune('a' + i)), vals: []int{i, i * 2}}
+	}
+	h.nodes[0].next = &h.nodes[1]
+	h.nodes[2].next = &h.nodes[0]
+	h.first = &h.nodes[0]
+	h.tail = h.nodes[1:]
+	h.field = &h.n
+	h.any = &h.nodes[2]
+	h.iface = boxed{n: &h.nodes[1], k: 4}
+	h.byPtr = map[*node]string{&h.nodes[0]: "zero", &h.nodes[2]: "two"}
+	h.fn = topLevel
+	h.hook = func() {}
+	h.table = &table{rows: []string{"x"}}
+	return h
+}
+
+func TestACopySharesNothingMutableWithItsOriginalAndKeepsItsShape(t *testing.T) {
+	h := newHolder()
+	before, err := Digest(h)
+	require.NoError(t, err)
+	c, n, err := Copy(h)
+	require.NoError(t, err)
+	assert.Positive(t, n)
+	after, err := Digest(c)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "a copy digests as its original")
+
+	// The shape: pointers into the copy's own array, in the same places.
+	assert.Same(t, &c.nodes[0], c.first)
+	assert.Same(t, &c.nodes[1], &c.tail[0])
+	assert.Same(t, &c.nodes[1], c.nodes[0].next)
+	assert.Same(t, &c.nodes[0], c.nodes[2].next)
+	assert.Same(t, &c.n, c.field)
+	assert.Same(t, &c.nodes[2], c.any.(*node))
+	assert.Same(t, &c.nodes[1], c.iface.(boxed).n)
+	assert.Equal(t, 5, cap(c.nodes), "the capacity is kept")
+	assert.Len(t, c.byPtr, 2)
+	assert.Equal(t, "zero", c.byPtr[&c.nodes[0]], "map keys are the copy's pointers")
+	assert.Equal(t, "two", c.byPtr[&c.nodes[2]])
+	assert.Equal(t, 7, c.fn(), "a top-level function is shared")
+	assert.Nil(t, c.hook, "a field tagged deepcopy:\"-\" is left zero")
+	assert.Same(t, h.table, c.table, "a shared type is not copied")
+
+	// Writes to the copy do not reach the original.
+	c.nodes[1].vals[0] = 99
+	c.tail[1].name = "z"
+	*c.field = 42
+	c.first.name = "q"
+	assert.Equal(t, "q", c.nodes[0].name)
+	assert.Equal(t, "z", c.nodes[2].name)
+	assert.Equal(t, 99, c.iface.(boxed).n.vals[0])
+	got, err := Digest(h)
+	require.NoError(t, err)
+	assert.Equal(t, before, got, "the original is unchanged")
+	assert.Equal(t, 1, h.nodes[1].vals[0])
+	assert.Equal(t, 3, h.n)
+	changed, err := Digest(c)
+	require.NoError(t, err)
+	assert.NotEqual(t, before, changed, "a changed copy digests otherwise")
+}
+
+func TestAPointerShapedValueInAnInterfaceIsCopiedWithItsTarget(t *testing.T) {
+	h := newHolder()
+	h.iface = walker{&h.nodes[2]}
+	c, _, err := Copy(h)
+	require.NoError(t, err)
+	assert.Same(t, &c.nodes[2], c.iface.(walker).n)
+}
+
+func TestAClosureIsRefusedWithThePathToIt(t *testing.T) {
+	h := newHolder()
+	k := 3
+	h.fn = func() int { return k }
+	_, _, err := Copy(h)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "root.fn: a closure")
+	_, err = Digest(h)
+	require.Error(t, err)
+
+	h = newHolder()
+	h.any = []any{1, h.nodes[0].name, stepper(walker{}).step}
+	_, _, err = Copy(h)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "root.any([]interface {})[2](func() int): a closure")
+}
+
+func TestDigestsDifferWhenAnyFieldDiffers(t *testing.T) {
+	base, err := Digest(newHolder())
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name   string
+		change func(h *holder)
+	}{
+		{"an int", func(h *holder) { h.n++ }},
+		{"a string in a slice of structs", func(h *holder) { h.nodes[2].name = "c2" }},
+		{"an element past a slice's length", func(h *holder) { h.nodes[:4][3].name = "x" }},
+		{"where a pointer points", func(h *holder) { h.first = &h.nodes[1] }},
+		{"a map value", func(h *holder) { h.byPtr[&h.nodes[0]] = "nil" }},
+		{"an interface's dynamic type", func(h *holder) { h.iface = walker{&h.nodes[1]} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHolder()
+			tc.change(h)
+			d, err := Digest(h)
+			require.NoError(t, err)
+			assert.NotEqual(t, base, d)
+		})
+	}
+}
