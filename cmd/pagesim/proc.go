@@ -72,10 +72,13 @@ func procUsage() string {
 	var b strings.Builder
 	b.WriteString(`Usage: pagesim proc FILE [--mem SIZE] [--nodes N] [--cpus N] [--set vm.NAME=VALUE]... [--max-mem SIZE]
        pagesim proc FILE --import DIR [--cpus N] [--set vm.NAME=VALUE]... [--max-mem SIZE]
+       pagesim proc FILE --scenario ID [--variant NAME] [--seed N] [--set NAME=VALUE]...
+                    --at TIME [--max-mem SIZE]
        pagesim proc --collect DIR
 
 Print FILE as the Linux kernel would for a simulated machine: a freshly booted
-x86-64 machine, or the machine built from the /proc files in DIR.
+x86-64 machine, the machine built from the /proc files in DIR, or a
+scenario's machine at a time of its run.
 
 Files:
 `)
@@ -107,6 +110,17 @@ Options:
   --set vm.NAME=VALUE
                  write a sysctl (repeatable, once per sysctl); it wins over
                  DIR's sys_vm files
+  --scenario ID  the machine of a scenario's run (see 'pagesim scenarios'),
+                 as 'pagesim run ID' runs it: --variant NAME (default the
+                 scenario's first), --seed N (default 1) and --set take
+                 what run takes (its parameters and any sysctl or THP knob
+                 by its kernel path)
+  --at TIME      with --scenario: the time of the run, as a duration
+                 (30s, 1.5s, 250ms, 2m) from the run's start; the file is
+                 the one the machine running then would print (for a
+                 scenario of several phases, that phase's machine). A
+                 time past the run's end is refused once the run has
+                 ended there
 %s
 
 Exit status: 0 on success, 1 for bad input (a malformed file, an impossible
@@ -176,8 +190,12 @@ func runProc(args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("import", "", "")
 	collect := fs.String("collect", "", "")
 	maxMem := addMaxMem(fs)
-	var sets sysctlFlag
-	fs.Var(&sets, "set", "")
+	var rawSets multiFlag
+	fs.Var(&rawSets, "set", "")
+	scen := fs.String("scenario", "", "")
+	variant := fs.String("variant", "", "")
+	seed := fs.String("seed", "1", "")
+	at := fs.String("at", "", "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		if flagErrorCode(err) == exitInput {
@@ -209,6 +227,28 @@ func runProc(args []string, stdout, stderr io.Writer) int {
 	limit, err := maxMem()
 	if err != nil {
 		return inputErr(err)
+	}
+	if explicit["scenario"] {
+		for _, f := range []string{"mem", "nodes", "cpus", "import"} {
+			if explicit[f] {
+				return usageErr("--%s describes a machine of its own; --scenario's machine is the scenario's", f)
+			}
+		}
+		if !explicit["at"] {
+			return usageErr("--scenario needs --at TIME: when in the run")
+		}
+		return procAt(stdout, stderr, file, procAtArgs{id: *scen, variant: *variant, seed: *seed, at: *at, sets: rawSets, limit: limit})
+	}
+	for _, f := range []string{"variant", "seed", "at"} {
+		if explicit[f] {
+			return usageErr("--%s goes with --scenario", f)
+		}
+	}
+	var sets sysctlFlag
+	for _, v := range rawSets {
+		if err := sets.Set(v); err != nil {
+			return inputErr(fmt.Errorf("invalid value %q for flag -set: %v", v, err))
+		}
 	}
 
 	var m *mm.Machine

@@ -176,6 +176,11 @@ func (r *Run) Recording() *mm.Recording {
 	return r.rec.Recording()
 }
 
+// Machine is the machine of the phase running now (or of the last, once
+// the run has ended), for `pagesim proc --at`'s files. The page reads a
+// run through View.
+func (r *Run) Machine() *mm.Machine { return r.cur.M }
+
 // Variant is the run's variant.
 func (r *Run) Variant() string { return r.variant }
 
