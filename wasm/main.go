@@ -13,7 +13,6 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -39,8 +38,11 @@ func main() {
 		// runs the script; the scenarios start from their defaults, and
 		// their links leave the address bar alone while it shows the
 		// script's.
+		// The controller drives the scripts (the map shows the script's
+		// machine under the page's clock), from before a link's script
+		// runs.
 		sr := app.NewScriptRunner()
-		sr.Yield = func() { time.Sleep(time.Millisecond) }
+		sr.Driven = true
 		loadScript := func(frag string) {
 			if dump, derr := app.ParseScriptLinkDump(frag); dump != nil || derr != nil {
 				sr.SetDump(dump, "the link's machine", derr)
@@ -58,6 +60,7 @@ func main() {
 			link = ""
 		}
 		ctl := app.NewController(cat, app.Options{Link: link})
+		ctl.SetScript(sr)
 		loop := app.NewLoop(ctl)
 		br.Mark("controller")
 		loop.OnLink = func(frag string, push bool) {

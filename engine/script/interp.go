@@ -79,6 +79,20 @@ type Options struct {
 	// InterruptEvents is how often Interrupt is asked while time runs
 	// (default progressEvents).
 	InterruptEvents int
+	// Pace, if set, paces simulated time (the page's play, pause and
+	// speed controls): before each statement, and before the machine's
+	// clock passes the latest limit Pace returned for it (none yet on a
+	// new machine), the interpreter calls Pace with the machine and the
+	// time the clock is about to reach, and goes on up to the limit it
+	// returns. Pace may block until the page's clock allows next, or
+	// return a limit short of it: the clock then moves up to that limit
+	// (no event falls before next) and Pace is asked again. An
+	// error stops the script as Interrupt's does. While the interpreter
+	// waits in Pace (and in Interrupt) the machine is between events and
+	// nothing changes it: Pace, and whoever it hands the machine to
+	// until it returns, may read it, never change it. Pacing changes
+	// nothing the script prints.
+	Pace func(m *mm.Machine, next sim.Time) (limit sim.Time, err error)
 }
 
 // progressEvents is how often Options.Progress is called.
@@ -106,6 +120,10 @@ type Interp struct {
 	line     int
 	// cmdName is the command running now, for Progress.
 	cmdName string
+	// paceM is the machine paceLimit is for: the clock may run up to
+	// paceLimit without asking Options.Pace.
+	paceM     *mm.Machine
+	paceLimit sim.Time
 }
 
 // New returns an interpreter with no machine yet.
@@ -151,6 +169,16 @@ func (in *Interp) Exec(out io.Writer, name string, firstLine int, src []byte) (e
 	}
 	in.out, in.fileName = out, name
 	for _, c := range calls {
+		in.line, in.cmdName = c.st.Line, c.name()
+		if in.m != nil {
+			if err := in.pace(in.m.World.Now(), true); err != nil {
+				var se *Error
+				if asError(err, &se) && se.Err != nil {
+					se.Msg = se.Err.Error() // as Interrupt's error before a statement
+				}
+				return err
+			}
+		}
 		if in.opts.Interrupt != nil {
 			if err := in.opts.Interrupt(); err != nil {
 				return &Error{File: name, Line: c.st.Line, Msg: err.Error(), Err: err}
@@ -346,6 +374,9 @@ func (in *Interp) advance(until sim.Time, stop func() bool) (bool, error) {
 		if next == sim.Never || next > until {
 			break
 		}
+		if err := in.pace(next, false); err != nil {
+			return false, err
+		}
 		w.Step()
 		if n%progressEvents == 0 && in.opts.Progress != nil {
 			in.opts.Progress(in.fileName, in.line, in.cmdName, w.Now(), until)
@@ -364,8 +395,39 @@ func (in *Interp) advance(until sim.Time, stop func() bool) (bool, error) {
 			return true, nil
 		}
 	}
+	if until < farFuture {
+		if err := in.pace(until, false); err != nil {
+			return false, err
+		}
+	}
 	w.RunUntil(until, nil)
 	return false, nil
+}
+
+// pace asks Options.Pace, if set, whether the clock may reach next: at
+// once before each statement (always), else only past the limit it gave
+// for this machine.
+func (in *Interp) pace(next sim.Time, always bool) error {
+	if in.opts.Pace == nil {
+		return nil
+	}
+	if in.paceM != in.m {
+		in.paceM, in.paceLimit, always = in.m, -1, true
+	}
+	for always || next > in.paceLimit {
+		always = false
+		limit, err := in.opts.Pace(in.m, next)
+		if err != nil {
+			return &Error{File: in.fileName, Line: in.line, Msg: fmt.Sprintf("%s: %v", in.cmdName, err), Err: err}
+		}
+		in.paceLimit = limit
+		if w := in.m.World; limit < next && limit > w.Now() {
+			// No event falls before next: the clock moves up to the
+			// page's, so that the map's time moves with it.
+			w.RunUntil(limit, nil)
+		}
+	}
+	return nil
 }
 
 // interruptEvents is how often advance asks Options.Interrupt.

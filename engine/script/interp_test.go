@@ -187,3 +187,43 @@ func TestImportBootsTheDumpAsPagesimProcImportDoesWithItsWarningsAsNotes(t *test
 	var be *mm.BudgetError
 	assert.ErrorAs(t, err, &be, "the budget holds for an imported machine")
 }
+
+func TestAPacedScriptPrintsTheSameBytesAndItsClockNeverPassesTheLimit(t *testing.T) {
+	src := Examples[0].Src + "machine mem=64M layout=simple cpus=2\nregion r size=8M\ntask f fault region=r cpu=1\nrun until=f-done\nrun 250ms\nprint vmstat nr_free_pages\n"
+	var want bytes.Buffer
+	require.NoError(t, New(Options{}).Exec(&want, "s", 1, []byte(src)))
+
+	// The page's clock moves 7 ms a call; a limit is never passed.
+	var got bytes.Buffer
+	var machines []*mm.Machine
+	limits := map[*mm.Machine]sim.Time{}
+	calls := 0
+	var in *Interp
+	in = New(Options{Pace: func(m *mm.Machine, next sim.Time) (sim.Time, error) {
+		calls++
+		if len(machines) == 0 || machines[len(machines)-1] != m {
+			machines = append(machines, m)
+		} else {
+			assert.LessOrEqual(t, m.World.Now(), limits[m], "the clock stayed within the limit")
+		}
+		limits[m] += 7 * sim.Millisecond
+		return limits[m], nil
+	}})
+	require.NoError(t, in.Exec(&got, "s", 1, []byte(src)))
+	assert.Equal(t, want.String(), got.String(), "pacing changes nothing the script prints")
+	assert.Len(t, machines, 2, "each machine the script boots is paced")
+	assert.Greater(t, calls, 250/7, "run 250ms waited for the clock")
+	last := machines[1]
+	assert.LessOrEqual(t, last.World.Now(), limits[last])
+
+	t.Run("an error from Pace stops the script at its line", func(t *testing.T) {
+		stop := New(Options{Pace: func(m *mm.Machine, next sim.Time) (sim.Time, error) {
+			if next > 100*sim.Millisecond {
+				return 0, fmt.Errorf("stopped")
+			}
+			return next, nil
+		}})
+		err := stop.Exec(&bytes.Buffer{}, "s", 1, []byte("machine mem=64M layout=simple\nrun 1s\necho never\n"))
+		assert.EqualError(t, err, "s:2: run: stopped")
+	})
+}

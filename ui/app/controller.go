@@ -114,6 +114,15 @@ type Controller struct {
 	// series, one per run.
 	traces   []traceRing
 	samplers []sampler
+
+	// script is the Script mode's runner (scriptclock.go); while
+	// scriptOn, the map shows its machine and the clock (playing, clock,
+	// target) is the script's, the scenarios' kept in saved.
+	script     *ScriptRunner
+	scriptWant bool // the Script mode is open
+	scriptOn   bool
+	scriptGen  uint64 // the run the script's clock is for
+	saved      savedClock
 }
 
 // NewController returns a controller showing the catalog's defaults.
@@ -197,6 +206,12 @@ func copyParams(p map[string]string) map[string]string {
 // duration is when the last run ends, once every run's end is known; 0
 // otherwise.
 func (c *Controller) duration() sim.Time {
+	if c.scriptOn {
+		if v := c.script.Live(); v.Ended {
+			return v.Now
+		}
+		return 0
+	}
 	var d sim.Time
 	for _, r := range c.runs {
 		rd := r.Duration()
@@ -390,6 +405,9 @@ func (c *Controller) History() uint64 { return c.history }
 // Now is the simulated time every run still going has reached (the
 // lockstep time); once all are finished, the time of the last to finish.
 func (c *Controller) Now() sim.Time {
+	if c.scriptOn {
+		return c.script.Live().Now
+	}
 	if len(c.runs) == 0 {
 		return c.target
 	}
@@ -440,6 +458,14 @@ func (c *Controller) Progress() float64 {
 
 // Ended reports whether every run is finished.
 func (c *Controller) Ended() bool {
+	if c.scriptOn {
+		return c.script.Live().Ended
+	}
+	return c.runsEnded()
+}
+
+// runsEnded reports whether every scenario run is finished.
+func (c *Controller) runsEnded() bool {
 	for _, r := range c.runs {
 		if !r.Done() {
 			return false
@@ -453,6 +479,10 @@ func (c *Controller) ActualSpeed() float64 { return c.actual }
 
 // Play starts the clock (a finished run does not restart).
 func (c *Controller) Play() {
+	if c.scriptOn {
+		c.playing = !c.Ended()
+		return
+	}
 	if len(c.runs) > 0 && !c.Ended() {
 		c.playing = true
 	}
@@ -469,6 +499,9 @@ func (c *Controller) Pause() {
 	var ahead sim.Time
 	for _, r := range c.runs {
 		ahead = max(ahead, r.Now())
+	}
+	if c.scriptOn {
+		ahead = c.Now()
 	}
 	t := ahead - ahead%sim.Millisecond
 	if t < ahead {
@@ -526,6 +559,10 @@ func (c *Controller) SetSeed(seed uint64) {
 // Reset restarts the runs at time 0 with the current settings.
 func (c *Controller) Reset() {
 	c.playing = false
+	if c.scriptOn {
+		c.script.Rerun()
+		return
+	}
 	c.restart()
 }
 
@@ -688,6 +725,10 @@ const MaxLag = 250 * time.Millisecond
 // runs towards it for at most budget of wall time. It returns the number
 // of events processed.
 func (c *Controller) Tick(dt, budget time.Duration) int {
+	c.switchClock()
+	if c.scriptOn {
+		return c.tickScript(dt, budget)
+	}
 	if len(c.runs) == 0 {
 		return 0
 	}

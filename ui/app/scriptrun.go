@@ -22,6 +22,7 @@ import (
 	"github.com/pagesim/pagesim/engine/mm"
 	"github.com/pagesim/pagesim/engine/procfs"
 	"github.com/pagesim/pagesim/engine/script"
+	"github.com/pagesim/pagesim/engine/sim"
 	"github.com/pagesim/pagesim/engine/tracefmt"
 )
 
@@ -103,6 +104,13 @@ type ScriptRunner struct {
 	// MaxBytes is the memory budget of the script's machines (default
 	// PageMaxBytes, less what the recording may keep).
 	MaxBytes uint64
+	// Driven makes the page's controller drive the runs (Drive): a run
+	// goes on only while Drive waits for it, for Drive's budget of wall
+	// time and, unless it runs to the end, no further in simulated time
+	// than Drive's clock; the controller reads its machine for the map
+	// (Live) in between. Without it a run goes on by itself, yielding
+	// (Yield). Set before Run.
+	Driven bool
 
 	mu  sync.Mutex
 	st  ScriptState
@@ -112,6 +120,149 @@ type ScriptRunner struct {
 	rec      *mm.Recorder
 	dump     fs.FS // the imported dump (st.Dump), for the import command
 	updated  chan struct{}
+	// live is the current run when Driven (nil before the first).
+	live *liveRun
+}
+
+// liveRun is a driven run: the script's goroutine and the controller's
+// take turns, handing the turn over on resume and parked, so that the
+// machine is only ever touched by the one holding it.
+type liveRun struct {
+	gen uint64
+	// paced is false for a run to the end: the clock does not hold it.
+	paced  bool
+	resume chan drive    // controller -> script: your turn
+	parked chan struct{} // script -> controller: yours
+	// quit is closed when the run is given up (Stop, Reset, another
+	// Run): a parked run then ends at once. done is closed when its
+	// goroutine has ended.
+	quit, done chan struct{}
+	quitOnce   sync.Once
+
+	// Held by whoever has the turn (after done, by anyone).
+	m        *mm.Machine // the machine the script runs on now
+	offset   sim.Time    // the time of the script's earlier machines
+	machines int
+	drive    drive
+	// steps counts the script's checks (between statements, every few
+	// thousand events) and the clock's moves: a turn that left it
+	// unchanged did nothing.
+	steps uint64
+}
+
+// drive is a turn the controller gives a run: up to Target (the
+// script's time, its machines one after the other) until Deadline.
+type drive struct {
+	target   sim.Time
+	deadline time.Time
+}
+
+func (lr *liveRun) stop() { lr.quitOnce.Do(func() { close(lr.quit) }) }
+
+// park gives the turn back to the controller and waits for the next.
+func (lr *liveRun) park() error {
+	select {
+	case lr.parked <- struct{}{}:
+	case <-lr.quit:
+		return errStopped
+	}
+	select {
+	case d := <-lr.resume:
+		lr.drive = d
+		return nil
+	case <-lr.quit:
+		return errStopped
+	}
+}
+
+// pace is the interpreter's Options.Pace for a live run: it records the
+// machine the script is on and waits, parked, until the controller's
+// clock reaches next.
+func (lr *liveRun) pace(m *mm.Machine, next sim.Time) (sim.Time, error) {
+	if m != lr.m {
+		if lr.m != nil {
+			lr.offset += lr.m.World.Now()
+		}
+		lr.m = m
+		lr.machines++
+	}
+	if !lr.paced {
+		lr.steps++
+		return noClock, nil
+	}
+	for {
+		limit := lr.drive.target - lr.offset
+		// Short of next, the clock still moves up to the page's.
+		if next <= limit || limit > m.World.Now() {
+			lr.steps++
+			return limit, nil
+		}
+		if err := lr.park(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// LiveView is what the controller reads of the current run between
+// calls to Drive: the machine the script is on (nil before its first),
+// the script's time (its machines one after the other), how many
+// machines it has booted, and whether it has ended.
+type LiveView struct {
+	// Gen identifies the run (0: none yet).
+	Gen      uint64
+	M        *mm.Machine
+	Now      sim.Time
+	Offset   sim.Time
+	Machines int
+	Paced    bool
+	Ended    bool
+}
+
+// Live returns the current driven run's view. Only the controller's
+// goroutine may call it, between calls to Drive, and read its machine.
+func (r *ScriptRunner) Live() LiveView {
+	r.mu.Lock()
+	lr := r.live
+	r.mu.Unlock()
+	if lr == nil {
+		return LiveView{}
+	}
+	v := LiveView{Gen: lr.gen, M: lr.m, Offset: lr.offset, Machines: lr.machines, Paced: lr.paced}
+	select {
+	case <-lr.done:
+		v.Ended = true
+	default:
+	}
+	v.Now = lr.offset
+	if lr.m != nil {
+		v.Now += lr.m.World.Now()
+	}
+	return v
+}
+
+// Drive gives the current run its turn: it goes on until the script's
+// time would pass target (a run to the end ignores it), its budget of
+// wall time is spent, or it ends. It returns whether the run did
+// anything in its turn. Only the controller's goroutine calls it.
+func (r *ScriptRunner) Drive(target sim.Time, budget time.Duration) bool {
+	r.mu.Lock()
+	lr := r.live
+	r.mu.Unlock()
+	if lr == nil {
+		return false
+	}
+	steps := lr.steps
+	select {
+	case lr.resume <- drive{target: target, deadline: time.Now().Add(budget)}:
+	case <-lr.done:
+		return false
+	}
+	select {
+	case <-lr.parked:
+		return lr.steps != steps
+	case <-lr.done:
+		return true
+	}
 }
 
 // NewScriptRunner returns a runner with nothing run yet.
@@ -142,9 +293,25 @@ func (r *ScriptRunner) changed() {
 // Run checks src as `pagesim script` does, then runs it on a new
 // goroutine (stopping a run still going on). A script that does not
 // check ends at once with its error and runs nothing. done, if not nil,
-// is called when the run has ended.
-func (r *ScriptRunner) Run(src string, done func()) {
+// is called when the run has ended. A driven run (Driven) goes at the
+// page's clock.
+func (r *ScriptRunner) Run(src string, done func()) { r.start(src, false, done) }
+
+// RunToEnd is Run, but a driven run goes as fast as the page's frames
+// let it, whatever the page's clock.
+func (r *ScriptRunner) RunToEnd(src string, done func()) { r.start(src, true, done) }
+
+// Rerun runs the latest script again, as it was run.
+func (r *ScriptRunner) Rerun() {
 	r.mu.Lock()
+	src, toEnd := r.st.Src, r.live != nil && !r.live.paced
+	r.mu.Unlock()
+	r.start(src, toEnd, nil)
+}
+
+func (r *ScriptRunner) start(src string, toEnd bool, done func()) {
+	r.mu.Lock()
+	r.abandonLive()
 	r.gen++
 	gen := r.gen
 	r.stopping = false
@@ -161,30 +328,56 @@ func (r *ScriptRunner) Run(src string, done func()) {
 	r.st.Running = true
 	rec := mm.NewRecorder(mm.RecordConfig{MaxBytes: scriptRecordBytes})
 	r.rec = rec
+	var lr *liveRun
+	if r.Driven {
+		lr = &liveRun{gen: gen, paced: !toEnd, resume: make(chan drive), parked: make(chan struct{}),
+			quit: make(chan struct{}), done: make(chan struct{})}
+		r.live = lr
+	}
 	r.changed()
 	r.mu.Unlock()
-	go r.run(gen, src, rec, done)
+	go r.run(gen, src, rec, lr, done)
 }
 
-func (r *ScriptRunner) run(gen uint64, src string, rec *mm.Recorder, done func()) {
+func (r *ScriptRunner) run(gen uint64, src string, rec *mm.Recorder, lr *liveRun, done func()) {
 	limit := r.maxBytes()
 	out := &scriptOutput{r: r, gen: gen}
 	last := time.Now()
 	r.mu.Lock()
 	dump := r.dump
 	r.mu.Unlock()
-	in := script.New(script.Options{MaxBytes: limit, Recorder: rec, Dump: dump, InterruptEvents: 4096,
+	opts := script.Options{MaxBytes: limit, Recorder: rec, Dump: dump, InterruptEvents: 4096,
 		Interrupt: func() error {
 			if err := out.check(); err != nil {
 				return err
 			}
-			if r.Yield != nil && time.Since(last) >= r.YieldEvery {
+			if lr != nil {
+				lr.steps++
+				if time.Now().After(lr.drive.deadline) {
+					if err := lr.park(); err != nil {
+						return err
+					}
+				}
+			} else if r.Yield != nil && time.Since(last) >= r.YieldEvery {
 				r.Yield()
 				last = time.Now()
 			}
 			return out.check()
-		}})
-	err := in.Exec(out, ScriptName, 1, []byte(src))
+		}}
+	var err error
+	if lr != nil {
+		defer close(lr.done)
+		opts.Pace = lr.pace
+		// The first turn starts the run.
+		select {
+		case lr.drive = <-lr.resume:
+		case <-lr.quit:
+			err = &script.Error{File: ScriptName, Line: 1, Msg: errStopped.Error(), Err: errStopped}
+		}
+	}
+	if err == nil {
+		err = script.New(opts).Exec(out, ScriptName, 1, []byte(src))
+	}
 	r.mu.Lock()
 	if r.gen == gen {
 		r.st.Running = false
@@ -268,6 +461,8 @@ func (r *ScriptRunner) maxBytes() uint64 {
 func (r *ScriptRunner) Load(src string, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.abandonLive()
+	r.live = nil
 	r.gen++
 	r.stopping = false
 	r.rec = nil
@@ -303,6 +498,17 @@ func (r *ScriptRunner) Stop() {
 	defer r.mu.Unlock()
 	if r.st.Running {
 		r.stopping = true
+		if r.live != nil {
+			r.live.stop()
+		}
+	}
+}
+
+// abandonLive gives up the current driven run (mu held): a parked run
+// ends at once; the map keeps showing its machine until the next run.
+func (r *ScriptRunner) abandonLive() {
+	if r.live != nil {
+		r.live.stop()
 	}
 }
 
@@ -310,6 +516,8 @@ func (r *ScriptRunner) Stop() {
 func (r *ScriptRunner) Reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.abandonLive()
+	r.live = nil
 	r.gen++
 	r.stopping = false
 	r.rec = nil

@@ -211,7 +211,7 @@ func (c *Controller) Snapshot(seq uint64) *Snapshot {
 		s.Live = append(s.Live, live)
 	}
 	if len(c.runs) > 0 {
-		s.ResultFinal = c.Ended()
+		s.ResultFinal = c.runsEnded()
 		r, err := c.report()
 		if err != nil {
 			s.ResultError = err.Error()
@@ -241,7 +241,7 @@ func (c *Controller) report() (Report, error) {
 		return Report{}, err
 	}
 	text := res.Text()
-	if !c.Ended() {
+	if !c.runsEnded() {
 		// Only a finished table is the command's; one copied before
 		// says so first.
 		text = "partial, at t = " + FormatTime(c.Shown()) + " s: the runs have not finished, " +

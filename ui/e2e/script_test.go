@@ -266,3 +266,70 @@ func TestProcFilesPastedInThePageShowWhatPagesimProcImportPrints(t *testing.T) {
 		assert.Equal(t, want, q.Text("script-output"))
 	})
 }
+
+// liveScript runs long enough on the page's clock to be watched: a task
+// faults memory, then three simulated seconds pass.
+const liveScript = `machine mem=64M layout=simple cpus=2
+region heap size=16M madvise=nohugepage
+task hog fault region=heap cpu=1
+run until=hog-done
+run 3s
+print heap nr_free_pages
+echo end
+`
+
+func TestTheMapShowsAScriptsMachineUnderThePagesClock(t *testing.T) {
+	want, _, _ := nativeScript(t, liveScript)
+	p := Open(t, "")
+	scenarioCols := p.Debug().Columns
+	require.NotEmpty(t, scenarioCols)
+	p.Click("script-open")
+	p.WaitJS(`document.getElementById("script-src") !== null`)
+	p.SetField("script-src", liveScript)
+	p.SetField("speed", "1")
+	p.Click("script-run")
+	p.WaitJS(`(() => { const d = JSON.parse(window.pagesimDebug()); return d.columns && d.columns[0] === "script.txt" && d.nowNs > 200e6; })()`)
+	d := p.Debug()
+	assert.Equal(t, []string{"script.txt"}, d.Columns, "the map shows the script's machine")
+	assert.GreaterOrEqual(t, d.Pages, uint64(64<<20>>12), "its 64 MiB of pages")
+	assert.True(t, d.Playing)
+	assert.Less(t, d.NowNS, int64(3e9), "at x1 the script's three seconds take three seconds")
+	assert.Equal(t, "running…", p.Text("script-status"))
+	assert.NotContains(t, p.Text("script-output"), "end")
+
+	t.Run("paused, its time stands still and the page answers", func(t *testing.T) {
+		p.t = t
+		p.Click("play")
+		p.WaitJS(`!JSON.parse(window.pagesimDebug()).playing`)
+		d := p.WaitSettled()
+		f := p.Frames()
+		time.Sleep(700 * time.Millisecond)
+		assert.Equal(t, d.NowNS, p.Debug().NowNS)
+		assert.Greater(t, p.Frames(), f+5, "frames go on")
+		assert.Equal(t, "running…", p.Text("script-status"))
+		var hasTitle bool
+		for _, l := range p.Debug().Labels {
+			hasTitle = hasTitle || strings.HasPrefix(l.Text, "script.txt")
+		}
+		assert.True(t, hasTitle, "the column is titled with the script's name")
+	})
+
+	t.Run("at x1000 it ends and prints what pagesim script prints", func(t *testing.T) {
+		p.t = t
+		p.SetField("speed", "1000")
+		p.Click("play")
+		p.waitScriptEnded()
+		assert.Equal(t, "done", p.Text("script-status"))
+		assert.Equal(t, want, p.Text("script-output"))
+		d := p.Debug()
+		assert.True(t, d.Ended)
+		assert.GreaterOrEqual(t, d.NowNS, int64(3e9))
+	})
+
+	t.Run("closing the mode gives the map back to the scenario", func(t *testing.T) {
+		p.t = t
+		p.Click("script-close")
+		p.WaitJS(`JSON.parse(window.pagesimDebug()).columns[0] !== "script.txt"`)
+		assert.Equal(t, scenarioCols, p.Debug().Columns)
+	})
+}

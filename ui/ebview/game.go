@@ -547,13 +547,20 @@ func (g *Game) publishDebug(ctl *app.Controller) {
 	for _, l := range g.r.Labels {
 		d.TextPx = min(d.TextPx, l.Size)
 	}
-	for _, i := range g.cols {
-		if i < len(ctl.Views()) {
-			d.Columns = append(d.Columns, ctl.Views()[i].Variant())
+	if v := ctl.ScriptLive(); ctl.ScriptOn() {
+		if v.M != nil {
+			d.Columns = []string{app.ScriptName}
+			d.Pages = uint64(v.M.MaxPFN())
 		}
-	}
-	for _, v := range ctl.Views() {
-		d.Pages = max(d.Pages, uint64(v.MaxPFN()))
+	} else {
+		for _, i := range g.cols {
+			if i < len(ctl.Views()) {
+				d.Columns = append(d.Columns, ctl.Views()[i].Variant())
+			}
+		}
+		for _, v := range ctl.Views() {
+			d.Pages = max(d.Pages, uint64(v.MaxPFN()))
+		}
 	}
 	b, err := json.Marshal(d)
 	if err != nil {

@@ -15,6 +15,9 @@ import (
 // avg10, then the scenario's key counters: their rates, their totals).
 // Only the controller's owner goroutine may call it.
 func PanelsOf(ctl *app.Controller) []Panel {
+	if ctl.ScriptOn() {
+		return scriptPanels(ctl)
+	}
 	var ps []Panel
 	names := app.ChartNames(ctl.Spec())
 	var metrics []scenario.Metric
@@ -46,6 +49,22 @@ func PanelsOf(ctl *app.Controller) []Panel {
 		ps = append(ps, p)
 	}
 	return ps
+}
+
+// scriptPanels is the Script mode's column: the machine the script is on
+// (none before its first machine), titled with the script's name, its
+// time on the script's clock and, once it has booted more than one, which
+// machine it is on and when that one booted.
+func scriptPanels(ctl *app.Controller) []Panel {
+	v := ctl.ScriptLive()
+	if v.M == nil {
+		return nil
+	}
+	p := Panel{Title: app.ScriptName, Src: v.M, Now: v.Now, PhaseStart: v.Offset, Phases: v.Machines, Done: v.Ended}
+	if v.Machines > 1 {
+		p.Phase = "machine " + strconv.Itoa(v.Machines)
+	}
+	return []Panel{p}
 }
 
 // ASCII replaces what the map's font cannot print ("…" becomes "...").

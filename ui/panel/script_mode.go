@@ -34,6 +34,9 @@ type ScriptHost interface {
 type ScriptMode struct {
 	Runner *app.ScriptRunner
 	Host   ScriptHost
+	// Backend, if set, is told when the mode opens and closes: the map
+	// shows the script's machine while it is open.
+	Backend Backend
 	// ScenarioLink is the scenarios' permalink, which the address bar
 	// gets back when the mode closes.
 	ScenarioLink string
@@ -64,7 +67,7 @@ func (c *ScriptMode) Compute() {
 	c.state = c.Runner.State()
 	if d := c.state.Dump; d != c.lastDump {
 		c.lastDump = d
-		c.open = true
+		c.setOpen(true)
 		if d != nil && d.Err == "" && !strings.HasPrefix(c.src, "import") {
 			c.src = app.ImportStarter
 			c.recheck()
@@ -74,7 +77,7 @@ func (c *ScriptMode) Compute() {
 	if c.state.Loaded != c.loaded {
 		c.loaded = c.state.Loaded
 		c.src = c.state.Src
-		c.open = true
+		c.setOpen(true)
 		c.recheck()
 	}
 }
@@ -132,8 +135,20 @@ func (c *ScriptMode) st() *app.ScriptState { return &c.state }
 
 func (c *ScriptMode) isOpen() bool { return c.open }
 
+// setOpen opens or closes the mode, and tells the controller, which
+// shows the script's machine on the map while the mode is open.
+func (c *ScriptMode) setOpen(on bool) {
+	if c.open == on {
+		return
+	}
+	c.open = on
+	if c.Backend != nil {
+		c.Backend.Do(func(ctl *app.Controller) { ctl.ShowScript(on) })
+	}
+}
+
 func (c *ScriptMode) openMode() {
-	c.open = true
+	c.setOpen(true)
 	if c.src == "" {
 		c.src = script.Examples[0].Src
 		c.recheck()
@@ -143,7 +158,7 @@ func (c *ScriptMode) openMode() {
 // closeMode hides the editor and gives the address bar the scenarios'
 // link back.
 func (c *ScriptMode) closeMode() {
-	c.open = false
+	c.setOpen(false)
 	if c.Runner.LinkShown() {
 		c.Runner.ShowLink(false)
 		if c.Host != nil && c.ScenarioLink != "" {
@@ -180,9 +195,16 @@ func (c *ScriptMode) recheck() {
 	}
 }
 
-// run runs the editor's text and puts its link in the address bar.
-func (c *ScriptMode) run() {
-	c.Runner.Run(c.src, nil)
+// run runs the editor's text on the page's clock (the map shows its
+// machine, the page's play, pause, step and speed act on it) and puts its
+// link in the address bar; toEnd runs it as fast as the page's frames
+// allow instead.
+func (c *ScriptMode) run(toEnd bool) {
+	if toEnd {
+		c.Runner.RunToEnd(c.src, nil)
+	} else {
+		c.Runner.Run(c.src, nil)
+	}
 	if frag, err := c.Runner.Link(c.src); err == nil && c.Host != nil {
 		c.Host.SetFragment(frag, false)
 		c.Runner.ShowLink(true)
