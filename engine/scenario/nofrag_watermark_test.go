@@ -90,3 +90,31 @@ func TestNofragWatermarkRefusesImpossibleParameters(t *testing.T) {
 		assert.Error(t, err, "%v", set)
 	}
 }
+
+// Each patch is its own switch. Patch 1 adds the check that knows the
+// migratetype and converts no caller, so defrag1-patch1 is defrag1 run
+// for run; the optional variants are offered, run only when named, and
+// print their columns.
+func TestNofragWatermarkPatch1AloneIsDefrag1AndTheOptionalVariantsRun(t *testing.T) {
+	s, err := Get("nofrag-watermark")
+	require.NoError(t, err)
+	var optional []string
+	for _, v := range s.Variants {
+		if v.Optional {
+			optional = append(optional, v.Name)
+		}
+	}
+	assert.Equal(t, []string{"defrag1-patch1", "defrag1-patches13"}, optional)
+	res, err := s.RunAll(Options{Seed: 2, Runs: 1, Variants: []string{"defrag1", "defrag1-patch1", "defrag1-patches13"},
+		Settings: []string{"scale=0.05"}, CheckEvery: checkEvery})
+	require.NoError(t, err)
+	require.Len(t, res.Variants, 3)
+	assert.Equal(t, res.Variants[0].Median, res.Variants[1].Median, "defrag1-patch1 against defrag1")
+	assert.Greater(t, res.Variants[2].Median["mthp_64k_alloc"]+res.Variants[2].Median["mthp_64k_fallback"], 0.0, "defrag1-patches13 faulted")
+	assert.Contains(t, res.Text(), "+p1,3")
+	def, err := s.RunAll(Options{Seed: 2, Runs: 1, Settings: []string{"scale=0.02"}})
+	require.NoError(t, err)
+	for _, v := range def.Variants {
+		assert.NotContains(t, optional, v.Name, "an optional variant runs only when named")
+	}
+}
