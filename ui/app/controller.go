@@ -123,6 +123,9 @@ type Controller struct {
 	scriptOn   bool
 	scriptGen  uint64 // the run the script's clock is for
 	saved      savedClock
+
+	// mapRequests wait for the view's next frame (RequestMap).
+	mapRequests []MapRequest
 }
 
 // NewController returns a controller showing the catalog's defaults.

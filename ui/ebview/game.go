@@ -19,6 +19,7 @@
 package ebview
 
 import (
+	"bytes"
 	"encoding/json"
 	"image"
 	"image/color"
@@ -287,6 +288,12 @@ func (g *Game) tick() {
 		g.viewSeen = key
 		g.needPixel = true
 		g.updateHover()
+	}
+	// The map as a PNG: what the canvas shows now, at its resolution.
+	for _, f := range ctl.TakeMapRequests() {
+		var b bytes.Buffer
+		err := g.r.PNG(&b)
+		f(b.Bytes(), err)
 	}
 	g.publishDebug(ctl)
 }

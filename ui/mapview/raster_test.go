@@ -1,6 +1,9 @@
 package mapview
 
 import (
+	"bytes"
+	"image"
+	"image/png"
 	"os"
 	"regexp"
 	"strings"
@@ -296,4 +299,21 @@ func TestZoomToOnePixelPerPageIsExact(t *testing.T) {
 	assert.Equal(t, 1.0, r.Cam.Zoom)
 	r.ZoomTo(1e-9, 0, 0)
 	assert.Equal(t, r.Fit(), r.Cam.Zoom)
+}
+
+func TestThePNGOfTheMapHoldsTheBuffersPixels(t *testing.T) {
+	r := New(300, 200)
+	r.SetScale(2)
+	m := newMachine(t, 8192, 2)
+	r.Render([]Panel{{Title: "baseline", Src: m}, {Title: "patched", Src: m}})
+	var b bytes.Buffer
+	require.NoError(t, r.PNG(&b))
+	img, err := png.Decode(&b)
+	require.NoError(t, err)
+	require.Equal(t, image.Rect(0, 0, r.W, r.H), img.Bounds())
+	for _, p := range [][2]int{{0, 0}, {r.W / 2, r.H / 2}, {r.W - 1, r.H - 1}, {17, 150}} {
+		i := 4 * (p[1]*r.W + p[0])
+		cr, cg, cb, ca := img.At(p[0], p[1]).RGBA()
+		assert.Equal(t, [4]uint8{r.Pix[i], r.Pix[i+1], r.Pix[i+2], r.Pix[i+3]}, [4]uint8{uint8(cr >> 8), uint8(cg >> 8), uint8(cb >> 8), uint8(ca >> 8)}, "pixel %v", p)
+	}
 }

@@ -46,3 +46,28 @@ func (c *TraceExport) download(i int, report bool) {
 		}
 	})
 }
+
+// downloadMap saves the map as the canvas shows it, a PNG at the
+// device's resolution (the view answers after its next frame).
+func (c *TraceExport) downloadMap() {
+	host := c.Host
+	c.Backend.Do(func(ctl *app.Controller) {
+		name := ctl.MapName()
+		ctl.RequestMap(func(png []byte, err error) {
+			if err == nil && host != nil {
+				host.Download(name, "image/png", png)
+			}
+		})
+	})
+}
+
+// downloadSeries saves every sampled series of the runs as CSV.
+func (c *TraceExport) downloadSeries() {
+	host := c.Host
+	c.Backend.Do(func(ctl *app.Controller) {
+		var b bytes.Buffer
+		if err := ctl.WriteSeriesCSV(&b); err == nil && host != nil {
+			host.Download(ctl.SeriesName(), "text/csv", b.Bytes())
+		}
+	})
+}
