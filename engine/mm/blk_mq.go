@@ -314,9 +314,15 @@ func (d *BlockDevice) prune(now sim.Time) {
 	for i < len(d.busy) && d.busy[i].end <= now {
 		i++
 	}
-	d.busy = append(d.busy[:0], d.busy[i:]...)
-	j, _ := slices.BinarySearch(d.tags, now+1)
-	d.tags = append(d.tags[:0], d.tags[j:]...)
+	// Shift only when something is forgotten: a setup that submits
+	// before the world's clock moves would otherwise copy every
+	// booking onto itself at each request.
+	if i > 0 {
+		d.busy = append(d.busy[:0], d.busy[i:]...)
+	}
+	if j, _ := slices.BinarySearch(d.tags, now+1); j > 0 {
+		d.tags = append(d.tags[:0], d.tags[j:]...)
+	}
 	k := 0
 	for ; k < len(d.ioBusy) && d.ioBusy[k].start < now; k++ {
 		end := min(d.ioBusy[k].end, now)
@@ -326,7 +332,9 @@ func (d *BlockDevice) prune(now sim.Time) {
 			break
 		}
 	}
-	d.ioBusy = append(d.ioBusy[:0], d.ioBusy[k:]...)
+	if k > 0 {
+		d.ioBusy = append(d.ioBusy[:0], d.ioBusy[k:]...)
+	}
 }
 
 // blkSubmitBios submits pages contiguous pages as bios merged into requests
