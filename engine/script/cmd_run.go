@@ -199,6 +199,20 @@ var programs = []*program{
 		start: startBuild,
 	},
 	{
+		name: "pgbench",
+		help: "seed 000's PostgreSQL under pgbench simple-update, one process of a server the tasks share: a client's backend (its transaction's CPU, page-table faults, 8 KiB data-file reads and writes, WAL inserted and flushed by group commit through iomap's folio order loop), the checkpointer or the background writer",
+		args: []param{
+			{name: "server", typ: tName, required: true, help: "the server (created if new)"},
+			{name: "role", typ: tChoice, choices: []string{"session", "checkpointer", "bgwriter"}, help: "the process (default session)"},
+			{name: "txns", typ: tCount, help: "a session ends after this many commits (default: never); the checkpointer and the background writer end with the server's last session"},
+			{name: "accounts", typ: tSize, help: "pgbench_accounts' size, when the server is created (default 16M)"},
+			{name: "shared_buffers", typ: tSize, help: "shared_buffers, when the server is created (default 32M; not allocated: a region can stand for it)"},
+			{name: "txn", typ: tDuration, help: "a transaction's CPU time, when the server is created (default 600us, an estimate)"},
+			{name: "max_write", typ: tSize, help: "the largest WAL pwrite, when the server is created (default 64M)"},
+		},
+		start: startPgBench,
+	},
+	{
 		name: "alloc",
 		help: "raw allocations of one mask and order, one per step, each freed hold later",
 		args: []param{
@@ -421,6 +435,77 @@ func (in *Interp) buildFS(c *call, name string) (*workload.BuildFS, error) {
 	now := in.m.World.Now()
 	fs := workload.NewBuildFS(in.m, kind, cg, 0, now, commit)
 	return fs, in.define(name, &fsObj{fs: fs})
+}
+
+func startPgBench(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
+	b, err := in.pgServer(c, c.str("server", ""))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	switch c.str("role", "session") {
+	case "checkpointer":
+		if c.has("txns") {
+			return nil, nil, nil, fmt.Errorf("txns= is for role=session")
+		}
+		p := b.Checkpointer()
+		return p, progressOf(workload.WriterProgress(p)), nil, nil
+	case "bgwriter":
+		if c.has("txns") {
+			return nil, nil, nil, fmt.Errorf("txns= is for role=session")
+		}
+		p := b.BgWriter()
+		return p, progressOf(workload.WriterProgress(p)), nil, nil
+	}
+	p, prog := b.SessionFor(0, c.uint("txns"))
+	return p, progressOf(prog), nil, nil
+}
+
+// pgServer returns the pgbench server of that name, opening it on first
+// use.
+func (in *Interp) pgServer(c *call, name string) (*workload.PgBench, error) {
+	if o, ok := in.objects[name]; ok {
+		po, isPG := o.(*pgObj)
+		if !isPG {
+			return nil, fmt.Errorf("%q is a %s, not a pgbench server", name, o.kind())
+		}
+		for _, a := range []string{"accounts", "shared_buffers", "txn", "max_write"} {
+			if c.has(a) {
+				return nil, fmt.Errorf("%s= is taken only when the server is created", a)
+			}
+		}
+		return po.b, nil
+	}
+	if err := in.canDefine(name); err != nil {
+		return nil, err
+	}
+	accounts, shared, maxWrite := uint64(16<<20), uint64(32<<20), uint64(64<<20)
+	if c.has("accounts") {
+		accounts = c.size("accounts")
+	}
+	if c.has("shared_buffers") {
+		shared = c.size("shared_buffers")
+	}
+	if c.has("max_write") {
+		maxWrite = c.size("max_write")
+	}
+	const block = workload.BlockPages * mm.PAGE_SIZE
+	if accounts < block || shared < block || maxWrite < block {
+		return nil, fmt.Errorf("accounts=, shared_buffers= and max_write= take at least one 8K block")
+	}
+	if accounts > 1<<40 || shared > 1<<40 {
+		return nil, fmt.Errorf("accounts= and shared_buffers= take at most 1T")
+	}
+	b := workload.OpenPgBench(in.m, in.m.World.Stream("workload/pgbench#"+name), accounts/block, shared/block)
+	b.TxnCPU = workload.SimpleUpdateCPU
+	if c.has("txn") {
+		if b.TxnCPU = sim.Time(c.duration("txn")); b.TxnCPU <= 0 {
+			return nil, fmt.Errorf("txn=0: give a positive time")
+		}
+	}
+	b.WALRecordBytes = workload.SimpleUpdateWALBytes
+	b.MaxWritePages = maxWrite / mm.PAGE_SIZE
+	b.TouchesPerTxn = workload.SimpleUpdateTouches
+	return b, in.define(name, &pgObj{b: b})
 }
 
 func startAllocTask(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {

@@ -190,6 +190,22 @@ func (o *fsObj) fields(*Interp) []field {
 	}
 }
 
+// pgObj is a pgbench server whose processes are tasks (task NAME pgbench
+// server=...).
+type pgObj struct{ b *workload.PgBench }
+
+func (*pgObj) kind() string { return "pgbench server" }
+func (o *pgObj) fields(*Interp) []field {
+	st := &o.b.Stats
+	return []field{
+		{"commits", uintNum(st.Commits)}, {"fpis", uintNum(st.FPIs)}, {"faults", uintNum(st.Faults)},
+		{"flushes", uintNum(st.Flushes)}, {"wal_writes", uintNum(st.Writes)}, {"wal_bytes", uintNum(st.WALBytes)},
+		{"data_writes", uintNum(st.DataWrites)}, {"data_reads", uintNum(st.DataReads)}, {"extends", uintNum(st.Extends)},
+		{"checkpoint_writes", uintNum(st.CheckpointWrites)}, {"bgwriter_writes", uintNum(st.BgWriterWrites)},
+		{"clean_taken", uintNum(st.CleanTaken)},
+	}
+}
+
 // chunksObj is a handle of raw allocations (alloc NAME ...).
 type chunksObj struct {
 	gfp    mm.GFP

@@ -61,6 +61,34 @@ package workload
 // (xfs_setup_inode), so direct compaction on their behalf may not migrate
 // page cache (isolate_migratepages_block). PTE pages are GFP_PGTABLE_USER.
 //
+// # Data-file writes and the background writers
+//
+// Besides the WAL, the server writes its data files 8 KiB at a time, each
+// a buffered pwrite through iomap (an order-1 folio asked for where the
+// block is not cached):
+//   - relation extension: pgbench_history grows by one row per
+//     transaction, and the backend whose row does not fit the last block
+//     extends the relation by a zeroed block (RelationAddBlocks ->
+//     smgrzeroextend -> FileZero: a pwrite of zeros at the new block);
+//   - the checkpointer writes every buffer dirtied since the checkpoint
+//     began, spread over the cycle (BufferSync, CheckpointWriteDelay: a
+//     batch, then a 100 ms sleep while on schedule). In the steady state
+//     it writes as many blocks per second as the backends dirty for the
+//     first time, so the model's checkpointer writes, every
+//     CheckpointerDelay, one accounts block (chosen at random: the
+//     buffers of the previous cycle) per full-page image logged since its
+//     last round, and every history block filled since;
+//   - the background writer (BgBufferSync) wakes every BgWriterDelay and
+//     cleans, ahead of the clock sweep, up to BgWriterLRUMaxPages victim
+//     buffers, bgwriter_lru_multiplier times the buffers the backends
+//     allocated since its last round; a backend that evicts takes a
+//     cleaned victim if there is one and writes its victim itself only
+//     otherwise. With the accounts table inside shared_buffers the
+//     backends allocate no buffers and the background writer writes
+//     nothing.
+// The checkpointer's fsyncs come at the checkpoint's end, outside a
+// measured window shorter than a cycle, and are not modelled.
+//
 // Everything random comes from the workload's own stream (Rng).
 
 import (
@@ -77,6 +105,45 @@ var XFSDataGFP = mm.MustParseGFP("GFP_NOFS|__GFP_HIGHMEM|__GFP_MOVABLE|__GFP_HAR
 // PgtableGFP is GFP_PGTABLE_USER (GFP_KERNEL_ACCOUNT | __GFP_ZERO), the
 // mask of a user page-table page (pte_alloc_one).
 var PgtableGFP = mm.MustParseGFP("GFP_KERNEL_ACCOUNT|__GFP_ZERO")
+
+// SimpleUpdateCPU is the CPU time of one simple-update transaction in the
+// backend (parse, plan and execute its three statements, the commit
+// record, the client round trips), besides what the model charges
+// separately (page faults, data and WAL writes). No published figure was
+// found for it on the seed's machine or a named one (docs/FIDELITY.md
+// lists the searches): it is an estimate, 96 CPUs / 155,409 TPS = 618 us
+// from the seed's own patched run, so it is the patched ceiling by
+// construction and says nothing about the ratio.
+const SimpleUpdateCPU = 600 * sim.Microsecond
+
+// SimpleUpdateWALBytes is the WAL records of one simple-update
+// transaction, full-page images aside: an UPDATE (heap HOT update), an
+// INSERT and a commit record, about 384 bytes (estimate).
+// SimpleUpdateTouches are the shared buffers it touches: the accounts
+// page, its index leaf, the history page.
+const (
+	SimpleUpdateWALBytes = 384
+	SimpleUpdateTouches  = 3
+)
+
+// HistoryRowsPerBlock is how many pgbench_history rows fit an 8 KiB heap
+// page: the row (tid, bid, aid, delta int4, mtime timestamp, filler
+// char(22): 47 bytes) after a 24-byte tuple header, MAXALIGNed to 72,
+// plus a 4-byte line pointer, in the 8168 bytes after the page header:
+// 107 (src/bin/pgbench/pgbench.c's DDL; src/include/storage/bufpage.h).
+const HistoryRowsPerBlock = 107
+
+// The background writers' settings, PostgreSQL's defaults:
+// CheckpointerDelay is CheckpointWriteDelay's 100 ms nap while on
+// schedule; bgwriter_delay, bgwriter_lru_maxpages and
+// bgwriter_lru_multiplier (x10 here) (src/backend/postmaster/checkpointer.c,
+// bgwriter.c, storage/buffer/bufmgr.c).
+const (
+	CheckpointerDelay      = 100 * sim.Millisecond
+	BgWriterDelay          = 200 * sim.Millisecond
+	BgWriterLRUMaxPages    = 100
+	BgWriterLRUMultiplierX = 20
+)
 
 // FPIBytes is a full-page image in the WAL: the 8 KiB block (a full heap
 // page has no hole between pd_lower and pd_upper to leave out) and its
@@ -112,6 +179,9 @@ type PgBench struct {
 	Data          []*mm.File
 	AccountBlocks uint64
 	SharedBlocks  uint64
+	// History is pgbench_history, which grows by one row a transaction
+	// (HistoryRowsPerBlock a block); nil leaves it out.
+	History *mm.File
 	// TouchesPerTxn is the shared buffers a transaction touches;
 	// PageTables owns the sessions' PTE pages.
 	TouchesPerTxn int
@@ -134,6 +204,23 @@ type PgBench struct {
 	// changed has a bit per block of the FPI table changed since the
 	// checkpoint began (the WAL has its image); see FPIBlocks.
 	changed []uint64
+	// historyRows are the rows inserted into pgbench_history; the
+	// relation has historyRows/HistoryRowsPerBlock full blocks and one
+	// being filled.
+	historyRows uint64
+	// ckptAccounts and ckptHistory are the accounts blocks (one per
+	// full-page image) and the full history blocks dirtied since the
+	// checkpointer's last round; ckptHistoryNext is the next history
+	// block it writes.
+	ckptAccounts, ckptHistory, ckptHistoryNext uint64
+	// sessions counts the sessions made, ended those that finished
+	// their transactions (SessionFor); the background writers end once
+	// every session has.
+	sessions, ended int
+	// bufAllocs are the buffers the backends allocated since the
+	// background writer's last round; cleanVictims the victims it
+	// cleaned that no backend has taken yet.
+	bufAllocs, cleanVictims uint64
 
 	// Stats are what the run measured.
 	Stats PgBenchStats
@@ -149,9 +236,15 @@ type PgBenchStats struct {
 	// the slow path, and any wait for the CPU in between).
 	Flushes, Writes uint64
 	WriteTime       sim.Time
-	// DataWrites and DataReads count 8 KiB data-page pwrites and preads,
+	// DataWrites and DataReads count the backends' 8 KiB data-page
+	// pwrites (evictions and relation extensions) and preads,
 	// ShortWrites WAL writes that found no memory at all.
 	DataWrites, DataReads, ShortWrites uint64
+	// Extends counts pgbench_history's extensions (among DataWrites);
+	// CheckpointWrites and BgWriterWrites the 8 KiB writes of the
+	// checkpointer and the background writer; CleanTaken the
+	// evictions that found a victim the background writer had cleaned.
+	Extends, CheckpointWrites, BgWriterWrites, CleanTaken uint64
 	// WALBytes is the WAL flushed.
 	WALBytes uint64
 }
@@ -186,14 +279,22 @@ func (b *PgBench) Checkpoint() {
 // tables already map each 2 MiB region of shared_buffers with probability
 // mappedPer1000/1000 (drawn from the workload's stream).
 func (b *PgBench) Session(mappedPer1000 uint64) sim.Program {
+	p, _ := b.SessionFor(mappedPer1000, 0)
+	return p
+}
+
+// SessionFor is Session for a client that ends after txns commits (0:
+// never); Progress counts its commits in Ops.
+func (b *PgBench) SessionFor(mappedPer1000, txns uint64) (sim.Program, *Progress) {
 	regions := b.regions()
-	s := &pgSession{b: b, mapped: make([]uint64, (regions+63)/64)}
+	b.sessions++
+	s := &pgSession{b: b, mapped: make([]uint64, (regions+63)/64), limit: txns}
 	for r := uint64(0); r < regions; r++ {
 		if b.Rng.Uint64n(1000) < mappedPer1000 {
 			s.mapped[r/64] |= 1 << (r % 64)
 		}
 	}
-	return s
+	return s, &s.prog
 }
 
 func (b *PgBench) regions() uint64 { return (b.SharedBlocks + RegionBlocks - 1) / RegionBlocks }
@@ -243,6 +344,7 @@ const (
 	pgEvict                  // write the evicted buffer's block
 	pgRead                   // read the block it needs
 	pgInsert                 // insert its WAL
+	pgExtend                 // extend pgbench_history by a zeroed block
 	pgCommit                 // XLogFlush up to the session's record
 	pgWrite                  // lead a flush: the pwrites and fdatasync
 	pgFlushed                // fdatasync returned: publish, wake waiters
@@ -267,6 +369,10 @@ type pgSession struct {
 	done       uint64
 	// lsn is the end of the session's commit record.
 	lsn uint64
+	// prog counts commits; limit ends the session after that many (0:
+	// never).
+	prog  Progress
+	limit uint64
 	// The flush this session leads: pages [wrPage, wrEnd) of the WAL
 	// are left to write, up to target bytes; the current pwrite began
 	// at wrStart and has wrDone of its wrCall pages done.
@@ -279,6 +385,7 @@ type pgSession struct {
 
 func (s *pgSession) Step(w *sim.World, t *sim.Task) sim.Time {
 	b, m := s.b, s.b.M
+	s.prog.begin(t)
 	for {
 		switch s.state {
 		case pgRun:
@@ -315,8 +422,16 @@ func (s *pgSession) Step(w *sim.World, t *sim.Task) sim.Time {
 			s.done = 0
 			s.state = pgInsert
 			if s.miss {
-				s.state = pgEvict
-				t.Charge(SyscallCost)
+				b.bufAllocs++
+				s.state = pgRead
+				if b.cleanVictims > 0 {
+					// The background writer cleaned a victim.
+					b.cleanVictims--
+					b.Stats.CleanTaken++
+				} else {
+					s.state = pgEvict
+					t.Charge(SyscallCost)
+				}
 			}
 		case pgEvict:
 			f, idx := b.dataBlock(s.evBlk)
@@ -327,8 +442,10 @@ func (s *pgSession) Step(w *sim.World, t *sim.Task) sim.Time {
 			b.Stats.DataWrites++
 			s.done = 0
 			s.state = pgRead
-			t.Charge(SyscallCost)
 		case pgRead:
+			if s.done == 0 {
+				t.Charge(SyscallCost)
+			}
 			f, idx := b.dataBlock(s.blk)
 			got, _ := m.FileRead(t, f, idx+s.done, BlockPages-s.done, XFSDataGFP)
 			s.done += got
@@ -343,14 +460,45 @@ func (s *pgSession) Step(w *sim.World, t *sim.Task) sim.Time {
 				b.changed[i/64] |= 1 << (i % 64)
 				wal += FPIBytes
 				b.Stats.FPIs++
+				b.ckptAccounts++
 			}
 			b.insertLSN += wal
 			s.lsn = b.insertLSN
+			s.state = pgCommit
+			if b.History != nil {
+				// INSERT INTO pgbench_history: the row that does
+				// not fit the last block extends the relation.
+				if b.historyRows%HistoryRowsPerBlock == 0 {
+					s.evBlk = b.historyRows / HistoryRowsPerBlock
+					s.done = 0
+					s.state = pgExtend
+					t.Charge(SyscallCost)
+					if b.historyRows > 0 {
+						b.ckptHistory++
+					}
+				}
+				b.historyRows++
+			}
+		case pgExtend:
+			idx := s.evBlk * BlockPages
+			s.done += m.IomapFileBufferedWrite(t, b.History, idx+s.done, BlockPages-s.done, XFSDataGFP)
+			if m.AllocPending(t) {
+				return sim.Resched
+			}
+			if s.done < BlockPages {
+				return t.Now + sim.Millisecond // no memory at all: try again
+			}
+			b.Stats.DataWrites++
+			b.Stats.Extends++
 			s.state = pgCommit
 		case pgCommit:
 			if b.flushLSN >= s.lsn {
 				b.Stats.Commits++
 				s.state = pgRun
+				if s.prog.Ops++; s.limit > 0 && s.prog.Ops >= s.limit {
+					b.ended++
+					return s.prog.finish(t)
+				}
 				continue
 			}
 			if b.flushing {
@@ -381,6 +529,108 @@ func (s *pgSession) Step(w *sim.World, t *sim.Task) sim.Time {
 			}
 			b.waiters = b.waiters[:0]
 			s.state = pgCommit
+		}
+	}
+}
+
+// bgWriter is the checkpointer or the background writer: rounds of 8 KiB
+// data-block writes with a sleep between them.
+type bgWriter struct {
+	b    *PgBench
+	ckpt bool
+	// left are the writes of the current round still to do; hist the
+	// checkpointer's history blocks among them (written first); done
+	// the pages of the current block written.
+	left, hist, done uint64
+	// blk is the block being written (history if inHist).
+	blk    uint64
+	inHist bool
+	picked bool
+	// prog counts the blocks written in Ops.
+	prog Progress
+}
+
+// Checkpointer returns the checkpointer's program (see the essay).
+func (b *PgBench) Checkpointer() sim.Program { return &bgWriter{b: b, ckpt: true} }
+
+// BgWriter returns the background writer's program (see the essay).
+func (b *PgBench) BgWriter() sim.Program { return &bgWriter{b: b} }
+
+// WriterProgress returns the progress of a program from Checkpointer or
+// BgWriter (Ops: the blocks it wrote), nil for another program.
+func WriterProgress(p sim.Program) *Progress {
+	if g, ok := p.(*bgWriter); ok {
+		return &g.prog
+	}
+	return nil
+}
+
+func (g *bgWriter) Step(w *sim.World, t *sim.Task) sim.Time {
+	b, m := g.b, g.b.M
+	g.prog.begin(t)
+	for {
+		if g.left == 0 {
+			if b.sessions > 0 && b.ended == b.sessions {
+				// The server shuts down with its last client.
+				return g.prog.finish(t)
+			}
+			// A round begins: take what is due.
+			if g.ckpt {
+				g.hist = b.ckptHistory
+				g.left = b.ckptAccounts + b.ckptHistory
+				b.ckptAccounts, b.ckptHistory = 0, 0
+			} else {
+				g.left = min(b.bufAllocs*BgWriterLRUMultiplierX/10, BgWriterLRUMaxPages)
+				b.bufAllocs = 0
+			}
+			if g.left == 0 {
+				if g.ckpt {
+					return t.Now + CheckpointerDelay
+				}
+				return t.Now + BgWriterDelay
+			}
+		}
+		if !g.picked {
+			g.picked, g.done = true, 0
+			g.inHist = g.hist > 0 && b.History != nil
+			if g.inHist {
+				g.blk = b.ckptHistoryNext
+				b.ckptHistoryNext++
+				g.hist--
+			} else {
+				g.blk = b.Rng.Uint64n(max(b.AccountBlocks, 1))
+			}
+			t.Charge(SyscallCost)
+		}
+		f, idx := b.dataBlock(g.blk)
+		if g.inHist {
+			f, idx = b.History, g.blk*BlockPages
+		}
+		if f == nil {
+			g.picked, g.left = false, g.left-1
+			continue
+		}
+		g.done += m.IomapFileBufferedWrite(t, f, idx+g.done, BlockPages-g.done, XFSDataGFP)
+		if m.AllocPending(t) {
+			return sim.Resched
+		}
+		if g.done < BlockPages {
+			return t.Now + sim.Millisecond // no memory at all: try again
+		}
+		g.picked = false
+		g.left--
+		g.prog.Ops++
+		if g.ckpt {
+			b.Stats.CheckpointWrites++
+		} else {
+			b.Stats.BgWriterWrites++
+			b.cleanVictims++
+		}
+		if g.left == 0 {
+			if g.ckpt {
+				return t.Now + CheckpointerDelay
+			}
+			return t.Now + BgWriterDelay
 		}
 	}
 }
@@ -425,6 +675,26 @@ func (s *pgSession) write(t *sim.Task) bool {
 		m.FileSync(t, b.segment((s.wrEnd-1)*mm.PAGE_SIZE))
 	}
 	return true
+}
+
+// OpenPgBench makes a server whose relation files exist and are not
+// cached: accountBlocks of pgbench_accounts in 1 GiB segment files and an
+// empty pgbench_history, with sharedBlocks buffers in shared_buffers
+// (which it does not allocate), its page tables owned by a new owner, and
+// a checkpoint just begun (FPIBlocks is the accounts table).
+func OpenPgBench(m *mm.Machine, rng *sim.Rand, accountBlocks, sharedBlocks uint64) *PgBench {
+	b := NewPgBench(m, rng, max(accountBlocks, 1))
+	b.SharedBlocks = sharedBlocks
+	b.PageTables = m.NewOwner(mm.KindPageTable, "pgbench-pagetables", nil)
+	b.History = m.NewFile("pgbench_history", nil)
+	const segPages = 1 << 30 / mm.PAGE_SIZE
+	pages := b.AccountBlocks * BlockPages
+	for off := uint64(0); off < pages; off += segPages {
+		f := m.NewFile("pgbench_accounts", nil)
+		f.Size = min(segPages, pages-off)
+		b.Data = append(b.Data, f)
+	}
+	return b
 }
 
 // PgBenchMemory describes the memory a pgbench server holds when the
@@ -476,6 +746,7 @@ func (l PgBenchMemory) PageTablePages() uint64 {
 func SetupPgBench(m *mm.Machine, t *sim.Task, rng *sim.Rand, l PgBenchMemory) (*PgBench, uint64, error) {
 	b := NewPgBench(m, rng, l.AccountBlocks)
 	b.SharedBlocks = l.SharedBuffers / BlockPages
+	b.History = m.NewFile("pgbench_history", nil)
 	b.PageTables = m.NewOwner(mm.KindPageTable, "pgbench-pagetables", nil)
 	total := l.PageTablePages()
 	var z *mm.Zone
