@@ -39,6 +39,12 @@ func TestNoretryCompactionPatchStopsTheDirectWorkAndCommitsMore(t *testing.T) {
 		large += patched["folios_order_"+o]
 	}
 	assert.Greater(t, large, 0.0, "the WAL still gets costly-order folios")
+	for name, v := range map[string]map[string]float64{"baseline": base, "patched": patched} {
+		assert.Greater(t, v["data_writes"], 0.0, "%s: the data files take 8 KiB writes", name)
+		assert.Greater(t, v["folios_order_1"], 0.0, "%s: 8 KiB writes ask for order-1 folios", name)
+	}
+	assert.Greater(t, base["direct_compact_ms"], 0.0, "the baseline's stalls take time")
+	assert.Zero(t, patched["direct_compact_ms"])
 }
 
 func TestNoretryCompactionOutputIsDeterministicAndFits72Columns(t *testing.T) {
