@@ -345,10 +345,10 @@ func (c *copier) mapValue(src reflect.Value) reflect.Value {
 	c.bytes += int64(src.Len()) * int64(kt.Size()+vt.Size())
 	it := src.MapRange()
 	for it.Next() {
-		c.path.push("["+fmt.Sprint(it.Key().Interface())+"]", -1)
 		k := reflect.New(kt).Elem()
 		kk := reflect.New(kt).Elem()
 		kk.Set(it.Key())
+		c.path.pushKey(kk)
 		c.value(k, kk)
 		v := reflect.New(vt).Elem()
 		vv := reflect.New(vt).Elem()
@@ -487,16 +487,26 @@ type pathStack struct {
 type pathElem struct {
 	name string
 	idx  int
+	// key is a map entry's key, formatted only for an error.
+	key reflect.Value
 }
 
-func (p *pathStack) push(name string, idx int) { p.elems = append(p.elems, pathElem{name, idx}) }
-func (p *pathStack) pop()                      { p.elems = p.elems[:len(p.elems)-1] }
+func (p *pathStack) push(name string, idx int) {
+	p.elems = append(p.elems, pathElem{name: name, idx: idx})
+}
+
+func (p *pathStack) pushKey(k reflect.Value) {
+	p.elems = append(p.elems, pathElem{idx: -1, key: k})
+}
+func (p *pathStack) pop() { p.elems = p.elems[:len(p.elems)-1] }
 
 func (p *pathStack) String() string {
 	var b strings.Builder
 	b.WriteString("root")
 	for _, e := range p.elems {
 		switch {
+		case e.key.IsValid():
+			fmt.Fprintf(&b, "[%v]", e.key.Interface())
 		case e.idx >= 0:
 			fmt.Fprintf(&b, "[%d]", e.idx)
 		case e.name == "*":
@@ -697,7 +707,7 @@ func (d *digester) value(c *copier, v reflect.Value) {
 			return 0
 		})
 		for _, e := range es {
-			c.path.push("["+fmt.Sprint(e.k.Interface())+"]", -1)
+			c.path.pushKey(e.k)
 			d.value(c, e.k)
 			d.value(c, e.e)
 			c.path.pop()

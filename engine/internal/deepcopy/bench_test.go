@@ -1,0 +1,87 @@
+package deepcopy_test
+
+import (
+	"bufio"
+	"compress/flate"
+	"io"
+	"math"
+	"testing"
+
+	"github.com/pagesim/pagesim/engine/internal/deepcopy"
+	"github.com/pagesim/pagesim/engine/scenario"
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// countWriter counts the bytes written through it.
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(b []byte) (int, error) { c.n += int64(len(b)); return len(b), nil }
+
+// BenchmarkCheckpoint measures a checkpoint of each scenario's run at its
+// default settings, 20 s (or its end) into the run: Copy (what a
+// checkpoint is), the serialised stream the same walk writes, raw and
+// compressed with flate at BestSpeed (the compact alternative), and
+// Digest. bytes/op-style figures are reported as metrics: copy_B,
+// stream_B, flate_B.
+//
+//	go test -run '^$' -bench Checkpoint -benchtime 3x ./engine/internal/deepcopy/
+func BenchmarkCheckpoint(b *testing.B) {
+	for _, id := range []string{"thp-thisnode", "nofrag-watermark", "noretry-compaction", "promoted-order"} {
+		s, err := scenario.Get(id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, err := s.Parse(nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := s.NewRun(s.DefaultVariants()[0], st, 1, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Advance(20*sim.Second, math.MaxInt)
+		b.Run(id+"/copy", func(b *testing.B) {
+			var n int64
+			for b.Loop() {
+				_, n, err = r.Clone()
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n), "copy_B")
+		})
+		b.Run(id+"/serialise", func(b *testing.B) {
+			var c countWriter
+			for b.Loop() {
+				c = countWriter{}
+				if err := deepcopy.Serialise(&c, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(c.n), "stream_B")
+		})
+		b.Run(id+"/serialise+flate", func(b *testing.B) {
+			var c countWriter
+			for b.Loop() {
+				c = countWriter{}
+				fw, _ := flate.NewWriter(&c, flate.BestSpeed)
+				bw := bufio.NewWriterSize(fw, 1<<16)
+				if err := deepcopy.Serialise(bw, r); err != nil {
+					b.Fatal(err)
+				}
+				bw.Flush()
+				fw.Close()
+			}
+			b.ReportMetric(float64(c.n), "flate_B")
+		})
+		b.Run(id+"/digest", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := r.Digest(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+var _ io.Writer = (*countWriter)(nil)

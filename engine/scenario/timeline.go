@@ -1,0 +1,175 @@
+package scenario
+
+// timeline.go keeps a run's checkpoints as it goes, so that any time it
+// has reached can be reached again: restore the latest checkpoint at or
+// before that time and advance the copy to it (checkpoint.go says why the
+// copy then holds exactly what the run held).
+//
+// How many to keep is a trade between memory and the time a jump takes:
+// a jump replays at most one interval. Checkpoints are taken at the
+// multiples of an interval of simulated time, each costing about the
+// run's own memory (a copy of everything it holds). The budget is a
+// fraction of the run's own memory (TimelineOptions.Budget, 0.25), but
+// never fewer than MinCheckpoints (16) over the run: when the
+// checkpoints' bytes pass the budget and there are at least twice the
+// minimum, every other one is dropped and the interval doubles, so the
+// count stays between the minimum and twice it and the interval adapts
+// to the run's length and size. Where one checkpoint is larger than the
+// budget over the minimum (a copy is as large as the run, so 16 of them
+// are 16 times it), the minimum wins and the budget is exceeded:
+// docs/PERFORMANCE.md has the figures.
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// TimelineOptions are a timeline's policy; the zero value takes the
+// defaults.
+type TimelineOptions struct {
+	// Budget is the checkpoints' memory as a fraction of the run's own
+	// (default 0.25).
+	Budget float64
+	// MinCheckpoints is the fewest checkpoints kept over the run, the
+	// start's included (default 16).
+	MinCheckpoints int
+	// Every is the first interval (default 100 ms of simulated time);
+	// it doubles as the budget asks.
+	Every sim.Time
+}
+
+func (o *TimelineOptions) defaults() {
+	if o.Budget <= 0 {
+		o.Budget = 0.25
+	}
+	if o.MinCheckpoints <= 0 {
+		o.MinCheckpoints = 16
+	}
+	if o.Every <= 0 {
+		o.Every = 100 * sim.Millisecond
+	}
+}
+
+// Timeline is a run going forward and its checkpoints. It is used by one
+// goroutine at a time.
+type Timeline struct {
+	opt  TimelineOptions
+	live *Run
+	// points are the checkpoints at increasing times, points[0] at the
+	// run's start; every point but the first is at a multiple of every.
+	points []checkpoint
+	every  sim.Time
+	// bytes sums the points' sizes; runBytes is the run's own memory as
+	// the latest checkpoint measured it.
+	bytes, runBytes int64
+}
+
+type checkpoint struct {
+	at    sim.Time
+	run   *Run
+	bytes int64
+}
+
+// NewTimeline starts keeping checkpoints of r (a run at its start, not
+// recorded), taking the first one now.
+func NewTimeline(r *Run, opt TimelineOptions) (*Timeline, error) {
+	opt.defaults()
+	tl := &Timeline{opt: opt, live: r, every: opt.Every}
+	if err := tl.take(); err != nil {
+		return nil, err
+	}
+	return tl, nil
+}
+
+// Run is the live run, the one Advance moves forward. Its state is the
+// timeline's latest; read it, do not advance it.
+func (tl *Timeline) Run() *Run { return tl.live }
+
+// Every is the interval between checkpoints now.
+func (tl *Timeline) Every() sim.Time { return tl.every }
+
+// Checkpoints lists the checkpoints' times.
+func (tl *Timeline) Checkpoints() []sim.Time {
+	out := make([]sim.Time, len(tl.points))
+	for i, p := range tl.points {
+		out[i] = p.at
+	}
+	return out
+}
+
+// Bytes is the checkpoints' memory, and the run's own as last measured.
+func (tl *Timeline) Bytes() (checkpoints, run int64) { return tl.bytes, tl.runBytes }
+
+func (tl *Timeline) take() error {
+	c, n, err := tl.live.Clone()
+	if err != nil {
+		return err
+	}
+	tl.points = append(tl.points, checkpoint{at: tl.live.Now(), run: c, bytes: n})
+	tl.bytes += n
+	tl.runBytes = n
+	for tl.bytes > int64(tl.opt.Budget*float64(tl.runBytes)) && len(tl.points) >= 2*tl.opt.MinCheckpoints {
+		tl.thin()
+	}
+	return nil
+}
+
+// thin keeps the start and the points at multiples of twice the
+// interval, which becomes the interval.
+func (tl *Timeline) thin() {
+	tl.every *= 2
+	kept := tl.points[:1]
+	tl.bytes = tl.points[0].bytes
+	for _, p := range tl.points[1:] {
+		if p.at%tl.every == 0 {
+			kept = append(kept, p)
+			tl.bytes += p.bytes
+		}
+	}
+	clear(tl.points[len(kept):])
+	tl.points = kept
+}
+
+// Advance moves the live run forward to until, by at most maxEvents
+// events, as Run.Advance does, taking a checkpoint at every multiple of
+// the interval it reaches. It returns the events run.
+func (tl *Timeline) Advance(until sim.Time, maxEvents int) (int, error) {
+	total := 0
+	for !tl.live.Done() && total < maxEvents && tl.live.Now() < until {
+		last := tl.points[len(tl.points)-1].at
+		next := (last/tl.every + 1) * tl.every
+		total += tl.live.Advance(min(until, next), maxEvents-total)
+		if tl.live.Now() >= next && !tl.live.Done() {
+			if err := tl.take(); err != nil {
+				return total, err
+			}
+		}
+	}
+	return total, nil
+}
+
+// errAhead refuses a time the live run has not reached.
+var errAhead = errors.New("the run has not reached that time")
+
+// At returns a new run in the state the run had at time t (0 <= t <= the
+// live run's time): a copy of the latest checkpoint at or before t,
+// advanced to t. The copy is the caller's.
+func (tl *Timeline) At(t sim.Time) (*Run, error) {
+	if t < 0 || t > tl.live.Now() {
+		return nil, fmt.Errorf("%w: %v is outside 0 to %v", errAhead, t, tl.live.Now())
+	}
+	i := len(tl.points) - 1
+	for i > 0 && tl.points[i].at > t {
+		i--
+	}
+	r, _, err := tl.points[i].run.Clone()
+	if err != nil {
+		return nil, err
+	}
+	for r.Now() < t && !r.Done() {
+		r.Advance(t, 1<<62)
+	}
+	return r, nil
+}

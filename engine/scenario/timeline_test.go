@@ -1,0 +1,84 @@
+package scenario
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+func smallTHPRun(t *testing.T) func() *Run {
+	t.Helper()
+	s, err := Get("thp-thisnode")
+	require.NoError(t, err)
+	st, err := s.Parse([]string{"scale=0.01", "guest_gb=30,42"})
+	require.NoError(t, err)
+	return func() *Run {
+		r, err := s.NewRun("upstream", st, 5, 0)
+		require.NoError(t, err)
+		return r
+	}
+}
+
+// A timeline advanced in uneven slices to the run's end reaches any time
+// it has passed in the state the run itself had there, and refuses a
+// time it has not reached.
+func TestATimelineReachesAnyTimeItHasPassedAsTheRunDid(t *testing.T) {
+	newRun := smallTHPRun(t)
+	tl, err := NewTimeline(newRun(), TimelineOptions{Every: 20 * sim.Millisecond})
+	require.NoError(t, err)
+	for _, until := range []sim.Time{7, 33, 61, 250, 1 << 40} {
+		for tl.Run().Now() < until*sim.Millisecond && !tl.Run().Done() {
+			_, err := tl.Advance(until*sim.Millisecond, 5000)
+			require.NoError(t, err)
+		}
+	}
+	require.True(t, tl.Run().Done())
+	end := tl.Run().Now()
+	rnd := sim.NewRand(7)
+	for _, at := range []sim.Time{0, 20 * sim.Millisecond, sim.Time(rnd.Uint64() % uint64(end)), sim.Time(rnd.Uint64() % uint64(end)), end} {
+		got, err := tl.At(at)
+		require.NoError(t, err)
+		want := newRun()
+		want.Advance(at, 1<<62)
+		assert.Equal(t, want.Now(), got.Now())
+		assert.Equal(t, digest(t, want), digest(t, got), "at %v", at)
+		assert.Equal(t, observed(t, want), observed(t, got), "at %v", at)
+	}
+	_, err = tl.At(end + 1)
+	assert.ErrorIs(t, err, errAhead)
+	_, err = tl.At(-1)
+	assert.ErrorIs(t, err, errAhead)
+}
+
+// Each checkpoint here is a copy of the whole run, so a budget of a
+// quarter of the run holds none past the minimum: the timeline keeps
+// between 16 and 31 and doubles its interval as the run goes on. With
+// room in the budget, it keeps one at every multiple of the interval.
+func TestTheCheckpointsKeepToTheBudgetButNeverFewerThanTheMinimum(t *testing.T) {
+	newRun := smallTHPRun(t)
+	tl, err := NewTimeline(newRun(), TimelineOptions{Every: sim.Millisecond})
+	require.NoError(t, err)
+	_, err = tl.Advance(1<<62, 1<<62)
+	require.NoError(t, err)
+	end := tl.Run().Now()
+	cps := tl.Checkpoints()
+	assert.GreaterOrEqual(t, len(cps), 16)
+	assert.Less(t, len(cps), 32)
+	assert.Greater(t, tl.Every(), sim.Millisecond, "the interval grew")
+	for i, at := range cps[1:] {
+		assert.Zero(t, at%tl.Every(), "checkpoint %d at a multiple of the interval", i+1)
+	}
+	cpBytes, runBytes := tl.Bytes()
+	assert.Positive(t, runBytes)
+	assert.Greater(t, cpBytes, runBytes/4, "16 copies of the run are over a quarter of it")
+
+	roomy, err := NewTimeline(newRun(), TimelineOptions{Every: 50 * sim.Millisecond, Budget: 100})
+	require.NoError(t, err)
+	_, err = roomy.Advance(1<<62, 1<<62)
+	require.NoError(t, err)
+	assert.Equal(t, 50*sim.Millisecond, roomy.Every())
+	assert.Len(t, roomy.Checkpoints(), 1+int(end/(50*sim.Millisecond)))
+}
