@@ -18,8 +18,10 @@ mkdir -p "$site" "$cache"
 
 # The wasm binary is built against a copy of Ebiten whose built-in shaders
 # are compiled here rather than in the visitor's browser at start-up
+# and which follows a change of devicePixelRatio while the page runs
 # (internal/sitetool/ebiten.go says why and how; PAGESIM_EBITEN_PATCH=off skips
-# it and builds with Ebiten as it is).
+# it and builds with Ebiten as it is: slower to start, and the map keeps the
+# density it was loaded at).
 modfile=-modfile=bin/ebiten/wasm.mod
 if [ "${PAGESIM_EBITEN_PATCH:-on}" != off ]; then
 	go run ./internal/sitetool ebiten-patch bin/ebiten

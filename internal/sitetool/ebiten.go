@@ -30,6 +30,16 @@ package main
 // copy, for `go build -modfile`. The copy is redone only when the Ebiten
 // version, the Go version or this step's inputs change (DIR/stamp).
 //
+// The copy carries a second change, to internal/ui/ui_js.go: Ebiten reads
+// window.devicePixelRatio once and keeps it (Monitor.DeviceScaleFactor;
+// its updateImpl has a TODO for the change), so a browser zoom, or a
+// window dragged to a screen of another density, left the map drawn at the
+// old density, its text at the old size, until a reload. The hook reads
+// the ratio at the start of each frame's update (one property read) and,
+// when it changed, keeps the new one and resizes the canvas's drawing
+// buffer; Ebiten then lays the game out again at the new factor
+// (ebview.Game.LayoutF).
+//
 // Only the wasm build uses the copy; the native command and the tests use
 // the module as go.mod has it. PAGESIM_EBITEN_PATCH=off makes build.sh
 // skip this step.
@@ -61,14 +71,42 @@ const (
 	precompiledStub     = "package graphics\n\nimport \"github.com/hajimehoshi/ebiten/v2/internal/shaderir\"\n\nfunc pagesimPrecompiled([]byte) *shaderir.Program { return nil }\n"
 )
 
-// addHook returns the source of internal/graphics/shader.go with the hook
-// added, or an error if the anchor is not there exactly once (another
-// Ebiten version: the step must then be looked at, not guessed).
+// dprAnchor is the comment of internal/ui/ui_js.go's updateImpl that the
+// hook dprHook replaces (Ebiten's own note that it does not follow a
+// change of the ratio).
+const (
+	dprAnchor = "\t// TODO: If DeviceScaleFactor changes, call updateScreenSize.\n" +
+		"\t// Now there is not a good way to detect the change.\n" +
+		"\t// See also https://crbug.com/123694.\n"
+	dprHook = "\t// pagesim (internal/sitetool/ebiten.go): follow a change of\n" +
+		"\t// devicePixelRatio (a browser zoom, another screen).\n" +
+		"\tif theUI.hiDPIEnabled && theMonitor.deviceScaleFactor != 0 {\n" +
+		"\t\tif r := window.Get(\"devicePixelRatio\").Float(); r > 0 && r != theMonitor.deviceScaleFactor {\n" +
+		"\t\t\ttheMonitor.deviceScaleFactor = r\n" +
+		"\t\t\tu.updateScreenSize()\n" +
+		"\t\t}\n" +
+		"\t}\n"
+)
+
+// addHook returns the source of internal/graphics/shader.go with the
+// precompiled shaders' hook added, or an error if the anchor is not there
+// exactly once (another Ebiten version: the step must then be looked at,
+// not guessed).
 func addHook(src []byte) ([]byte, error) {
-	if n := bytes.Count(src, []byte(compileShaderAnchor)); n != 1 {
-		return nil, fmt.Errorf("internal/graphics/shader.go has %d lines %q, want 1: this Ebiten version needs a new look at internal/sitetool/ebiten.go", n, strings.TrimSpace(compileShaderAnchor))
+	return replaceOnce(src, "internal/graphics/shader.go", compileShaderAnchor, compileShaderAnchor+compileShaderHook)
+}
+
+// addDPRHook returns the source of internal/ui/ui_js.go with the
+// devicePixelRatio hook in place of Ebiten's TODO, or an error as addHook.
+func addDPRHook(src []byte) ([]byte, error) {
+	return replaceOnce(src, "internal/ui/ui_js.go", dprAnchor, dprHook)
+}
+
+func replaceOnce(src []byte, file, anchor, with string) ([]byte, error) {
+	if n := bytes.Count(src, []byte(anchor)); n != 1 {
+		return nil, fmt.Errorf("%s has %d times the lines %q, want 1: this Ebiten version needs a new look at internal/sitetool/ebiten.go", file, n, strings.TrimSpace(anchor))
 	}
-	return bytes.Replace(src, []byte(compileShaderAnchor), []byte(compileShaderAnchor+compileShaderHook), 1), nil
+	return bytes.Replace(src, []byte(anchor), []byte(with), 1), nil
 }
 
 // withReplace returns go.mod's text with the replace directive for the
@@ -120,7 +158,7 @@ func ebitenPatch(dir string) error {
 	}
 
 	h := sha256.New()
-	fmt.Fprintf(h, "%s %s %s\n%s\n%s\n", m.Path, m.Version, runtime.Version(), compileShaderHook, precompiledStub)
+	fmt.Fprintf(h, "%s %s %s\n%s\n%s\n%s\n", m.Path, m.Version, runtime.Version(), compileShaderHook, precompiledStub, dprHook)
 	h.Write(precompileTest)
 	stamp := []byte(m.Version + " " + hex.EncodeToString(h.Sum(nil)) + "\n")
 	stampPath := filepath.Join(dir, "stamp")
@@ -143,8 +181,18 @@ func ebitenPatch(dir string) error {
 	if err != nil {
 		return err
 	}
+	uiJS := filepath.Join(modCopy, "internal", "ui", "ui_js.go")
+	src, err = os.ReadFile(uiJS)
+	if err != nil {
+		return err
+	}
+	dprHooked, err := addDPRHook(src)
+	if err != nil {
+		return err
+	}
 	table := filepath.Join(gfx, "zz_pagesim_precompiled.go")
 	for path, data := range map[string][]byte{
+		uiJS:                            dprHooked,
 		filepath.Join(gfx, "shader.go"): hooked,
 		table:                           []byte(precompiledStub),
 		filepath.Join(gfx, "zz_pagesim_precompile_test.go"): precompileTest,

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,8 +15,8 @@ func TestAddHook(t *testing.T) {
 		name, src, err string
 	}{
 		{"the anchor once", "package graphics\n\n" + compileShaderAnchor + "\tsrc, err := completeShaderSource(fragmentSrc)\n}\n", ""},
-		{"no anchor (another Ebiten version)", "package graphics\n\nfunc CompileShader(src []byte) (*shaderir.Program, error) {\n}\n", "has 0 lines"},
-		{"the anchor twice", compileShaderAnchor + "}\n" + compileShaderAnchor + "}\n", "has 2 lines"},
+		{"no anchor (another Ebiten version)", "package graphics\n\nfunc CompileShader(src []byte) (*shaderir.Program, error) {\n}\n", "has 0 times the lines"},
+		{"the anchor twice", compileShaderAnchor + "}\n" + compileShaderAnchor + "}\n", "has 2 times the lines"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := addHook([]byte(tc.src))
@@ -28,6 +30,30 @@ func TestAddHook(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(string(out), "pagesimPrecompiled(fragmentSrc)"))
 		})
 	}
+}
+
+// The devicePixelRatio hook replaces Ebiten v2.8.8's TODO in updateImpl,
+// and refuses a source without it.
+func TestAddDPRHook(t *testing.T) {
+	src := "func (u *UserInterface) updateImpl(force bool) error {\n" + dprAnchor + "\n\tw, h := u.outsideSize()\n}\n"
+	out, err := addDPRHook([]byte(src))
+	require.NoError(t, err)
+	assert.NotContains(t, string(out), "TODO")
+	assert.Contains(t, string(out), "theMonitor.deviceScaleFactor = r\n\t\t\tu.updateScreenSize()")
+	assert.True(t, strings.HasSuffix(string(out), "\t}\n\n\tw, h := u.outsideSize()\n}\n"))
+	_, err = addDPRHook([]byte("func (u *UserInterface) updateImpl(force bool) error {\n}\n"))
+	assert.ErrorContains(t, err, "internal/ui/ui_js.go has 0 times the lines")
+}
+
+// The anchor is in the Ebiten version go.mod requires (the module cache
+// has it: the tests build against it).
+func TestTheDPRAnchorIsInTheRequiredEbiten(t *testing.T) {
+	m, err := moduleOf(ebitenModule)
+	require.NoError(t, err)
+	src, err := os.ReadFile(filepath.Join(m.Dir, "internal", "ui", "ui_js.go"))
+	require.NoError(t, err)
+	_, err = addDPRHook(src)
+	assert.NoError(t, err)
 }
 
 func TestWithReplace(t *testing.T) {

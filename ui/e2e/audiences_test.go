@@ -20,6 +20,7 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -224,6 +225,78 @@ func TestPresentationModeReadsFromTheBackOfTheRoomAtEveryPixelDensity(t *testing
 	p.Press('p')
 	p.WaitJS(`document.documentElement.classList.contains("present")`)
 	assert.Contains(t, p.Debug().Link, "&present")
+}
+
+// The map follows a change of the pixel density while it runs (a browser
+// zoom, the window dragged to another screen), without a reload: the
+// canvas's drawing buffer takes the new density, the map keeps its
+// layout in CSS pixels and its text its size in CSS pixels (so twice the
+// device pixels at 2x). A browser zoom changes the window's width in CSS
+// pixels with the ratio: at 150% a 1920-pixel window is 1280 CSS px wide
+// at 1.5x, and the text, the same CSS size, is 1.5 times as large on the
+// screen.
+func TestTheMapFollowsAChangeOfPixelDensityWithoutAReload(t *testing.T) {
+	const link = "v1/thp-thisnode?seed=1&scale=0.01&t=0.2"
+	p := OpenAt(t, link, 1280, 720, 1)
+	before := p.WaitSettled()
+	require.Equal(t, 1.0, before.Scale)
+	p.Click("play")
+	p.WaitJS(`JSON.parse(window.pagesimDebug()).playing`)
+
+	metrics := func(w, h int, dpr float64) {
+		t.Helper()
+		_, err := chromedp.Call(p.ctx, emulation.SetDeviceMetricsOverride,
+			emulation.SetDeviceMetricsOverrideParams{Width: int64(w), Height: int64(h), DeviceScaleFactor: dpr})
+		require.NoError(t, err)
+		p.WaitJS(fmt.Sprintf(`window.devicePixelRatio === %g && JSON.parse(window.pagesimDebug()).scale === %g`, dpr, dpr))
+	}
+	// canvas is the canvas's drawing buffer and the map area's size in
+	// CSS pixels (the body's client size; the panel takes the rest).
+	canvas := func() (buf, css []int) {
+		v := Eval[[]int](p, `(() => { const c = document.querySelector("canvas"), b = document.body; return [c.width, c.height, b.clientWidth, b.clientHeight]; })()`)
+		return v[:2], v[2:]
+	}
+	buf, css := canvas()
+	require.Equal(t, css, buf)
+	require.Equal(t, css[0], before.W)
+
+	// While it plays.
+	metrics(1280, 720, 2)
+	buf, css = canvas()
+	assert.Equal(t, []int{2 * css[0], 2 * css[1]}, buf, "the canvas's drawing buffer takes the new density")
+	assert.True(t, p.Debug().Playing)
+	p.Click("play")
+	p.WaitSettled()
+	p.Goto(link) // back to t=0.2, to compare the labels
+	at2 := p.WaitSettled()
+	assert.Equal(t, 2*before.W, at2.W, "the map is drawn at the new density")
+	assert.Equal(t, before.Layout, at2.Layout, "the layout is the same in CSS pixels")
+	assert.Equal(t, before.TextPx, at2.TextPx, "and the text's size")
+	require.Equal(t, len(before.Labels), len(at2.Labels))
+	for i, l := range before.Labels {
+		m := at2.Labels[i]
+		assert.Equal(t, l.Text, m.Text)
+		assert.Equal(t, l.Size, m.Size, "%q keeps its size in CSS px", l.Text)
+		assert.InDelta(t, float64(l.X), float64(m.X)/2, 2, "%q is where it was, in CSS px", l.Text)
+	}
+	assert.Empty(t, at2.Clipped)
+
+	// A 150% zoom of a 1920x1080 window: 1280x720 CSS pixels at 1.5x.
+	metrics(1280, 720, 1.5)
+	zoomed := p.WaitSettled()
+	buf, css = canvas()
+	assert.Equal(t, []int{css[0] * 3 / 2, css[1] * 3 / 2}, buf)
+	assert.Equal(t, buf[0], zoomed.W)
+	assert.Equal(t, before.Layout, zoomed.Layout)
+	assert.Equal(t, before.TextPx, zoomed.TextPx, "text of the same CSS size: 1.5 times as large on the screen")
+	assert.Empty(t, zoomed.Clipped)
+
+	metrics(1280, 720, 1)
+	back := p.WaitSettled()
+	assert.Equal(t, before.Layout, back.Layout)
+	assert.Equal(t, before.W, back.W)
+	buf, css = canvas()
+	assert.Equal(t, css, buf)
 }
 
 // The one who embeds: "Copy embed code" gives an iframe of the state, and

@@ -323,9 +323,8 @@ func (p *Page) Navigate(u string) {
 }
 
 // OpenAt opens the app with a fragment in a new tab whose window is w x h
-// CSS pixels at devicePixelRatio dpr, set before the page loads: Ebiten
-// reads the ratio once, at its first frame (Monitor.DeviceScaleFactor
-// caches it), so a page keeps the density it was loaded at.
+// CSS pixels at devicePixelRatio dpr, set before the page loads (the page
+// follows a later change too: TestTheMapFollowsAChangeOfPixelDensityWithoutAReload).
 func OpenAt(t *testing.T, frag string, w, h int, dpr float64) *Page {
 	t.Helper()
 	p := OpenBlank(t)
