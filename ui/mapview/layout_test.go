@@ -54,6 +54,10 @@ func TestNoTextIsCutFromPhoneToWideMonitor(t *testing.T) {
 			screens = append(screens, screen{w - min(max(320, w*3/10), 544), 800, cols, false, false})
 		}
 	}
+	// A laptop window 600 pixels high.
+	for cols := 1; cols <= 4; cols++ {
+		screens = append(screens, screen{960 - 320, 600, cols, false, false})
+	}
 	for _, w := range []int{390, 420} {
 		screens = append(screens, screen{w, 500, 1, false, false})
 	}

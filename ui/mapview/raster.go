@@ -511,18 +511,25 @@ func (r *Raster) relayout(ncols int, key string, titleLines int) {
 	room := r.colWidthCSS(ncols) - 4*u
 	// The header takes at most two thirds of the height: where it would
 	// take more (a phone, a projector's large text), it squeezes, first
-	// the results' type and the charts' labels, then the charts' plots.
+	// the results' type and the charts' labels, then the charts' plots;
+	// where it still does not fit (four variants' narrow columns on a
+	// 600-pixel-high laptop window: five title lines, four results a
+	// column), it takes up to headerShareMost and the map the rest.
 	var lay layout
-	for squeeze := 0; squeeze <= 2; squeeze++ {
+	share := headerShare
+	for squeeze := 0; squeeze <= 3; squeeze++ {
 		lay = layout{key: key, charts: len(r.charts[0]), colWCSS: r.colWidthCSS(ncols), titleLines: titleLines}
-		r.headerLayout(&lay, squeeze)
-		if lay.headerCSS*r.Scale <= float64(r.H)*headerShare {
+		r.headerLayout(&lay, min(squeeze, 2))
+		if squeeze == 3 {
+			share = headerShareMost
+		}
+		if lay.headerCSS*r.Scale <= float64(r.H)*share {
 			break
 		}
 	}
 	r.colW = r.d(lay.colWCSS)
 	hCSS := float64(r.H) / r.Scale
-	r.headerH = min(r.d(lay.headerCSS), int(float64(r.H)*headerShare))
+	r.headerH = min(r.d(lay.headerCSS), int(float64(r.H)*share))
 	for _, z := range r.zones[0] {
 		first := int(z.StartPFN >> mm.PageblockOrder)
 		last := int((uint64(z.StartPFN) + z.Spanned - 1) >> mm.PageblockOrder)
@@ -532,7 +539,7 @@ func (r *Raster) relayout(ncols int, key string, titleLines int) {
 		}
 		lay.bands = append(lay.bands, band{zone: z, firstBlock: first, nblocks: last - first + 1, label: label})
 	}
-	mapW, mapH := lay.colWCSS, max(hCSS-min(lay.headerCSS, hCSS*headerShare), 1)
+	mapW, mapH := lay.colWCSS, max(hCSS-min(lay.headerCSS, hCSS*share), 1)
 	labelsCSS := float64(len(lay.bands)) * txt.lineCSS
 	total := 0
 	for _, b := range lay.bands {
@@ -569,8 +576,12 @@ func (r *Raster) relayout(ncols int, key string, titleLines int) {
 	r.lay = lay
 }
 
-// headerShare is the most of the height the header takes.
-const headerShare = 2.0 / 3
+// headerShare is the most of the height the header takes, and
+// headerShareMost the most when, squeezed, it does not fit headerShare.
+const (
+	headerShare     = 2.0 / 3
+	headerShareMost = 3.0 / 4
+)
 
 // headerLayout lays the header out: the title, then the results in large
 // type (as many to a row as fit, a place for each of the run's phases
