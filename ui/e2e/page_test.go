@@ -531,7 +531,7 @@ func TestScreenshot(t *testing.T) {
 	if link == "" {
 		// The page's scale at the end of every guest, presented on a
 		// 1280x720 projector.
-		link = "v1/thp-thisnode?seed=1&scale=0.03&t=2.8&present"
+		link = "v1/thp-thisnode?seed=1&scale=0.05&t=5.5&present"
 	}
 	p := OpenAt(t, link, 1280, 720, 1)
 	p.WaitSettled()

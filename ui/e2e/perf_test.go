@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pagesim/pagesim/internal/bench"
+	"github.com/pagesim/pagesim/ui/app"
 )
 
 // TestTheEngineBenchmarkRunsInTheBrowser runs internal/bench's workloads
@@ -117,20 +118,17 @@ func TestStartUp(t *testing.T) {
 	t.Log(line)
 }
 
-// TestThePagesDefaultRunAtEachScale plays thp-thisnode's default run (three
-// variants, seed 1; PAGESIM_SCENARIO names another scenario) to its end at
-// the top speed, waiting up to 7 minutes, at each scale of
-// PAGESIM_SCALES (default "0.03", the page's), and logs the wall time and the
+// TestThePagesDefaultRunAtEachScale plays thp-thisnode's default run (its
+// default variants, seed 1, the page's other parameters;
+// PAGESIM_SCENARIO names another scenario) to its end at the top speed,
+// waiting up to 7 minutes, at each scale of PAGESIM_SCALES (default: the
+// scale the page opens it at), and logs the wall time and the
 // tab's main-thread busy time (CDP Performance.getMetrics' TaskDuration)
 // from Play to the end: the figures that pick the page's scale
 // (docs/PERFORMANCE.md, "The page's scale"). A scale whose run does not
 // end within the harness's wait fails its subtest.
 func TestThePagesDefaultRunAtEachScale(t *testing.T) {
 	measurement(t)
-	scales := os.Getenv("PAGESIM_SCALES")
-	if scales == "" {
-		scales = "0.03"
-	}
 	busy := func(p *Page) float64 {
 		m, err := chromedp.Call(p.ctx, performance.GetMetrics, cdp.Empty{})
 		require.NoError(t, err)
@@ -146,9 +144,26 @@ func TestThePagesDefaultRunAtEachScale(t *testing.T) {
 	if id == "" {
 		id = "thp-thisnode"
 	}
+	cat, err := app.DefaultCatalog()
+	require.NoError(t, err)
+	s, ok := cat.Lookup(id)
+	require.True(t, ok, id)
+	scales := os.Getenv("PAGESIM_SCALES")
+	if scales == "" {
+		scales = s.PageParams["scale"]
+	}
+	// The page's values besides scale (noretry-compaction's cpus and
+	// clients), in a fixed order.
+	var page []string
+	for k, v := range s.PageParams {
+		if k != "scale" {
+			page = append(page, "&"+k+"="+v)
+		}
+	}
+	slices.Sort(page)
 	for _, sc := range strings.Split(scales, ",") {
 		t.Run(sc, func(t *testing.T) {
-			p := OpenWithin(t, "v1/"+id+"?seed=1&x=1000&scale="+sc, 8*time.Minute)
+			p := OpenWithin(t, "v1/"+id+"?seed=1&x=1000"+strings.Join(page, "")+"&scale="+sc, 8*time.Minute)
 			p.t = t
 			_, err := chromedp.Call(p.ctx, performance.Enable, performance.EnableParams{})
 			require.NoError(t, err)
