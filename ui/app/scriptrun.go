@@ -21,6 +21,7 @@ import (
 
 	"github.com/pagesim/pagesim/engine/mm"
 	"github.com/pagesim/pagesim/engine/procfs"
+	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/engine/script"
 	"github.com/pagesim/pagesim/engine/sim"
 	"github.com/pagesim/pagesim/engine/tracefmt"
@@ -118,7 +119,8 @@ type ScriptRunner struct {
 	// stopping is set by Stop: the current run stops at its next check.
 	stopping bool
 	rec      *mm.Recorder
-	dump     fs.FS // the imported dump (st.Dump), for the import command
+	dump     fs.FS         // the imported dump (st.Dump), for the import command
+	shape    *MachineShape // the imported machine's shape (nil: none)
 	updated  chan struct{}
 	// live is the current run when Driven (nil before the first).
 	live *liveRun
@@ -419,11 +421,13 @@ func formatMiB(n uint64) string { return fmt.Sprintf("%d MiB", n>>20) }
 // worked.
 func (r *ScriptRunner) SetDump(fsys fs.FS, label string, err error) bool {
 	ds := &DumpState{Label: label}
+	var shape *MachineShape
 	if err == nil {
 		var m *mm.Machine
 		var warnings []string
 		m, warnings, err = procfs.Import(fsys, procfs.ImportOptions{MaxBytes: r.maxBytes()})
 		if err == nil {
+			shape = shapeOf(m)
 			var w, b strings.Builder
 			for _, x := range warnings {
 				w.WriteString("pagesim proc: warning: " + x + "\n")
@@ -443,9 +447,22 @@ func (r *ScriptRunner) SetDump(fsys fs.FS, label string, err error) bool {
 		fsys = nil
 	}
 	r.dump = fsys
+	r.shape = shape
+	if fsys == nil {
+		r.shape = nil
+	}
 	r.st.Dump = ds
 	r.changed()
 	return fsys != nil
+}
+
+// ScenarioScript is ScenarioScript for spec on the imported machine, or
+// on the scenario's own when none is imported.
+func (r *ScriptRunner) ScenarioScript(spec *scenario.Spec) (string, error) {
+	r.mu.Lock()
+	shape := r.shape
+	r.mu.Unlock()
+	return ScenarioScript(spec, shape)
 }
 
 // maxBytes is the budget of a script's machines.

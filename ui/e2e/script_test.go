@@ -333,3 +333,46 @@ func TestTheMapShowsAScriptsMachineUnderThePagesClock(t *testing.T) {
 		assert.Equal(t, scenarioCols, p.Debug().Columns)
 	})
 }
+
+// "This scenario as a script" on an imported machine: a scenario whose
+// workload the language writes, and that makes sense there, becomes a
+// script that boots the machine with import; the others say why not.
+func TestAScenarioRunsOnAnImportedMachineAsAScriptOrSaysWhyNot(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join(repoRoot, "engine", "procfs", "testdata", "fixtures", "jc-linux-proc"))
+	require.NoError(t, err)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var files []string
+	for _, e := range entries {
+		files = append(files, filepath.Join(dir, e.Name()))
+	}
+	p := Open(t, "v1/nofrag-watermark")
+	p.Click("script-open")
+	p.WaitJS(`document.getElementById("import-open") !== null`)
+	p.Click("import-open")
+	p.WaitJS(`document.getElementById("import-files") !== null`)
+	_, err = chromedp.Run(p.ctx, chromedp.SetUploadFiles(chromedp.CSS("#import-files"), files))
+	require.NoError(t, err)
+	p.WaitJS(`document.getElementById("import-buddyinfo") !== null`)
+
+	p.Click("script-scenario")
+	p.WaitJS(`document.getElementById("script-scenario-error") !== null`)
+	assert.Equal(t, "nofrag-watermark's page-cache hog reads files at random, which no task program of the script language does yet", p.Text("script-scenario-error"))
+	assert.Equal(t, "import\nprint buddyinfo\n", Eval[string](p, `document.getElementById("script-src").value`), "the editor is left alone")
+
+	p.SetField("scenario", "playground")
+	p.WaitJS(`JSON.parse(window.pagesimDebug()).link.startsWith("v1/playground")`)
+	p.Click("script-scenario")
+	p.WaitJS(`document.getElementById("script-src").value.startsWith("# the playground's churn on the imported machine")`)
+	assert.Equal(t, "<missing #script-scenario-error>", p.Text("script-scenario-error"))
+	src := Eval[string](p, `document.getElementById("script-src").value`)
+	require.Contains(t, src, "\nimport\n")
+	want, stderr, _ := nativeScript(t, src, "--import", dir)
+	require.Empty(t, stderr)
+	p.Click("script-run-end")
+	p.WaitJS(`(() => { const d = JSON.parse(window.pagesimDebug()); return d.columns && d.columns[0] === "script.txt"; })()`)
+	p.waitScriptEnded()
+	assert.Equal(t, "done", p.Text("script-status"))
+	assert.Equal(t, want, p.Text("script-output"), "what pagesim script --import prints")
+	assert.Contains(t, want, "pgalloc_normal")
+}

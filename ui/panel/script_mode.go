@@ -14,6 +14,7 @@ import (
 	"github.com/vugu/vugu"
 
 	"github.com/pagesim/pagesim/engine/procfs"
+	"github.com/pagesim/pagesim/engine/scenario"
 	"github.com/pagesim/pagesim/engine/script"
 	"github.com/pagesim/pagesim/ui/app"
 )
@@ -37,6 +38,9 @@ type ScriptMode struct {
 	// Backend, if set, is told when the mode opens and closes: the map
 	// shows the script's machine while it is open.
 	Backend Backend
+	// Scenario is the scenario the page shows, whose workload "This
+	// scenario as a script" starts from.
+	Scenario *scenario.Spec
 	// ScenarioLink is the scenarios' permalink, which the address bar
 	// gets back when the mode closes.
 	ScenarioLink string
@@ -47,8 +51,11 @@ type ScriptMode struct {
 	checkErr string // the editor's text does not check: the error
 	errLine  int    // the line checkErr or the run's error names
 	copied   string
-	state    app.ScriptState
-	lastDump *app.DumpState // the dump the editor last started from
+	// scenarioErr says why the scenario has no script (on the imported
+	// machine, when there is one).
+	scenarioErr string
+	state       app.ScriptState
+	lastDump    *app.DumpState // the dump the editor last started from
 	// importOpen shows "Start from a machine".
 	importOpen bool
 	pasted     map[string]string // /proc file name -> text pasted
@@ -165,6 +172,22 @@ func (c *ScriptMode) closeMode() {
 			c.Host.SetFragment(c.ScenarioLink, false)
 		}
 	}
+}
+
+// fromScenario puts the scenario's workload in the editor as a script,
+// on the imported machine if there is one, or says why it cannot.
+func (c *ScriptMode) fromScenario() {
+	c.scenarioErr = ""
+	if c.Scenario == nil {
+		return
+	}
+	src, err := c.Runner.ScenarioScript(c.Scenario)
+	if err != nil {
+		c.scenarioErr = err.Error()
+		return
+	}
+	c.src = src
+	c.recheck()
 }
 
 func (c *ScriptMode) pickExample(e vugu.DOMEvent) {
