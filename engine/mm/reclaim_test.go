@@ -734,3 +734,52 @@ func (s testShrinker) CountObjects(sc *ShrinkControl) uint64 { return s.count(sc
 func (s testShrinker) ScanObjects(t *sim.Task, sc *ShrinkControl) (uint64, bool) {
 	return s.scan(t, sc)
 }
+
+// shrink_active_list calls folio_referenced() on every folio it takes, but
+// for a folio no page table maps that returns at once ("if
+// (!pra.mapcount) return 0;", mm/rmap.c): only mapped folios cost a
+// reverse-map walk. Unmapped page cache (a file system's metadata, a
+// written file nobody mmaps) is deactivated for the price of its list
+// move.
+func TestShrinkActiveListWalksTheRmapOfMappedFoliosOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		role   role
+		walked bool
+	}{
+		{"unmapped page cache costs no rmap walk", roleFile, false},
+		{"anon pages each cost one", roleAnon, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			require.NoError(t, m.SetSwap(1<<20))
+			l := carveZone(t, m, nil, anonFileLayout)
+			batch := l.pages[tc.role][:SWAP_CLUSTER_MAX]
+			for _, pfn := range batch {
+				m.pages[pfn].flags &^= pgYoung | pgReferenced
+				m.lruDel(pfn)
+				m.pages[pfn].flags |= pgActive
+				m.lruAdd(pfn)
+			}
+			lv := m.memcgs[0].lruvecs[0]
+			list := LRU_ACTIVE_FILE
+			if tc.role == roleAnon {
+				list = LRU_ACTIVE_ANON
+			}
+			require.Equal(t, uint64(SWAP_CLUSTER_MAX), lv.nrPages[list])
+			sc := &scanControl{gfp: GFP_KERNEL, mayUnmap: true, maySwap: true, who: reclaimerDirect, priority: defPriority, reclaimIdx: ZONE_NORMAL}
+			var took sim.Time
+			inWorld(t, m, 0, func(tk *sim.Task) {
+				start := tk.Now
+				m.shrinkActiveList(tk, SWAP_CLUSTER_MAX, lv, sc, list)
+				took = tk.Now - start
+			})
+			assert.Zero(t, lv.nrPages[list], "every folio was deactivated")
+			want := m.Cost.LRUScanPage * SWAP_CLUSTER_MAX
+			if tc.walked {
+				want += m.Cost.FolioRefWalk * SWAP_CLUSTER_MAX
+			}
+			assert.Equal(t, want, took)
+		})
+	}
+}

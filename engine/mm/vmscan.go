@@ -1309,9 +1309,13 @@ func (m *Machine) shrinkActiveList(t *sim.Task, n uint64, lv *lruvec, sc *scanCo
 	scanned += taken + skipped
 	m.traceLRUIsolate(t, sc, l, n, scanned, skipped, moved+taken)
 	var kept uint64 // nr_activate: pages that stay active
+	var mapped int
 	for _, head := range batch {
 		m.lruDel(head)
 		p := &m.pages[head]
+		if p.kind == KindAnon || p.flags&pgYoung != 0 {
+			mapped++
+		}
 		keepActive := false
 		if p.flags&pgYoung != 0 {
 			p.flags &^= pgYoung
@@ -1328,7 +1332,7 @@ func (m *Machine) shrinkActiveList(t *sim.Task, n uint64, lv *lruvec, sc *scanCo
 	}
 	cpuNode := m.cpuNode[t.CPU]
 	t.Charge(m.remoteCost(cpuNode, lv.node.ID, m.Cost.LRUScanPage*sim.Time(len(batch)+int(pinFolios))))
-	t.Charge(m.remoteCost(cpuNode, lv.node.ID, m.Cost.FolioRefWalk*sim.Time(len(batch)+int(pinFolios))))
+	t.Charge(m.remoteCost(cpuNode, lv.node.ID, m.Cost.FolioRefWalk*sim.Time(mapped+int(pinFolios))))
 	lv.Lock.Unlock(t)
 	m.countVMEvents(PGREFILL, scanned)
 	m.countVMEvents(PGDEACTIVATE, deactivated)
