@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pagesim/pagesim/ui/app"
 	"github.com/pagesim/pagesim/ui/mapview"
 )
 
@@ -82,6 +83,47 @@ func TestTheMapAndPanelFitFrom960To2560PixelsWideWithOneToFourVariants(t *testin
 						found = found || column(d, l) == c && strings.HasPrefix(l.Text, "30 GB: ")
 					}
 					assert.True(t, found, "%s's column shows the first guest's result", variants[c])
+				}
+				assert.Zero(t, Eval[int](p, `(() => { const e = document.getElementById("panel"); return e.scrollWidth - e.clientWidth; })()`),
+					"the panel fits its width; these stick out: %v", Eval[[]string](p, panelOverflow))
+			})
+		}
+	}
+	p.t = t
+}
+
+// Every scenario the page lists, as the page opens it (its PageParams,
+// its default variants: nofrag-watermark's five), lays out from 960 to
+// 2560 pixels wide without a cut label or chart and without a panel
+// wider than its column: the columns, titles and charts are each
+// scenario's own, so thp-thisnode's test above does not stand for them.
+func TestEveryScenarioOpensUncutFrom960To2560PixelsWide(t *testing.T) {
+	cat, err := app.DefaultCatalog()
+	require.NoError(t, err)
+	var p *Page
+	for _, s := range cat.Scenarios() {
+		link := cat.Encode(cat.Opening(s.ID))
+		if p == nil {
+			p = OpenAt(t, link, 960, 600, 1)
+		} else {
+			p.t = t
+			p.setWindow(960, 600, 1)
+			p.Goto(link)
+		}
+		// The two ends of the range (the thp-thisnode test above
+		// walks the sizes between).
+		for _, w := range [][2]int{{960, 600}, {2560, 1440}} {
+			t.Run(fmt.Sprintf("%s at %dx%d", s.ID, w[0], w[1]), func(t *testing.T) {
+				p.t = t
+				p.setWindow(w[0], w[1], 1)
+				d := p.WaitSettled()
+				assert.Equal(t, link, d.Link)
+				assert.Len(t, d.Columns, len(s.DefaultVariants()))
+				assert.Empty(t, d.Clipped, "no text is cut")
+				for i, l := range d.Labels {
+					for _, m := range d.Labels[i+1:] {
+						assert.False(t, overlap(l, m), "%q (%+v) and %q (%+v) overlap", l.Text, l, m.Text, m)
+					}
 				}
 				assert.Zero(t, Eval[int](p, `(() => { const e = document.getElementById("panel"); return e.scrollWidth - e.clientWidth; })()`),
 					"the panel fits its width; these stick out: %v", Eval[[]string](p, panelOverflow))
