@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pagesim/pagesim/engine/internal/deepcopy"
 	"github.com/pagesim/pagesim/engine/mm"
 	"github.com/pagesim/pagesim/engine/procfs"
 	"github.com/pagesim/pagesim/engine/sim"
@@ -83,7 +84,8 @@ func advanceChecked(t *testing.T, r *Run, until sim.Time) {
 // state: everything a reader sees, and everything the run holds (the
 // digest of the whole graph: counters, free lists, page states, the
 // trace ring, PSI, the event queue, the RNG streams, every task's
-// program). Advancing the copy leaves the original as it was at t1.
+// program); so is a packed copy (the timeline's checkpoints) once
+// unpacked. Advancing the copy leaves the original as it was at t1.
 func TestARunRestoredFromACheckpointReachesTheSameStateAsTheRunItself(t *testing.T) {
 	rnd := sim.NewRand(16)
 	for _, s := range registry {
@@ -109,9 +111,17 @@ func TestARunRestoredFromACheckpointReachesTheSameStateAsTheRunItself(t *testing
 			assert.Positive(t, n)
 			assert.Equal(t, origDigest, digest(t, cp), "a copy digests as its original")
 
+			packed, err := deepcopy.Pack(orig, packMinBytes)
+			require.NoError(t, err)
+			unpacked, _, err := packed.Unpack()
+			require.NoError(t, err)
+			assert.Equal(t, origDigest, digest(t, unpacked), "a packed copy unpacks to its original's state")
+
 			advanceChecked(t, cp, tc.t2)
 			assert.Equal(t, want, observed(t, cp), "t1 = %v", t1)
 			assert.Equal(t, wantDigest, digest(t, cp), "t1 = %v", t1)
+			unpacked.Advance(tc.t2, 1<<62)
+			assert.Equal(t, wantDigest, digest(t, unpacked), "t1 = %v, packed", t1)
 
 			assert.Equal(t, origDigest, digest(t, orig), "advancing the copy left the original alone")
 			assert.Equal(t, atT1, observed(t, orig))

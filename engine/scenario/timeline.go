@@ -7,22 +7,26 @@ package scenario
 //
 // How many to keep is a trade between memory and the time a jump takes:
 // a jump replays at most one interval. Checkpoints are taken at the
-// multiples of an interval of simulated time, each costing about the
-// run's own memory (a copy of everything it holds). The budget is a
+// multiples of an interval of simulated time. Each is a packed copy of
+// everything the run holds (deepcopy.Pack: the large pointer-free arrays,
+// a machine's pages and pageblocks, compressed), or with Unpacked a plain
+// copy, as large as the run and ready to run without inflating. The budget is a
 // fraction of the run's own memory (TimelineOptions.Budget, 0.25), but
 // never fewer than MinCheckpoints (16) over the run: when the
 // checkpoints' bytes pass the budget and there are at least twice the
 // minimum, every other one is dropped and the interval doubles, so the
 // count stays between the minimum and twice it and the interval adapts
 // to the run's length and size. Where one checkpoint is larger than the
-// budget over the minimum (a copy is as large as the run, so 16 of them
-// are 16 times it), the minimum wins and the budget is exceeded:
-// docs/PERFORMANCE.md has the figures.
+// budget over the minimum (a plain copy is as large as the run, so 16 of
+// them are 16 times it; a packed one of a run made mostly of small
+// objects is a fifth to a half of it), the minimum wins and the budget is
+// exceeded: docs/PERFORMANCE.md has the figures.
 
 import (
 	"errors"
 	"fmt"
 
+	"github.com/pagesim/pagesim/engine/internal/deepcopy"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -38,7 +42,16 @@ type TimelineOptions struct {
 	// Every is the first interval (default 100 ms of simulated time);
 	// it doubles as the budget asks.
 	Every sim.Time
+	// Unpacked keeps each checkpoint as a plain copy (Run.Clone),
+	// ready to run but as large as the run, instead of a packed one
+	// (deepcopy.Pack: the large pointer-free arrays compressed).
+	Unpacked bool
 }
+
+// packMinBytes is the smallest array a packed checkpoint compresses
+// (64 KiB: a machine's pages, pageblocks and page cache slots are
+// megabytes; the many small slices are not worth a compressor's call).
+const packMinBytes = 64 << 10
 
 func (o *TimelineOptions) defaults() {
 	if o.Budget <= 0 {
@@ -67,9 +80,11 @@ type Timeline struct {
 }
 
 type checkpoint struct {
-	at    sim.Time
-	run   *Run
-	bytes int64
+	at sim.Time
+	// run is a plain copy, packed a packed one (one of the two).
+	run    *Run
+	packed *deepcopy.Packed[Run]
+	bytes  int64
 }
 
 // NewTimeline starts keeping checkpoints of r (a run at its start, not
@@ -103,13 +118,25 @@ func (tl *Timeline) Checkpoints() []sim.Time {
 func (tl *Timeline) Bytes() (checkpoints, run int64) { return tl.bytes, tl.runBytes }
 
 func (tl *Timeline) take() error {
-	c, n, err := tl.live.Clone()
-	if err != nil {
-		return err
+	cp := checkpoint{at: tl.live.Now()}
+	if tl.opt.Unpacked {
+		c, n, err := tl.live.Clone()
+		if err != nil {
+			return err
+		}
+		cp.run, cp.bytes, tl.runBytes = c, n, n
+	} else {
+		if tl.live.rec != nil {
+			return errRecorded
+		}
+		p, err := deepcopy.Pack(tl.live, packMinBytes)
+		if err != nil {
+			return err
+		}
+		cp.packed, cp.bytes, tl.runBytes = p, p.Bytes, p.RunBytes
 	}
-	tl.points = append(tl.points, checkpoint{at: tl.live.Now(), run: c, bytes: n})
-	tl.bytes += n
-	tl.runBytes = n
+	tl.points = append(tl.points, cp)
+	tl.bytes += cp.bytes
 	for tl.bytes > int64(tl.opt.Budget*float64(tl.runBytes)) && len(tl.points) >= 2*tl.opt.MinCheckpoints {
 		tl.thin()
 	}
@@ -164,7 +191,13 @@ func (tl *Timeline) At(t sim.Time) (*Run, error) {
 	for i > 0 && tl.points[i].at > t {
 		i--
 	}
-	r, _, err := tl.points[i].run.Clone()
+	var r *Run
+	var err error
+	if p := tl.points[i]; p.packed != nil {
+		r, _, err = p.packed.Unpack()
+	} else {
+		r, _, err = p.run.Clone()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"os"
 	"testing"
 
 	"github.com/pagesim/pagesim/engine/sim"
@@ -13,6 +14,8 @@ import (
 // (ms) and their bytes against the run's.
 //
 //	go test -run '^$' -bench TimelineJump -benchtime 20x ./engine/scenario/
+//
+// PAGESIM_UNPACKED=1 measures plain copies instead of packed ones.
 func BenchmarkTimelineJump(b *testing.B) {
 	s, err := Get("thp-thisnode")
 	if err != nil {
@@ -30,7 +33,7 @@ func BenchmarkTimelineJump(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tl, err := NewTimeline(r, TimelineOptions{})
+	tl, err := NewTimeline(r, TimelineOptions{Unpacked: os.Getenv("PAGESIM_UNPACKED") != ""})
 	if err != nil {
 		b.Fatal(err)
 	}

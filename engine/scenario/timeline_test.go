@@ -53,13 +53,13 @@ func TestATimelineReachesAnyTimeItHasPassedAsTheRunDid(t *testing.T) {
 	assert.ErrorIs(t, err, errAhead)
 }
 
-// Each checkpoint here is a copy of the whole run, so a budget of a
+// Each plain checkpoint is a copy of the whole run, so a budget of a
 // quarter of the run holds none past the minimum: the timeline keeps
 // between 16 and 31 and doubles its interval as the run goes on. With
 // room in the budget, it keeps one at every multiple of the interval.
 func TestTheCheckpointsKeepToTheBudgetButNeverFewerThanTheMinimum(t *testing.T) {
 	newRun := smallTHPRun(t)
-	tl, err := NewTimeline(newRun(), TimelineOptions{Every: sim.Millisecond})
+	tl, err := NewTimeline(newRun(), TimelineOptions{Every: sim.Millisecond, Unpacked: true})
 	require.NoError(t, err)
 	_, err = tl.Advance(1<<62, 1<<62)
 	require.NoError(t, err)
@@ -75,10 +75,34 @@ func TestTheCheckpointsKeepToTheBudgetButNeverFewerThanTheMinimum(t *testing.T) 
 	assert.Positive(t, runBytes)
 	assert.Greater(t, cpBytes, runBytes/4, "16 copies of the run are over a quarter of it")
 
-	roomy, err := NewTimeline(newRun(), TimelineOptions{Every: 50 * sim.Millisecond, Budget: 100})
+	roomy, err := NewTimeline(newRun(), TimelineOptions{Every: 50 * sim.Millisecond, Budget: 100, Unpacked: true})
 	require.NoError(t, err)
 	_, err = roomy.Advance(1<<62, 1<<62)
 	require.NoError(t, err)
 	assert.Equal(t, 50*sim.Millisecond, roomy.Every())
 	assert.Len(t, roomy.Checkpoints(), 1+int(end/(50*sim.Millisecond)))
+}
+
+// Packed checkpoints take less than plain ones and reach the same states.
+func TestPackedCheckpointsAreSmallerAndReachTheSameStates(t *testing.T) {
+	newRun := smallTHPRun(t)
+	packed, err := NewTimeline(newRun(), TimelineOptions{Every: 30 * sim.Millisecond, Budget: 100})
+	require.NoError(t, err)
+	plain, err := NewTimeline(newRun(), TimelineOptions{Every: 30 * sim.Millisecond, Budget: 100, Unpacked: true})
+	require.NoError(t, err)
+	for _, tl := range []*Timeline{packed, plain} {
+		_, err = tl.Advance(1<<62, 1<<62)
+		require.NoError(t, err)
+	}
+	require.Equal(t, plain.Checkpoints(), packed.Checkpoints())
+	pb, prun := packed.Bytes()
+	cb, crun := plain.Bytes()
+	assert.Equal(t, crun, prun, "the run's own bytes, measured both ways")
+	assert.Less(t, pb, cb/2)
+	at := 95 * sim.Millisecond
+	a, err := packed.At(at)
+	require.NoError(t, err)
+	b, err := plain.At(at)
+	require.NoError(t, err)
+	assert.Equal(t, digest(t, b), digest(t, a))
 }

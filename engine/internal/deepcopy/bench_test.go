@@ -20,9 +20,9 @@ func (c *countWriter) Write(b []byte) (int, error) { c.n += int64(len(b)); retur
 // BenchmarkCheckpoint measures a checkpoint of each scenario's run at its
 // default settings, 20 s (or its end) into the run: Copy (what a
 // checkpoint is), the serialised stream the same walk writes, raw and
-// compressed with flate at BestSpeed (the compact alternative), and
-// Digest. bytes/op-style figures are reported as metrics: copy_B,
-// stream_B, flate_B.
+// compressed with flate at BestSpeed, Pack (arrays of 64 KiB or more
+// compressed: the timeline's checkpoints) and Unpack, and Digest. Sizes
+// are reported as metrics: copy_B, stream_B, flate_B, packed_B.
 //
 //	go test -run '^$' -bench Checkpoint -benchtime 3x ./engine/internal/deepcopy/
 func BenchmarkCheckpoint(b *testing.B) {
@@ -73,6 +73,26 @@ func BenchmarkCheckpoint(b *testing.B) {
 				fw.Close()
 			}
 			b.ReportMetric(float64(c.n), "flate_B")
+		})
+		b.Run(id+"/pack", func(b *testing.B) {
+			var p *deepcopy.Packed[scenario.Run]
+			for b.Loop() {
+				if p, err = deepcopy.Pack(r, 64<<10); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(p.Bytes), "packed_B")
+		})
+		b.Run(id+"/unpack", func(b *testing.B) {
+			p, err := deepcopy.Pack(r, 64<<10)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, _, err := p.Unpack(); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 		b.Run(id+"/digest", func(b *testing.B) {
 			for b.Loop() {

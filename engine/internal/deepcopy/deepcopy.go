@@ -52,10 +52,13 @@
 package deepcopy
 
 import (
+	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"fmt"
 	"hash"
 	"hash/crc64"
+	"io"
 	"math"
 	"reflect"
 	"runtime"
@@ -118,6 +121,9 @@ type region struct {
 	base       unsafe.Pointer
 	// copy is the value holding the copy (keeps base alive).
 	copy reflect.Value
+	// packed marks an array Pack compressed: copy is a one-element
+	// placeholder, which nothing may point into.
+	packed bool
 }
 
 // fix is a word of the copy that holds region reg's base: a pointer, or
@@ -137,8 +143,18 @@ type copier struct {
 	regions []region
 	fixes   []fix
 	maps    []mapEntry
-	bytes   int64
-	path    pathStack
+	// bytes counts what the copy holds, raw what the original held.
+	bytes, raw int64
+	path       pathStack
+	// packMin, packs and lens are Pack's: arrays of at least packMin
+	// bytes are compressed into packs (by their placeholder), and the
+	// length of each slice of one waits in lens (by the word holding
+	// it). unpack is the packed copy Unpack reads.
+	packMin uintptr
+	packs   map[unsafe.Pointer]*pack
+	lens    map[unsafe.Pointer]int
+	unpack  *packState
+	inMap   int
 }
 
 // abort carries an *Error out of the recursion.
@@ -227,13 +243,30 @@ func (c *copier) value(dst, src reflect.Value) {
 			return
 		}
 		reg := c.slice(src)
-		settable(dst).Set(c.regions[reg].copy.Slice3(0, n, capacity))
-		c.fixes = append(c.fixes, fix{unsafe.Pointer(dst.UnsafeAddr()), reg})
+		r := &c.regions[reg]
+		switch {
+		case r.packed:
+			// A placeholder; the length waits in lens for Unpack.
+			settable(dst).Set(r.copy)
+			c.lens[unsafe.Pointer(dst.UnsafeAddr())] = n
+		case c.unpack != nil && c.unpack.packs[src.UnsafePointer()] != nil:
+			l, ok := c.unpack.lens[unsafe.Pointer(src.UnsafeAddr())]
+			if !ok {
+				c.fail("a packed array's slice moved (inside a map?)")
+			}
+			settable(dst).Set(r.copy.Slice3(0, l, r.copy.Cap()))
+			c.fixes = append(c.fixes, fix{unsafe.Pointer(dst.UnsafeAddr()), reg})
+		default:
+			settable(dst).Set(r.copy.Slice3(0, n, capacity))
+			c.fixes = append(c.fixes, fix{unsafe.Pointer(dst.UnsafeAddr()), reg})
+		}
 	case reflect.Map:
 		if src.IsNil() {
 			return
 		}
+		c.inMap++
 		settable(dst).Set(c.mapValue(src))
+		c.inMap--
 	case reflect.Interface:
 		if src.IsNil() {
 			return
@@ -241,8 +274,17 @@ func (c *copier) value(dst, src reflect.Value) {
 		e := src.Elem()
 		et := e.Type()
 		c.path.push("("+et.String()+")", -1)
-		tmp := reflect.New(et).Elem()
-		tmp.Set(e)
+		var tmp reflect.Value
+		if directIface(et) {
+			tmp = reflect.New(et).Elem()
+			tmp.Set(e)
+		} else {
+			// The boxed value itself, so that the words inside it are
+			// read where they are (Unpack looks slices up by where they
+			// sit).
+			box := *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(src.UnsafeAddr()), unsafe.Sizeof(uintptr(0))))
+			tmp = reflect.NewAt(et, box).Elem()
+		}
 		nv := reflect.New(et)
 		first := len(c.fixes)
 		c.value(nv.Elem(), tmp)
@@ -300,8 +342,9 @@ func (c *copier) pointer(src reflect.Value) int {
 	nv := reflect.New(et)
 	reg := len(c.regions)
 	c.memo[key] = reg
-	c.regions = append(c.regions, region{addr, addr + et.Size(), et, nv.UnsafePointer(), nv})
+	c.regions = append(c.regions, region{start: addr, end: addr + et.Size(), t: et, base: nv.UnsafePointer(), copy: nv})
 	c.bytes += int64(et.Size())
+	c.raw += int64(et.Size())
 	c.path.push("*", -1)
 	c.value(nv.Elem(), src.Elem())
 	c.path.pop()
@@ -315,15 +358,30 @@ func (c *copier) slice(src reflect.Value) int {
 	capacity := src.Cap()
 	addr := src.Pointer()
 	key := objKey{addr, t}
-	if reg, ok := c.memo[key]; ok && c.regions[reg].copy.Cap() == capacity {
-		return reg
+	if c.unpack != nil {
+		if p := c.unpack.packs[src.UnsafePointer()]; p != nil {
+			if reg, ok := c.memo[key]; ok {
+				return reg
+			}
+			return c.inflate(src, p)
+		}
+	}
+	if reg, ok := c.memo[key]; ok {
+		r := &c.regions[reg]
+		if r.copy.Cap() == capacity || r.packed && c.packs[r.base].capacity == capacity {
+			return reg
+		}
 	}
 	full := src.Slice3(0, capacity, capacity)
-	nv := reflect.MakeSlice(t, capacity, capacity)
 	sz := t.Elem().Size() * uintptr(capacity)
+	c.raw += int64(sz)
+	if c.packMin > 0 && sz >= c.packMin && c.inMap == 0 && plain(t.Elem()) {
+		return c.deflate(full, sz)
+	}
+	nv := reflect.MakeSlice(t, capacity, capacity)
 	reg := len(c.regions)
 	c.memo[key] = reg
-	c.regions = append(c.regions, region{addr, addr + sz, t, nv.UnsafePointer(), nv})
+	c.regions = append(c.regions, region{start: addr, end: addr + sz, t: t, base: nv.UnsafePointer(), copy: nv})
 	c.bytes += int64(sz)
 	if plain(t.Elem()) {
 		reflect.Copy(nv, full)
@@ -343,6 +401,7 @@ func (c *copier) mapValue(src reflect.Value) reflect.Value {
 	kt, vt := t.Key(), t.Elem()
 	// An entry costs at least its key and value.
 	c.bytes += int64(src.Len()) * int64(kt.Size()+vt.Size())
+	c.raw += int64(src.Len()) * int64(kt.Size()+vt.Size())
 	it := src.MapRange()
 	for it.Next() {
 		k := reflect.New(kt).Elem()
@@ -358,6 +417,106 @@ func (c *copier) mapValue(src reflect.Value) reflect.Value {
 		c.path.pop()
 	}
 	return nv
+}
+
+// pack is one compressed array.
+type pack struct {
+	capacity int
+	data     []byte
+}
+
+// packState is what a packed copy keeps beside its graph.
+type packState struct {
+	packs map[unsafe.Pointer]*pack
+	lens  map[unsafe.Pointer]int
+}
+
+// deflate compresses the array of full (a whole pointer-free backing
+// array of sz bytes) and returns the region of its placeholder.
+func (c *copier) deflate(full reflect.Value, sz uintptr) int {
+	t := full.Type()
+	var b bytes.Buffer
+	w, _ := flate.NewWriter(&b, flate.BestSpeed)
+	w.Write(unsafe.Slice((*byte)(full.UnsafePointer()), sz))
+	w.Close()
+	ph := reflect.MakeSlice(t, 1, 1)
+	c.packs[ph.UnsafePointer()] = &pack{capacity: full.Cap(), data: b.Bytes()}
+	addr := full.Pointer()
+	reg := len(c.regions)
+	c.memo[objKey{addr, t}] = reg
+	c.regions = append(c.regions, region{start: addr, end: addr + sz, t: t, base: ph.UnsafePointer(), copy: ph, packed: true})
+	c.bytes += int64(b.Len()) + int64(t.Elem().Size())
+	return reg
+}
+
+// inflate rebuilds a packed array for Unpack and returns its region.
+func (c *copier) inflate(src reflect.Value, p *pack) int {
+	t := src.Type()
+	nv := reflect.MakeSlice(t, p.capacity, p.capacity)
+	sz := t.Elem().Size() * uintptr(p.capacity)
+	r := flate.NewReader(bytes.NewReader(p.data))
+	if _, err := io.ReadFull(r, unsafe.Slice((*byte)(nv.UnsafePointer()), sz)); err != nil {
+		c.fail("a packed array does not inflate: " + err.Error())
+	}
+	addr := src.Pointer()
+	reg := len(c.regions)
+	c.memo[objKey{addr, t}] = reg
+	// The placeholder's one element is all the packed graph holds.
+	c.regions = append(c.regions, region{start: addr, end: addr + t.Elem().Size(), t: t, base: nv.UnsafePointer(), copy: nv})
+	c.bytes += int64(sz)
+	c.raw += int64(sz)
+	return reg
+}
+
+// Packed is a copy of a graph whose large pointer-free arrays (a
+// machine's pages and pageblocks, the page cache's slots) are kept
+// compressed: a checkpoint that takes a fraction of the run's memory.
+// It cannot run; Unpack makes a copy that can.
+type Packed[T any] struct {
+	root  *T
+	state packState
+	// Bytes is what the packed copy holds; RunBytes what the graph it
+	// was made from held.
+	Bytes, RunBytes int64
+}
+
+// Pack returns a packed copy of the graph *root reaches: as Copy, but
+// each pointer-free slice array of at least minBytes (not held in a map)
+// is compressed with flate at BestSpeed. A graph with a pointer or a
+// sub-slice into such an array is refused (Copy takes it).
+func Pack[T any](root *T, minBytes int) (*Packed[T], error) {
+	c := &copier{memo: map[objKey]int{}, packMin: uintptr(max(minBytes, 1)),
+		packs: map[unsafe.Pointer]*pack{}, lens: map[unsafe.Pointer]int{}}
+	src := reflect.ValueOf(root)
+	dst := reflect.New(src.Type()).Elem()
+	if err := c.run(func() { c.value(dst, src) }); err != nil {
+		return nil, err
+	}
+	if err := c.relocate(); err != nil {
+		return nil, err
+	}
+	for _, e := range c.maps {
+		e.m.SetMapIndex(e.k, e.v)
+	}
+	return &Packed[T]{root: dst.Interface().(*T), state: packState{c.packs, c.lens}, Bytes: c.bytes, RunBytes: c.raw}, nil
+}
+
+// Unpack returns a copy of the packed graph ready to run, and its bytes.
+// The packed copy stays as it was: it can be unpacked again.
+func (p *Packed[T]) Unpack() (*T, int64, error) {
+	c := &copier{memo: map[objKey]int{}, unpack: &p.state}
+	src := reflect.ValueOf(p.root)
+	dst := reflect.New(src.Type()).Elem()
+	if err := c.run(func() { c.value(dst, src) }); err != nil {
+		return nil, 0, err
+	}
+	if err := c.relocate(); err != nil {
+		return nil, 0, err
+	}
+	for _, e := range c.maps {
+		e.m.SetMapIndex(e.k, e.v)
+	}
+	return dst.Interface().(*T), c.bytes, nil
 }
 
 // relocate finds the objects that lay inside another object of the
@@ -391,6 +550,10 @@ func (c *copier) relocate() error {
 		}
 		if outer >= 0 && r.start < c.regions[outer].end {
 			o := &c.regions[outer]
+			if o.packed || r.packed {
+				return &Error{Path: r.t.String() + " and " + o.t.String(),
+					Reason: "a reference into an array Pack compressed"}
+			}
 			if r.end > o.end {
 				return &Error{Path: r.t.String() + " and " + o.t.String(),
 					Reason: "two objects overlap without one holding the other"}

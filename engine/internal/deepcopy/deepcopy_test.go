@@ -162,3 +162,54 @@ func TestDigestsDifferWhenAnyFieldDiffers(t *testing.T) {
 		})
 	}
 }
+
+type bigHolder struct {
+	pages  []uint64
+	prefix []uint64
+	boxed  any
+	byName map[string][]uint64
+	small  []uint64
+	inner  *uint64
+}
+
+type pagesBox struct{ pages []uint32 }
+
+func newBigHolder() *bigHolder {
+	b := &bigHolder{pages: make([]uint64, 1<<14, 1<<15), byName: map[string][]uint64{"a": make([]uint64, 1<<14)}}
+	for i := range b.pages {
+		b.pages[i] = uint64(i % 7)
+	}
+	b.prefix = b.pages[:100]
+	b.boxed = pagesBox{make([]uint32, 1<<14)}
+	b.small = []uint64{1, 2, 3}
+	return b
+}
+
+// Pack keeps the large pointer-free arrays compressed; Unpack gives back
+// a graph in the original's state, as often as asked.
+func TestAPackedCopyUnpacksToTheOriginalsState(t *testing.T) {
+	b := newBigHolder()
+	want, err := Digest(b)
+	require.NoError(t, err)
+	p, err := Pack(b, 4096)
+	require.NoError(t, err)
+	assert.Less(t, p.Bytes, p.RunBytes/3, "the arrays outside the map compress")
+	for range 2 {
+		u, n, err := p.Unpack()
+		require.NoError(t, err)
+		assert.Positive(t, n)
+		got, err := Digest(u)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+		assert.Len(t, u.pages, 1<<14)
+		assert.Equal(t, 1<<15, cap(u.pages))
+		assert.Same(t, &u.pages[0], &u.prefix[0], "one array, as in the original")
+		u.pages[5] = 99
+		assert.Equal(t, uint64(5), b.pages[5])
+	}
+
+	b.inner = &b.pages[3]
+	_, err = Pack(b, 4096)
+	require.Error(t, err, "a pointer into a packed array")
+	assert.Contains(t, err.Error(), "Pack compressed")
+}
