@@ -77,6 +77,9 @@ type Timeline struct {
 	// bytes sums the points' sizes; runBytes is the run's own memory as
 	// the latest checkpoint measured it.
 	bytes, runBytes int64
+	// frontier is the furthest time the live run has reached (a Seek
+	// moves the live run back, not the frontier).
+	frontier sim.Time
 }
 
 type checkpoint struct {
@@ -98,7 +101,8 @@ func NewTimeline(r *Run, opt TimelineOptions) (*Timeline, error) {
 	return tl, nil
 }
 
-// Run is the live run, the one Advance moves forward. Its state is the
+// Run is the live run, the one Advance moves forward (a Seek replaces
+// it). Its state is the
 // timeline's latest; read it, do not advance it.
 func (tl *Timeline) Run() *Run { return tl.live }
 
@@ -165,27 +169,45 @@ func (tl *Timeline) thin() {
 func (tl *Timeline) Advance(until sim.Time, maxEvents int) (int, error) {
 	total := 0
 	for !tl.live.Done() && total < maxEvents && tl.live.Now() < until {
-		last := tl.points[len(tl.points)-1].at
-		next := (last/tl.every + 1) * tl.every
+		next := (tl.live.Now()/tl.every + 1) * tl.every
 		total += tl.live.Advance(min(until, next), maxEvents-total)
-		if tl.live.Now() >= next && !tl.live.Done() {
+		// After a Seek back, the checkpoints up to the frontier are
+		// there already (the run goes the same way again).
+		if tl.live.Now() >= next && !tl.live.Done() && next > tl.points[len(tl.points)-1].at {
 			if err := tl.take(); err != nil {
 				return total, err
 			}
 		}
+		tl.frontier = max(tl.frontier, tl.live.Now())
 	}
 	return total, nil
 }
 
+// Seek makes the live run the run at time t (0 <= t <= the furthest time
+// the timeline has reached; At says how): the way back in time. The
+// checkpoints stay: a run advanced again from t passes through the same
+// states, so Advance takes none until it goes past them.
+func (tl *Timeline) Seek(t sim.Time) error {
+	r, err := tl.At(t)
+	if err != nil {
+		return err
+	}
+	tl.live = r
+	return nil
+}
+
+// Frontier is the furthest time the timeline's live run has reached.
+func (tl *Timeline) Frontier() sim.Time { return max(tl.frontier, tl.live.Now()) }
+
 // errAhead refuses a time the live run has not reached.
 var errAhead = errors.New("the run has not reached that time")
 
-// At returns a new run in the state the run had at time t (0 <= t <= the
-// live run's time): a copy of the latest checkpoint at or before t,
-// advanced to t. The copy is the caller's.
+// At returns a new run in the state the run had at time t (0 <= t <=
+// Frontier): a copy of the latest checkpoint at or before t, advanced to
+// t. The copy is the caller's.
 func (tl *Timeline) At(t sim.Time) (*Run, error) {
-	if t < 0 || t > tl.live.Now() {
-		return nil, fmt.Errorf("%w: %v is outside 0 to %v", errAhead, t, tl.live.Now())
+	if t < 0 || t > tl.Frontier() {
+		return nil, fmt.Errorf("%w: %v is outside 0 to %v", errAhead, t, tl.Frontier())
 	}
 	i := len(tl.points) - 1
 	for i > 0 && tl.points[i].at > t {

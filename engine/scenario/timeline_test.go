@@ -106,3 +106,33 @@ func TestPackedCheckpointsAreSmallerAndReachTheSameStates(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, digest(t, b), digest(t, a))
 }
+
+// Seek moves the live run back: it is then the run at that time, and
+// advanced again it reaches the same end, taking no new checkpoint on
+// the way back to where it was.
+func TestSeekingBackAndPlayingOnReachesTheSameEnd(t *testing.T) {
+	newRun := smallTHPRun(t)
+	tl, err := NewTimeline(newRun(), TimelineOptions{Every: 20 * sim.Millisecond})
+	require.NoError(t, err)
+	_, err = tl.Advance(200*sim.Millisecond, 1<<62)
+	require.NoError(t, err)
+	at200 := digest(t, tl.Run())
+	cps := tl.Checkpoints()
+
+	back := 71 * sim.Millisecond
+	require.NoError(t, tl.Seek(back))
+	assert.Equal(t, back, tl.Run().Now())
+	assert.Equal(t, 200*sim.Millisecond, tl.Frontier())
+	want := newRun()
+	want.Advance(back, 1<<62)
+	assert.Equal(t, digest(t, want), digest(t, tl.Run()))
+
+	_, err = tl.Advance(200*sim.Millisecond, 1<<62)
+	require.NoError(t, err)
+	assert.Equal(t, at200, digest(t, tl.Run()))
+	assert.Equal(t, cps, tl.Checkpoints(), "no checkpoint taken twice")
+	_, err = tl.Advance(260*sim.Millisecond, 1<<62)
+	require.NoError(t, err)
+	assert.Len(t, tl.Checkpoints(), len(cps)+3, "past the frontier, one every 20 ms again")
+	assert.ErrorIs(t, tl.Seek(tl.Frontier()+1), errAhead)
+}
