@@ -141,6 +141,7 @@ func noretryMetrics(Values) []Metric {
 		{Name: "allocstall_movable", Help: "/proc/vmstat allocstall_movable (page-cache direct reclaim counts here)"},
 		{Name: "pgscan_direct", Help: "/proc/vmstat pgscan_direct over the window"},
 		{Name: "pageoutrun", Help: "/proc/vmstat pageoutrun (kswapd balancing runs) over the window"},
+		{Name: "pgscan_kswapd", Help: "/proc/vmstat pgscan_kswapd over the window (kswapd's scanning, also in a run that began before it)"},
 		{Name: "compact_daemon_wake", Help: "/proc/vmstat compact_daemon_wake (kcompactd runs) over the window"},
 		{Name: "commit_latency_ms", Help: "mean time from a transaction's start to its commit, ms"},
 		{Name: "wal_mb_per_s", Help: "WAL flushed per simulated second, MiB"},
@@ -371,6 +372,7 @@ func (r *noretryRun) finish(m *mm.Machine, a, b *noretrySnap) PhaseResult {
 	met["allocstall_movable"] = ev(mm.ALLOCSTALL_MOVABLE)
 	met["pgscan_direct"] = ev(mm.PGSCAN_DIRECT)
 	met["pageoutrun"] = ev(mm.PAGEOUTRUN)
+	met["pgscan_kswapd"] = ev(mm.PGSCAN_KSWAPD)
 	met["compact_daemon_wake"] = ev(mm.KCOMPACTD_WAKE)
 	// Little's law over the window: sessions / throughput.
 	met["commit_latency_ms"] = 0
@@ -450,7 +452,7 @@ func reportNoretry(res *Result) string {
 	}
 	rows = [][]string{head}
 	for _, c := range []string{"write_latency_us", "commit_latency_ms", "compact_stall", "compact_fail", "drain_all_pages_calls",
-		"allocstall_normal", "allocstall_movable", "pgscan_direct", "pageoutrun", "compact_daemon_wake", "direct_compact_ms", "direct_reclaim_ms", "wal_mb_per_s", "data_writes"} {
+		"allocstall_normal", "allocstall_movable", "pgscan_direct", "pageoutrun", "pgscan_kswapd", "compact_daemon_wake", "direct_compact_ms", "direct_reclaim_ms", "wal_mb_per_s", "data_writes"} {
 		row := []string{c}
 		for i := range res.Variants {
 			row = append(row, formatMetric(roundTo(res.Variants[i].Mean[c], c)))
