@@ -50,7 +50,10 @@ func main() {
 			src, err := app.ParseScriptLink(frag)
 			sr.Load(src, err)
 			if err == nil {
-				sr.Run(src, nil)
+				// A shared link's reader wants its output: the script
+				// runs to its end, as fast as the frames allow (the
+				// map still shows its machine; Reset reruns it so).
+				sr.RunToEnd(src, nil)
 			}
 		}
 		br.OnDropFiles("import-drop", app.CheckDumpSizes, sr.ImportFiles)
