@@ -70,7 +70,6 @@
 package sim
 
 import (
-	"container/heap"
 	"fmt"
 	"math/bits"
 )
@@ -408,11 +407,49 @@ func (q eventQueue) Less(i, j int) bool {
 	return q[i].seq < q[j].seq
 }
 func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *eventQueue) Push(x any)   { *q = append(*q, x.(event)) }
-func (q *eventQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
+
+// push adds e to the heap: container/heap's Push on a typed slice, so
+// an event is not boxed in an interface (an allocation per event).
+// (at, seq) is unique, so the order events leave the queue is the same
+// as with any correct heap.
+func (q *eventQueue) push(e event) {
+	*q = append(*q, e)
+	h := *q
+	j := len(h) - 1
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		j = i
+	}
+}
+
+// pop removes and returns the earliest event (container/heap's Pop).
+func (q *eventQueue) pop() event {
+	h := *q
+	n := len(h) - 1
+	h.Swap(0, n)
+	i := 0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 {
+			break
+		}
+		j := j1
+		if j2 := j1 + 1; j2 < n && h.Less(j2, j1) {
+			j = j2
+		}
+		if !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		i = j
+	}
+	e := h[n]
+	h[n] = event{} // drop the references the slot held
+	*q = h[:n]
 	return e
 }
 
@@ -547,7 +584,7 @@ func (w *World) scheduleWake(t *Task, at Time, wake bool) {
 	w.seq++
 	t.pending = true
 	t.wakeAt = at
-	heap.Push(&w.queue, event{at: at, seq: w.seq, task: t, wake: wake})
+	w.queue.push(event{at: at, seq: w.seq, task: t, wake: wake})
 }
 
 // At runs fn at time at (a timer, such as the PSI averaging work). A
@@ -581,7 +618,7 @@ func (w *World) AtTimer(at Time, tm Timer) {
 		at = w.now
 	}
 	w.seq++
-	heap.Push(&w.queue, event{at: at, seq: w.seq, timer: tm})
+	w.queue.push(event{at: at, seq: w.seq, timer: tm})
 }
 
 // Pending reports whether any event is queued.
@@ -629,7 +666,7 @@ func (w *World) Step() bool {
 }
 
 func (w *World) step() {
-	e := heap.Pop(&w.queue).(event)
+	e := w.queue.pop()
 	if w.BeforeEvent != nil {
 		w.BeforeEvent(max(e.at, w.now))
 	}
@@ -711,7 +748,7 @@ func (w *World) armDispatch(cpu *CPU) {
 	cpu.dispatchArmed = true
 	cpu.dispatchAt = at
 	w.seq++
-	heap.Push(&w.queue, event{at: at, seq: w.seq, cpu: cpu})
+	w.queue.push(event{at: at, seq: w.seq, cpu: cpu})
 }
 
 // dispatch runs the head of cpu's run queue once the CPU is free. If
