@@ -98,6 +98,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -281,10 +282,11 @@ func (b blkRetireTimer) Fire(w *sim.World) { b.m.blkRetire(w.Now()) }
 // the last of it ends (start itself when xfer is 0).
 func (d *BlockDevice) book(start, xfer sim.Time) sim.Time {
 	t, need := start, xfer
-	i := 0
-	for i < len(d.busy) && d.busy[i].end <= t {
-		i++
-	}
+	// The first booking that ends after t: the intervals are disjoint
+	// and sorted, so their ends are too (a task's clock may run far
+	// ahead of the world's, and a boot-time reader books thousands of
+	// transfers before the world's clock moves: no linear scan).
+	i := sort.Search(len(d.busy), func(k int) bool { return d.busy[k].end > t })
 	var pieces []psiInterval
 	for need > 0 {
 		if i < len(d.busy) && d.busy[i].start <= t {
