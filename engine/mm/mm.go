@@ -155,6 +155,14 @@ type Machine struct {
 	// compaction (capcTask), if any.
 	capc     *captureControl
 	capcTask *sim.Task
+	// capcBuf is the captureControl direct compaction uses when none is
+	// in use (it lived on the kernel's stack; here it would be an
+	// allocation per attempt). lruBatch is isolateLRUFolios' batch
+	// between passes and shrinkCtl shrink_slab's ShrinkControl between
+	// calls (nil while one is in use), for the same reason.
+	capcBuf   captureControl
+	lruBatch  []PFN
+	shrinkCtl *ShrinkControl
 	// tasks holds each world task's task_struct part by task ID (nil
 	// until the memory code first touches the task).
 	tasks []*taskStruct

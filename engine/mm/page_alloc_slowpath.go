@@ -576,7 +576,11 @@ func (m *Machine) _allocPagesDirectCompact(t *sim.Task, gfp GFP, order, compactO
 	start := t.Now
 	ts := m.current(t)
 	ts.flags |= PF_MEMALLOC
-	capc := &captureControl{migratetype: ac.migratetype, order: order, page: NilPFN}
+	capc := &m.capcBuf
+	if m.capc != nil {
+		capc = new(captureControl) // nested: capcBuf is in use
+	}
+	*capc = captureControl{migratetype: ac.migratetype, order: order, page: NilPFN}
 	m.capc = capc
 	m.capcTask = t
 	result = m.tryToCompactPages(t, gfp, compactOrder, allocFlags, ac, prio, capc)

@@ -180,8 +180,15 @@ retry:
 			break
 		}
 	}
-	for _, n := range m.nodesOf(zonelist, sc.reclaimIdx, sc.nodemask) {
-		m.snapshotRefaults(n)
+	// The nodes of the zonelist's eligible zones, once each (nodesOf,
+	// without building the list: this runs once per direct reclaim).
+	var last *Node
+	for _, z := range zonelist {
+		if z.Type > sc.reclaimIdx || !sc.nodemask.Has(z.Node.ID) || z.Node == last {
+			continue
+		}
+		last = z.Node
+		m.snapshotRefaults(z.Node)
 	}
 	if sc.nrReclaimed > 0 {
 		return sc.nrReclaimed
@@ -973,7 +980,13 @@ func (lv *lruvec) pinnedShare(l LRUList, n uint64, idx ZoneType) (pages, folios 
 // folio heads and the pages they hold, and the pages skipped, which the
 // kernel counts in nr_scanned (total_scan) too; the caller isolates or
 // moves the folios.
+//
+// The batch is built in m.lruBatch, which the caller hands back with
+// putLRUBatch when it is done with it (a batch per reclaim pass, millions
+// in a reclaim storm, no longer costs an allocation each); a nested call
+// while a batch is out gets a new slice.
 func (m *Machine) isolateLRUFolios(lv *lruvec, l LRUList, want uint64, sc *scanControl) (batch []PFN, taken, skippedPages uint64) {
+	batch, m.lruBatch = m.lruBatch[:0], nil
 	var skipped [MAX_NR_ZONES]uint64
 	var skippedFolios []PFN
 	for cursor := lv.lists[l].tail; cursor != NilPFN && want > 0; {
@@ -1003,6 +1016,11 @@ func (m *Machine) isolateLRUFolios(lv *lruvec, l LRUList, want uint64, sc *scanC
 		}
 	}
 	return batch, taken, skippedPages
+}
+
+// putLRUBatch returns a batch isolateLRUFolios made, for the next one.
+func (m *Machine) putLRUBatch(batch []PFN) {
+	m.lruBatch = batch[:0]
 }
 
 // traceLRUIsolate emits mm_vmscan_lru_isolate for one isolation: pages
@@ -1062,6 +1080,7 @@ func (m *Machine) shrinkInactiveList(t *sim.Task, n uint64, lv *lruvec, sc *scan
 			m.putbackLRUFolio(head)
 		}
 	}
+	m.putLRUBatch(batch)
 	lv.Lock.Unlock(t)
 	// sc->nr_scanned grows in shrink_folio_list, by the folios it
 	// processes: skipped ones are in pgscan (total_scan) but not in it.
@@ -1333,6 +1352,7 @@ func (m *Machine) shrinkActiveList(t *sim.Task, n uint64, lv *lruvec, sc *scanCo
 	cpuNode := m.cpuNode[t.CPU]
 	t.Charge(m.remoteCost(cpuNode, lv.node.ID, m.Cost.LRUScanPage*sim.Time(len(batch)+int(pinFolios))))
 	t.Charge(m.remoteCost(cpuNode, lv.node.ID, m.Cost.FolioRefWalk*sim.Time(mapped+int(pinFolios))))
+	m.putLRUBatch(batch)
 	lv.Lock.Unlock(t)
 	m.countVMEvents(PGREFILL, scanned)
 	m.countVMEvents(PGDEACTIVATE, deactivated)
@@ -1471,7 +1491,16 @@ func (m *Machine) shrinkSlab(t *sim.Task, sc *scanControl, nid int, cg *Memcg) {
 		if !s.MemcgAware && cg.ID != 0 {
 			continue
 		}
-		m.doShrinkSlab(t, s, &ShrinkControl{GFP: sc.gfp, Nid: nid, Memcg: cg}, sc.priority)
+		// One ShrinkControl for every call, not one allocated per
+		// shrinker per pass (a nested shrink_slab gets its own).
+		ctl := m.shrinkCtl
+		if ctl == nil {
+			ctl = new(ShrinkControl)
+		}
+		m.shrinkCtl = nil
+		*ctl = ShrinkControl{GFP: sc.gfp, Nid: nid, Memcg: cg}
+		m.doShrinkSlab(t, s, ctl, sc.priority)
+		m.shrinkCtl = ctl
 	}
 	sc.nrReclaimed += m.slabReclaimed - before
 }
