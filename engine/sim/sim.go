@@ -317,11 +317,20 @@ func (l *Lock) record(start, end Time) {
 		l.holds = append(l.holds, lockHold{start, end})
 		return
 	}
-	// Merge with every hold it overlaps or touches.
-	i := 0
-	for i < n && l.holds[i].end < start {
-		i++
+	// Merge with every hold it overlaps or touches, from the first that
+	// ends at or after start (the holds are disjoint, so their ends are
+	// sorted: a binary search, as a long step's holds can number
+	// thousands before the world's clock lets them go).
+	lo, hi := 0, n
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if l.holds[mid].end < start {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
 	}
+	i := lo
 	j := i
 	for j < n && l.holds[j].start <= end {
 		start = min(start, l.holds[j].start)
