@@ -443,8 +443,9 @@ func TestEveryScenarioRunsToTheEndWithTheNumbersOfANativeRun(t *testing.T) {
 			// A page of its own, with time for a loaded machine:
 			// nofrag-watermark's five 143 MiB VMs at scale 0.02 took
 			// more than 60 s at a load average of 25.
-			// noretry-compaction's 256 sessions at scale 0.01 took
-			// 43-92 s at a load average of 7-16.
+			// noretry-compaction's 1024 sessions at scale 0.01 took
+			// 23 s on a quiet machine (256 of them took 43-92 s at a
+			// load average of 7-16 before the block device's fixes).
 			p := OpenWithin(t, "", 6*time.Minute)
 			link := smallLink(t, s.ID)
 			start := time.Now()
