@@ -57,12 +57,13 @@ func ScenarioScript(spec *scenario.Spec, on *MachineShape) (string, error) {
 			return "", fmt.Errorf("%s maps a guest bigger than node 0 on a host with two NUMA nodes: the imported machine has %d node", spec.ID, len(on.Managed))
 		}
 		return thpThisnodeScript(on), nil
-	case "promoted-order":
+	case "promoted-order", "noretry-compaction":
 		src, err := seedExample(spec)
 		if err != nil || on == nil {
 			return src, err
 		}
-		// The build workers make sense on any machine.
+		// The build workers and a pgbench server make sense on any
+		// machine.
 		lines := strings.SplitN(src, "\n", 2)
 		return "import\n" + lines[1], nil
 	case "playground":
@@ -70,8 +71,6 @@ func ScenarioScript(spec *scenario.Spec, on *MachineShape) (string, error) {
 			return "", fmt.Errorf("%s keeps 85%% of memory in use, and the imported machine has %d%% in use already", spec.ID, 100-on.Free*100/max(on.total(), 1))
 		}
 		return playgroundScript(on), nil
-	case "noretry-compaction":
-		return "", fmt.Errorf("%s's pgbench sessions are not a task program of the script language yet", spec.ID)
 	case "nofrag-watermark":
 		return "", fmt.Errorf("%s's page-cache hog reads files at random, which no task program of the script language does yet", spec.ID)
 	}

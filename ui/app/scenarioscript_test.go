@@ -27,7 +27,8 @@ func TestEachScenarioIsAScriptOrSaysWhyNot(t *testing.T) {
 		{id: "playground", starts: "# the playground's churn"},
 		{id: "playground", on: &MachineShape{Managed: []uint64{16384}, Free: 12000}, starts: "# the playground's churn on the imported machine"},
 		{id: "playground", on: &MachineShape{Managed: []uint64{16384}, Free: 2000}, refused: "the imported machine has 88% in use already"},
-		{id: "noretry-compaction", refused: "pgbench sessions are not a task program"},
+		{id: "noretry-compaction", starts: "machine mem=256M layout=simple cpus=4\ntask c0 pgbench"},
+		{id: "noretry-compaction", on: &MachineShape{Managed: []uint64{65536}}, starts: "import\ntask c0 pgbench"},
 		{id: "nofrag-watermark", on: &MachineShape{Managed: []uint64{16384}}, refused: "reads files at random"},
 	} {
 		spec, err := scenario.Get(tc.id)
