@@ -94,18 +94,29 @@ func (e *Error) Error() string { return "deepcopy: " + e.Path + ": " + e.Reason 
 // entries; strings are shared and not counted).
 func Copy[T any](root *T) (*T, int64, error) {
 	c := &copier{memo: map[objKey]int{}}
+	dst, err := copyGraph(c, root)
+	if err != nil {
+		return nil, 0, err
+	}
+	return dst, c.bytes, nil
+}
+
+// copyGraph copies the graph root reaches with c (a plain copy, a
+// packing one or an unpacking one), then points the pointers into other
+// objects at their copies and fills the maps.
+func copyGraph[T any](c *copier, root *T) (*T, error) {
 	src := reflect.ValueOf(root)
 	dst := reflect.New(src.Type()).Elem()
 	if err := c.run(func() { c.value(dst, src) }); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if err := c.relocate(); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	for _, e := range c.maps {
 		e.m.SetMapIndex(e.k, e.v)
 	}
-	return dst.Interface().(*T), c.bytes, nil
+	return dst.Interface().(*T), nil
 }
 
 type objKey struct {
@@ -487,36 +498,22 @@ type Packed[T any] struct {
 func Pack[T any](root *T, minBytes int) (*Packed[T], error) {
 	c := &copier{memo: map[objKey]int{}, packMin: uintptr(max(minBytes, 1)),
 		packs: map[unsafe.Pointer]*pack{}, lens: map[unsafe.Pointer]int{}}
-	src := reflect.ValueOf(root)
-	dst := reflect.New(src.Type()).Elem()
-	if err := c.run(func() { c.value(dst, src) }); err != nil {
+	dst, err := copyGraph(c, root)
+	if err != nil {
 		return nil, err
 	}
-	if err := c.relocate(); err != nil {
-		return nil, err
-	}
-	for _, e := range c.maps {
-		e.m.SetMapIndex(e.k, e.v)
-	}
-	return &Packed[T]{root: dst.Interface().(*T), state: packState{c.packs, c.lens}, Bytes: c.bytes, RunBytes: c.raw}, nil
+	return &Packed[T]{root: dst, state: packState{c.packs, c.lens}, Bytes: c.bytes, RunBytes: c.raw}, nil
 }
 
 // Unpack returns a copy of the packed graph ready to run, and its bytes.
 // The packed copy stays as it was: it can be unpacked again.
 func (p *Packed[T]) Unpack() (*T, int64, error) {
 	c := &copier{memo: map[objKey]int{}, unpack: &p.state}
-	src := reflect.ValueOf(p.root)
-	dst := reflect.New(src.Type()).Elem()
-	if err := c.run(func() { c.value(dst, src) }); err != nil {
+	dst, err := copyGraph(c, p.root)
+	if err != nil {
 		return nil, 0, err
 	}
-	if err := c.relocate(); err != nil {
-		return nil, 0, err
-	}
-	for _, e := range c.maps {
-		e.m.SetMapIndex(e.k, e.v)
-	}
-	return dst.Interface().(*T), c.bytes, nil
+	return dst, c.bytes, nil
 }
 
 // relocate finds the objects that lay inside another object of the
