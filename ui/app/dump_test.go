@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -142,4 +143,61 @@ func TestAScriptLinkCarriesASmallDumpAndRefusesALargeOne(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, q.SetDump(back, "the file", nil))
 	assert.Equal(t, r.State().Dump.Buddyinfo, q.State().Dump.Buddyinfo, "dump.tar.gz imports as the files did")
+}
+
+func TestTheMapShowsAnImportedMachineBeforeAnyScriptRunsOnIt(t *testing.T) {
+	small := "../../engine/procfs/testdata/fixtures/myblackhole-x86-6types"
+	want, _, err := procfs.Import(os.DirFS(small), procfs.ImportOptions{})
+	require.NoError(t, err)
+	var wantBuddy strings.Builder
+	require.NoError(t, procfs.Buddyinfo(&wantBuddy, want))
+
+	r := NewScriptRunner()
+	r.Driven = true
+	assert.Zero(t, r.Live().Gen, "nothing to show before the import")
+	require.True(t, r.SetDump(os.DirFS(small), "myblackhole", nil))
+	v := r.Live()
+	require.NotNil(t, v.M, "the import's machine is on the map at once")
+	assert.NotZero(t, v.Gen)
+	assert.True(t, v.Ended, "no clock runs on it")
+	assert.Equal(t, "myblackhole", v.Imported)
+	assert.Zero(t, v.Now)
+	var got strings.Builder
+	require.NoError(t, procfs.Buddyinfo(&got, v.M))
+	assert.Equal(t, wantBuddy.String(), got.String(), "the map's machine is the one pagesim proc --import boots")
+
+	r.Reset()
+	back := r.Live()
+	require.NotNil(t, back.M, "Reset shows the imported machine again")
+	assert.Greater(t, back.Gen, v.Gen)
+	assert.Equal(t, "myblackhole", back.Imported)
+
+	c, _ := newTestController(t, "")
+	c.SetScript(r)
+	c.ShowScript(true)
+	c.Tick(0, time.Millisecond)
+	require.True(t, c.ScriptOn(), "the open Script mode's map shows the imported machine")
+	m, now, _, machines := c.ScriptMachine()
+	assert.Same(t, back.M, m)
+	assert.Zero(t, now)
+	assert.Equal(t, 1, machines)
+
+	done := make(chan struct{})
+	r.RunToEnd(ImportStarter, func() { close(done) })
+	for ended := false; !ended; {
+		c.Tick(0, 50*time.Millisecond)
+		select {
+		case <-done:
+			ended = true
+		case <-time.After(time.Millisecond):
+		}
+	}
+	assert.Empty(t, r.State().Err)
+	assert.Empty(t, r.Live().Imported, "a script's run replaces it on the map")
+	assert.NotSame(t, back.M, r.Live().M)
+
+	failed := NewScriptRunner()
+	failed.Driven = true
+	assert.False(t, failed.SetDump(nil, "x", assert.AnError))
+	assert.Nil(t, failed.Live().M, "a failed import shows no machine")
 }

@@ -141,6 +141,11 @@ type liveRun struct {
 	quit, done chan struct{}
 	quitOnce   sync.Once
 
+	// imported is the dump's label for the preview of an imported
+	// machine: a run that has ended, of no script, on the machine the
+	// import booted ("" for a script's run).
+	imported string
+
 	// Held by whoever has the turn (after done, by anyone).
 	m        *mm.Machine // the machine the script runs on now
 	offset   sim.Time    // the time of the script's earlier machines
@@ -218,6 +223,19 @@ type LiveView struct {
 	Machines int
 	Paced    bool
 	Ended    bool
+	// Imported names the dump when the machine is the one "Start from a
+	// machine" imported, shown before any script has run on it ("" for a
+	// script's run).
+	Imported string
+}
+
+// Title is what the map calls the machine: the script's name, or the
+// imported machine's dump before a script has run on it.
+func (v LiveView) Title() string {
+	if v.Imported != "" {
+		return "imported: " + v.Imported
+	}
+	return ScriptName
 }
 
 // Live returns the current driven run's view. Only the controller's
@@ -229,7 +247,7 @@ func (r *ScriptRunner) Live() LiveView {
 	if lr == nil {
 		return LiveView{}
 	}
-	v := LiveView{Gen: lr.gen, M: lr.m, Offset: lr.offset, Machines: lr.machines, Paced: lr.paced}
+	v := LiveView{Gen: lr.gen, M: lr.m, Offset: lr.offset, Machines: lr.machines, Paced: lr.paced, Imported: lr.imported}
 	select {
 	case <-lr.done:
 		v.Ended = true
@@ -422,8 +440,8 @@ func formatMiB(n uint64) string { return fmt.Sprintf("%d MiB", n>>20) }
 func (r *ScriptRunner) SetDump(fsys fs.FS, label string, err error) bool {
 	ds := &DumpState{Label: label}
 	var shape *MachineShape
+	var m *mm.Machine
 	if err == nil {
-		var m *mm.Machine
 		var warnings []string
 		m, warnings, err = procfs.Import(fsys, procfs.ImportOptions{MaxBytes: r.maxBytes()})
 		if err == nil {
@@ -450,10 +468,26 @@ func (r *ScriptRunner) SetDump(fsys fs.FS, label string, err error) bool {
 	r.shape = shape
 	if fsys == nil {
 		r.shape = nil
+	} else {
+		r.preview(m, label)
 	}
 	r.st.Dump = ds
 	r.changed()
 	return fsys != nil
+}
+
+// preview puts the imported machine m on the map (mu held), as a driven
+// run of no script that has ended at time 0, unless a script is running:
+// its run stays on the map. The next Run replaces it.
+func (r *ScriptRunner) preview(m *mm.Machine, label string) {
+	if !r.Driven || r.st.Running {
+		return
+	}
+	r.abandonLive()
+	r.gen++
+	lr := &liveRun{gen: r.gen, imported: label, m: m, machines: 1, done: make(chan struct{}), quit: make(chan struct{})}
+	close(lr.done)
+	r.live = lr
 }
 
 // ScenarioScript is ScenarioScript for spec on the imported machine, or
@@ -529,17 +563,38 @@ func (r *ScriptRunner) abandonLive() {
 	}
 }
 
-// Reset stops the run going on and forgets its output.
+// Reset stops the run going on and forgets its output. With a machine
+// imported, the map shows that machine again, booted afresh from its dump
+// (the page does not keep a second copy of it meanwhile).
 func (r *ScriptRunner) Reset() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.abandonLive()
 	r.live = nil
 	r.gen++
+	gen := r.gen
 	r.stopping = false
 	r.rec = nil
 	r.st = ScriptState{Seq: r.st.Seq, Src: r.st.Src, Loaded: r.st.Loaded, LinkShown: r.st.LinkShown, Dump: r.st.Dump}
+	dump, label := r.dump, ""
+	if r.st.Dump != nil {
+		label = r.st.Dump.Label
+	}
 	r.changed()
+	r.mu.Unlock()
+	if dump == nil || !r.Driven {
+		return
+	}
+	m, _, err := procfs.Import(dump, procfs.ImportOptions{MaxBytes: r.maxBytes()})
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// Nothing ran or was imported meanwhile.
+	if r.gen == gen && r.dump != nil && r.live == nil {
+		r.preview(m, label)
+		r.changed()
+	}
 }
 
 // scriptOutput collects a run's output into the state while the run is

@@ -18,6 +18,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pagesim/pagesim/ui/app"
 )
 
 // pageScript is short but does what scripts do: a machine, memory put to
@@ -177,6 +179,11 @@ func TestARealMachinesProcFilesPickedInThePageShowWhatPagesimProcImportPrints(t 
 	assert.Equal(t, out.String(), p.Text("import-buddyinfo"), "the buddyinfo pagesim proc buddyinfo --import prints")
 	assert.Equal(t, errb.String(), p.Text("import-warnings"), "the warnings it writes")
 	assert.Contains(t, p.Text("import-label"), "6 files")
+	p.WaitJS(`(() => { const d = JSON.parse(window.pagesimDebug()); return d.columns && d.columns[0] === "imported: 6 files"; })()`)
+	imported := p.Debug()
+	assert.Positive(t, imported.Pages, "the map draws the imported machine before any script runs")
+	assert.Zero(t, imported.NowNS)
+	assert.False(t, imported.Playing, "no clock runs on it")
 
 	t.Run("a script boots it with import, as pagesim script --import does", func(t *testing.T) {
 		p.t = t
@@ -185,6 +192,9 @@ func TestARealMachinesProcFilesPickedInThePageShowWhatPagesimProcImportPrints(t 
 		p.Click("script-run")
 		p.waitScriptEnded()
 		assert.Equal(t, want, p.Text("script-output"))
+		d := p.Debug()
+		assert.Equal(t, []string{app.ScriptName}, d.Columns, "the script's machine replaces it")
+		assert.Equal(t, imported.Pages, d.Pages, "the same machine, booted by the script")
 	})
 }
 

@@ -556,7 +556,7 @@ func (g *Game) publishDebug(ctl *app.Controller) {
 	}
 	if v := ctl.ScriptLive(); ctl.ScriptOn() {
 		if v.M != nil {
-			d.Columns = []string{app.ScriptName}
+			d.Columns = []string{v.Title()}
 			d.Pages = uint64(v.M.MaxPFN())
 		}
 	} else {

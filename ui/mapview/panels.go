@@ -52,15 +52,16 @@ func PanelsOf(ctl *app.Controller) []Panel {
 }
 
 // scriptPanels is the Script mode's column: the machine the script is on
-// (none before its first machine), titled with the script's name, its
-// time on the script's clock and, once it has booted more than one, which
-// machine it is on and when that one booted.
+// (none before its first machine; the imported machine before a script
+// has run on it), titled as LiveView.Title says, its time on the
+// script's clock and, once it has booted more than one, which machine it
+// is on and when that one booted.
 func scriptPanels(ctl *app.Controller) []Panel {
 	v := ctl.ScriptLive()
 	if v.M == nil {
 		return nil
 	}
-	p := Panel{Title: app.ScriptName, Src: v.M, Now: v.Now, PhaseStart: v.Offset, Phases: v.Machines, Done: v.Ended}
+	p := Panel{Title: v.Title(), Src: v.M, Now: v.Now, PhaseStart: v.Offset, Phases: v.Machines, Done: v.Ended}
 	if v.Machines > 1 {
 		p.Phase = "machine " + strconv.Itoa(v.Machines)
 	}
