@@ -288,6 +288,13 @@ func TestChangingSettingsRestartsTheRuns(t *testing.T) {
 	require.NoError(t, c.SelectScenario("fake"))
 	assert.Equal(t, "fake", c.Spec().ID)
 	assert.Equal(t, []string{"a"}, c.State().Variants)
+	c.Step()
+	for i := 0; i < 50 && !c.CaughtUp(); i++ {
+		c.Tick(0, time.Second)
+	}
+	assert.Empty(t, c.RunError(), "the second scenario boots")
+	assert.Positive(t, c.Now(), "and runs")
+	assert.Len(t, c.Views(), 1)
 	assert.Error(t, c.SelectScenario("nosuch"))
 }
 
