@@ -162,6 +162,18 @@ var programs = []*program{
 		start: startRead,
 	},
 	{
+		name: "randread",
+		help: "reads a file at random, as fio's randread or a database's buffer reads over a data set larger than memory: each step reads batch chunks at chunk-aligned offsets drawn at random, one after the other; missing pages are read from disk into new page-cache pages",
+		args: []param{
+			{name: "file", typ: tName, required: true, help: "the file"},
+			{name: "chunk", typ: tSize, help: "bytes per read (default 64K)"},
+			{name: "batch", typ: tCount, help: "reads per step (default 1)"},
+			gfpMapping,
+			{name: "interval", typ: tDuration, help: "pause between steps"},
+		},
+		start: startRandRead,
+	},
+	{
 		name: "slab",
 		help: "grows a slab cache to size (or slabs) and then turns it over, freeing the oldest batch and allocating a new one each step",
 		args: append([]param{
@@ -175,6 +187,21 @@ var programs = []*program{
 		}, slabCacheParams...),
 		check: sizeOrSlabs,
 		start: startSlab,
+	},
+	{
+		name: "slabcycle",
+		help: "grows a slab cache to size (or slabs), then frees slabs drawn at random until low of it is left, and again, as the dentry and inode caches do while files are created, deleted and shrunk: the freed slabs leave free chunks inside the unmovable and reclaimable pageblocks the cache took",
+		args: append([]param{
+			{name: "cache", typ: tName, required: true, help: "the slab cache (created if new)"},
+			{name: "size", typ: tSize, help: "the cache's peak"},
+			{name: "slabs", typ: tCount, help: "the cache's peak in slabs"},
+			{name: "low", typ: tFraction, help: "the share of the peak it shrinks to (default 0.5)"},
+			{name: "batch", typ: tCount, help: "slabs allocated or freed per step (default 1)"},
+			gfpDefault("GFP_KERNEL"),
+			{name: "interval", typ: tDuration, help: "pause between steps"},
+		}, slabCacheParams...),
+		check: sizeOrSlabs,
+		start: startSlabCycle,
 	},
 	{
 		name: "pin",
@@ -359,6 +386,53 @@ func startRead(in *Interp, c *call) (sim.Program, func() workload.Progress, func
 	}
 	extra := func() []field { return []field{{"passes", uintNum(r.Passes)}, {"misses", uintNum(r.Misses)}} }
 	return r, progressOf(&r.Progress), extra, nil
+}
+
+func startRandRead(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
+	f, err := in.file(c.str("file", ""), false, c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	chunk := uint64(16)
+	if c.has("chunk") {
+		chunk = max(sizePages(c.size("chunk")), 1)
+	}
+	if f.Size < chunk {
+		return nil, nil, nil, fmt.Errorf("file %s holds %s, less than one chunk of %s", c.str("file", ""), mm.FormatBytes(f.Size*mm.PAGE_SIZE), mm.FormatBytes(chunk*mm.PAGE_SIZE))
+	}
+	r := &workload.RandomReader{M: in.m, File: f, Chunk: chunk, Batch: int(min(max(c.uint("batch"), 1), 1<<20)),
+		GFP: c.gfp("gfp", mm.GFP_HIGHUSER_MOVABLE), Rand: in.m.World.Stream("workload/randread#" + c.pos[0]),
+		Interval: sim.Time(c.duration("interval"))}
+	extra := func() []field { return []field{{"misses", uintNum(r.Misses)}} }
+	return r, progressOf(&r.Progress), extra, nil
+}
+
+func startSlabCycle(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
+	cache, err := in.slabCache(c, c.str("cache", ""))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	slabs := c.uint("slabs")
+	if c.has("size") {
+		per := cache.Order.Pages() * mm.PAGE_SIZE
+		slabs = (c.size("size") + per - 1) / per
+	}
+	hi := int(min(max(slabs, 1), 1<<30))
+	low := 0.5
+	if c.has("low") {
+		low = c.fraction("low")
+	}
+	lo := int(float64(hi) * low)
+	if lo >= hi {
+		return nil, nil, nil, fmt.Errorf("low=%g leaves nothing to free from a peak of %d slabs", low, hi)
+	}
+	s := &workload.SlabCycler{M: in.m, Cache: cache, GFP: c.gfp("gfp", mm.GFP_KERNEL), Lo: lo, Hi: hi,
+		Batch: int(min(max(c.uint("batch"), 1), 1<<20)), Rand: in.m.World.Stream("workload/slabcycle#" + c.pos[0]),
+		Interval: sim.Time(c.duration("interval"))}
+	extra := func() []field {
+		return []field{{"cycles", uintNum(s.Cycles)}, {"slabs", intNum(int64(cache.NrSlabs()))}}
+	}
+	return s, progressOf(&s.Progress), extra, nil
 }
 
 func startSlab(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {

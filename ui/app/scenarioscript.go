@@ -72,7 +72,13 @@ func ScenarioScript(spec *scenario.Spec, on *MachineShape) (string, error) {
 		}
 		return playgroundScript(on), nil
 	case "nofrag-watermark":
-		return "", fmt.Errorf("%s's page-cache hog reads files at random, which no task program of the script language does yet", spec.ID)
+		if on == nil {
+			return seedExample(spec)
+		}
+		if on.Free*10 < on.total() {
+			return "", fmt.Errorf("%s fills memory with the hog's page cache, and the imported machine has %d%% in use already", spec.ID, 100-on.Free*100/max(on.total(), 1))
+		}
+		return nofragScript(on), nil
 	}
 	return "", fmt.Errorf("%s has no script form", spec.ID)
 }
@@ -133,4 +139,60 @@ func playgroundScript(on *MachineShape) string {
 	fmt.Fprintf(&b, "run %dms\n", 2*max(movable, unmovable))
 	b.WriteString("print buddyinfo\nprint nr_free_pages compact_stall pgalloc_normal\n")
 	return b.String()
+}
+
+// nofragScript is seed 001's example on an imported machine, its sizes
+// from pagesim run nofrag-watermark's rules for a VM of the machine's
+// memory: two files three quarters of memory each, four fifths of the
+// free memory cached, the hog reading 64K at random at 300 MB/s in all,
+// the caches' peaks 3% (reclaimable, order-3 slabs) and 1.5% (unmovable,
+// order-1) of memory on a cycle of 2 s x memory/7G, the benchmark after
+// the hog has read twice memory, faulting 1342 MiB x memory/7G; with
+// vm.defrag_mode=0, =1, and =1 with the series. The tasks go where the
+// scheduler puts them (the imported machine's CPUs are its own).
+func nofragScript(on *MachineShape) string {
+	total := on.total() * mm.PAGE_SIZE
+	sc := float64(total) / float64(7<<30)
+	kib := func(b uint64) uint64 { return max(b>>10, 4) }
+	fill := on.Free * mm.PAGE_SIZE * 8 / 10 / 2
+	end := total * 3 / 4
+	slab := func(task, name string, order uint64, reclaimable bool, peak uint64) string {
+		hi := max(peak>>(12+order), 2)
+		batch := max(hi/32, 1)
+		steps := max(2*(hi-hi/2)/batch, 1)
+		us := uint64(2 * sc * 1e6 / float64(steps))
+		r := ""
+		if reclaimable {
+			r = " reclaimable=on"
+		}
+		return fmt.Sprintf("task %s slabcycle cache=%s size=%dK order=%d%s batch=%d interval=%dus\n",
+			task, name, kib(hi<<(12+order)), order, r, batch, max(us, 1))
+	}
+	warm := uint64(float64(2*total) / 300e6 * 1000)
+	fault := uint64(1342*sc*(1<<20)) &^ (64<<10 - 1)
+	block := func(dm, patch string) string {
+		var b strings.Builder
+		b.WriteString("import\n" +
+			"thp transparent_hugepage.enabled=never transparent_hugepage.hugepages-64kB.enabled=always\n" +
+			"patch CostlyNoretryNoDirectReclaim=on\nkernel DeferredCompactNoStall=on\n" + patch +
+			"sysctl vm.defrag_mode=" + dm + "\n")
+		for i := 0; i < 2; i++ {
+			fmt.Fprintf(&b, "file write data%d size=%dK sync=on\n", i, kib(fill))
+			fmt.Fprintf(&b, "file write data%d size=64K offset=%dK sync=on\n", i, kib(end))
+		}
+		for i := 0; i < 2; i++ {
+			fmt.Fprintf(&b, "task hog%d randread file=data%d chunk=64K batch=16 interval=7ms\n", i, i)
+		}
+		b.WriteString(slab("inodes", "ext4_inode_cache", 3, true, total*3/100))
+		b.WriteString(slab("kmalloc", "kmalloc-8k", 1, false, total*3/200))
+		fmt.Fprintf(&b, "run %dms\n", max(warm, 1))
+		fmt.Fprintf(&b, "region bench size=%dK madvise=hugepage\n", kib(max(fault, 64<<10)))
+		b.WriteString("task dev fault region=bench batch=16\nrun until=dev-done\n" +
+			"print thp.64kB.anon_fault_alloc thp.64kB.anon_fault_fallback compact_stall\n")
+		return b.String()
+	}
+	return "# seed 001 on the imported machine: 64K mTHP faults under a page-cache\n" +
+		"# hog and slab churn, vm.defrag_mode=0, =1, and =1 with the series\n" +
+		block("0", "") + "\n" + block("1", "") + "\n" +
+		block("1", "patch WatermarkCheckKnowsMigratetype=on HighOrderCheckHonoursNofragment=on DirectReclaimToldNofragment=on\n")
 }

@@ -2,6 +2,8 @@ package app
 
 import (
 	"bytes"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -29,7 +31,9 @@ func TestEachScenarioIsAScriptOrSaysWhyNot(t *testing.T) {
 		{id: "playground", on: &MachineShape{Managed: []uint64{16384}, Free: 2000}, refused: "the imported machine has 88% in use already"},
 		{id: "noretry-compaction", starts: "machine mem=256M layout=simple cpus=4\ntask c0 pgbench"},
 		{id: "noretry-compaction", on: &MachineShape{Managed: []uint64{65536}}, starts: "import\ntask c0 pgbench"},
-		{id: "nofrag-watermark", on: &MachineShape{Managed: []uint64{16384}}, refused: "reads files at random"},
+		{id: "nofrag-watermark", starts: "# vm.defrag_mode=0\nmachine mem=256M layout=simple cpus=4\n"},
+		{id: "nofrag-watermark", on: &MachineShape{Managed: []uint64{65536}, Free: 60000}, starts: "# seed 001 on the imported machine"},
+		{id: "nofrag-watermark", on: &MachineShape{Managed: []uint64{65536}, Free: 6000}, refused: "the imported machine has 91% in use already"},
 	} {
 		spec, err := scenario.Get(tc.id)
 		require.NoError(t, err)
@@ -54,4 +58,32 @@ func TestThePlaygroundsScriptRunsAndChurns(t *testing.T) {
 	require.NoError(t, script.Run(ScriptName, strings.NewReader(src), &out, script.Options{CheckEveryCommand: true}))
 	assert.Contains(t, out.String(), "Node 0, zone   Normal")
 	assert.Contains(t, out.String(), "pgalloc_normal")
+}
+
+// Seed 001's script on an imported machine (here a booted one of the same
+// size) runs, and with vm.defrag_mode=1 its faults stall in compaction
+// more often than with 0 and fall back more, and the series stalls less
+// than vm.defrag_mode=1 alone.
+func TestSeed001sScriptOnAnImportedMachineShowsTheSeedsDirections(t *testing.T) {
+	spec, err := scenario.Get("nofrag-watermark")
+	require.NoError(t, err)
+	src, err := ScenarioScript(spec, &MachineShape{Managed: []uint64{65536}, Free: 60000})
+	require.NoError(t, err)
+	require.Equal(t, 3, strings.Count(src, "import\n"))
+	src = strings.ReplaceAll(src, "import\n", "machine mem=256M layout=simple cpus=4\n")
+	var out bytes.Buffer
+	require.NoError(t, script.Run(ScriptName, strings.NewReader(src), &out, script.Options{CheckEveryCommand: true}))
+	values := func(name string) []int {
+		var v []int
+		for _, m := range regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(name)+` (\d+)$`).FindAllStringSubmatch(out.String(), -1) {
+			n, _ := strconv.Atoi(m[1])
+			v = append(v, n)
+		}
+		require.Len(t, v, 3, "%s once per machine in %q", name, out.String())
+		return v
+	}
+	stall, fallback := values("compact_stall"), values("thp.64kB.anon_fault_fallback")
+	assert.Greater(t, stall[1], 2*stall[0], "defrag_mode=1 stalls more than twice as often: %v", stall)
+	assert.Greater(t, fallback[1], fallback[0], "and falls back more: %v", fallback)
+	assert.Less(t, stall[2], stall[1]/2, "the series halves the stalls at least: %v", stall)
 }
