@@ -12,19 +12,20 @@ package scenario
 // a machine's pages and pageblocks, compressed), or with Unpacked a plain
 // copy, as large as the run and ready to run without inflating. The budget is a
 // fraction of the run's own memory (TimelineOptions.Budget, 0.25), but
-// never fewer than MinCheckpoints (16) over the run: when the
-// checkpoints' bytes pass the budget and there are at least twice the
-// minimum, every other one is dropped and the interval doubles, so the
-// count stays between the minimum and twice it and the interval adapts
-// to the run's length and size. Where one checkpoint is larger than the
-// budget over the minimum (a plain copy is as large as the run, so 16 of
-// them are 16 times it; a packed one of a run made mostly of small
-// objects is a fifth to a half of it), the minimum wins and the budget is
-// exceeded: docs/PERFORMANCE.md has the figures.
+// never fewer than MinCheckpoints (16) over the run: while the
+// checkpoints' bytes pass the budget and there are more than the
+// minimum, the earliest checkpoint at an odd multiple of the interval is
+// dropped, and when none is left the interval doubles, so the interval
+// adapts to the run's length and size and no two checkpoints are more
+// than twice it apart. Where one checkpoint is larger than the budget
+// over the minimum (a plain copy is as large as the run, so 16 of them
+// are 16 times it), the minimum wins and the budget is exceeded; packed
+// checkpoints are 1-20% of the run: docs/PERFORMANCE.md has the figures.
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/pagesim/pagesim/engine/internal/deepcopy"
 	"github.com/pagesim/pagesim/engine/sim"
@@ -49,9 +50,11 @@ type TimelineOptions struct {
 }
 
 // packMinBytes is the smallest array a packed checkpoint compresses
-// (64 KiB: a machine's pages, pageblocks and page cache slots are
-// megabytes; the many small slices are not worth a compressor's call).
-const packMinBytes = 64 << 10
+// (512 bytes: besides a machine's pages, pageblocks and page cache
+// slots, which are megabytes, the many small pointer-free slices, lists
+// of PFNs and times, add up to a third of a packed checkpoint left
+// plain; below 512 bytes compressing gains nothing measurable).
+const packMinBytes = 512
 
 func (o *TimelineOptions) defaults() {
 	if o.Budget <= 0 {
@@ -141,26 +144,27 @@ func (tl *Timeline) take() error {
 	}
 	tl.points = append(tl.points, cp)
 	tl.bytes += cp.bytes
-	for tl.bytes > int64(tl.opt.Budget*float64(tl.runBytes)) && len(tl.points) >= 2*tl.opt.MinCheckpoints {
+	for tl.bytes > int64(tl.opt.Budget*float64(tl.runBytes)) && len(tl.points) > tl.opt.MinCheckpoints {
 		tl.thin()
 	}
 	return nil
 }
 
-// thin keeps the start and the points at multiples of twice the
-// interval, which becomes the interval.
+// thin drops the earliest checkpoint at an odd multiple of the interval
+// (one the doubled interval would not keep); when none is left, the
+// interval doubles. Dropping one at a time keeps the count at the
+// minimum or above and the bytes within the budget wherever the minimum
+// fits in it, and no two kept checkpoints are more than twice the
+// interval apart.
 func (tl *Timeline) thin() {
-	tl.every *= 2
-	kept := tl.points[:1]
-	tl.bytes = tl.points[0].bytes
-	for _, p := range tl.points[1:] {
-		if p.at%tl.every == 0 {
-			kept = append(kept, p)
-			tl.bytes += p.bytes
+	for i, p := range tl.points {
+		if i > 0 && p.at%(2*tl.every) != 0 {
+			tl.bytes -= p.bytes
+			tl.points = slices.Delete(tl.points, i, i+1)
+			return
 		}
 	}
-	clear(tl.points[len(kept):])
-	tl.points = kept
+	tl.every *= 2
 }
 
 // Advance moves the live run forward to until, by at most maxEvents

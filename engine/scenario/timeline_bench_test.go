@@ -8,7 +8,7 @@ import (
 )
 
 // BenchmarkTimelineJump measures a jump on a timeline of thp-thisnode at
-// the page's scale (0.03), kept with the default policy over the whole
+// the page's scale (its PageParams), kept with the default policy over the whole
 // run: each jump restores the checkpoint before a time drawn at random
 // and replays up to it. Reported: the checkpoints kept, their interval
 // (ms) and their bytes against the run's.

@@ -20,7 +20,7 @@ func (c *countWriter) Write(b []byte) (int, error) { c.n += int64(len(b)); retur
 // BenchmarkCheckpoint measures a checkpoint of each scenario's run at its
 // default settings, 20 s (or its end) into the run: Copy (what a
 // checkpoint is), the serialised stream the same walk writes, raw and
-// compressed with flate at BestSpeed, Pack (arrays of 64 KiB or more
+// compressed with flate at BestSpeed, Pack (arrays of 512 bytes or more
 // compressed: the timeline's checkpoints) and Unpack, and Digest. Sizes
 // are reported as metrics: copy_B, stream_B, flate_B, packed_B.
 //
@@ -77,14 +77,14 @@ func BenchmarkCheckpoint(b *testing.B) {
 		b.Run(id+"/pack", func(b *testing.B) {
 			var p *deepcopy.Packed[scenario.Run]
 			for b.Loop() {
-				if p, err = deepcopy.Pack(r, 64<<10); err != nil {
+				if p, err = deepcopy.Pack(r, 512); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.ReportMetric(float64(p.Bytes), "packed_B")
 		})
 		b.Run(id+"/unpack", func(b *testing.B) {
-			p, err := deepcopy.Pack(r, 64<<10)
+			p, err := deepcopy.Pack(r, 512)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -166,6 +166,10 @@ type copier struct {
 	lens    map[unsafe.Pointer]int
 	unpack  *packState
 	inMap   int
+	// fw and fr are Pack's compressor and Unpack's decompressor, reset
+	// for each array.
+	fw *flate.Writer
+	fr io.ReadCloser
 }
 
 // abort carries an *Error out of the recursion.
@@ -447,8 +451,13 @@ type packState struct {
 func (c *copier) deflate(full reflect.Value, sz uintptr) int {
 	t := full.Type()
 	var b bytes.Buffer
-	w, _ := flate.NewWriter(&b, flate.BestSpeed)
-	w.Write(unsafe.Slice((*byte)(full.UnsafePointer()), sz))
+	if c.fw == nil {
+		c.fw, _ = flate.NewWriter(&b, flate.BestSpeed)
+	} else {
+		c.fw.Reset(&b)
+	}
+	w := c.fw
+	w.Write(planes(unsafe.Slice((*byte)(full.UnsafePointer()), sz), int(t.Elem().Size())))
 	w.Close()
 	ph := reflect.MakeSlice(t, 1, 1)
 	c.packs[ph.UnsafePointer()] = &pack{capacity: full.Cap(), data: b.Bytes()}
@@ -460,15 +469,57 @@ func (c *copier) deflate(full reflect.Value, sz uintptr) int {
 	return reg
 }
 
+// planes returns an array of n elements of size bytes each as its byte
+// planes: the first byte of every element, then the second, and so on,
+// each plane as the differences between consecutive bytes (mod 256).
+// An array of structs (a machine's pages: links, owner, flags, order,
+// kind) has fields that repeat or count up from one element to the next;
+// as planes of differences they are long runs flate compresses, where the
+// interleaved fields defeat its matches: a machine's pages pack about 7
+// times smaller (docs/PERFORMANCE.md, "Checkpoints"). unplanes undoes it.
+func planes(b []byte, size int) []byte {
+	n := len(b) / size
+	out := make([]byte, len(b))
+	for j := range size {
+		plane := out[j*n : (j+1)*n]
+		var prev byte
+		for i := range plane {
+			v := b[i*size+j]
+			plane[i] = v - prev
+			prev = v
+		}
+	}
+	return out
+}
+
+// unplanes writes into dst the array whose planes are src.
+func unplanes(dst, src []byte, size int) {
+	n := len(dst) / size
+	for j := range size {
+		plane := src[j*n : (j+1)*n]
+		var prev byte
+		for i, d := range plane {
+			prev += d
+			dst[i*size+j] = prev
+		}
+	}
+}
+
 // inflate rebuilds a packed array for Unpack and returns its region.
 func (c *copier) inflate(src reflect.Value, p *pack) int {
 	t := src.Type()
 	nv := reflect.MakeSlice(t, p.capacity, p.capacity)
 	sz := t.Elem().Size() * uintptr(p.capacity)
-	r := flate.NewReader(bytes.NewReader(p.data))
-	if _, err := io.ReadFull(r, unsafe.Slice((*byte)(nv.UnsafePointer()), sz)); err != nil {
+	if c.fr == nil {
+		c.fr = flate.NewReader(bytes.NewReader(p.data))
+	} else {
+		c.fr.(flate.Resetter).Reset(bytes.NewReader(p.data), nil)
+	}
+	buf := make([]byte, sz)
+	if _, err := io.ReadFull(c.fr, buf); err != nil {
 		c.fail("a packed array does not inflate: " + err.Error())
 	}
+	unplanes(unsafe.Slice((*byte)(nv.UnsafePointer()), sz), buf, int(t.Elem().Size()))
 	addr := src.Pointer()
 	reg := len(c.regions)
 	c.memo[objKey{addr, t}] = reg
@@ -493,7 +544,8 @@ type Packed[T any] struct {
 
 // Pack returns a packed copy of the graph *root reaches: as Copy, but
 // each pointer-free slice array of at least minBytes (not held in a map)
-// is compressed with flate at BestSpeed. A graph with a pointer or a
+// is compressed with flate at BestSpeed, as byte planes of differences
+// (planes). A graph with a pointer or a
 // sub-slice into such an array is refused (Copy takes it).
 func Pack[T any](root *T, minBytes int) (*Packed[T], error) {
 	c := &copier{memo: map[objKey]int{}, packMin: uintptr(max(minBytes, 1)),

@@ -213,3 +213,17 @@ func TestAPackedCopyUnpacksToTheOriginalsState(t *testing.T) {
 	require.Error(t, err, "a pointer into a packed array")
 	assert.Contains(t, err.Error(), "Pack compressed")
 }
+
+// An array's byte planes of differences give the array back, whatever
+// its element size.
+func TestBytePlanesGiveTheArrayBack(t *testing.T) {
+	for _, size := range []int{1, 3, 24} {
+		b := make([]byte, 40*size)
+		for i := range b {
+			b[i] = byte(i*i + 7*(i%size))
+		}
+		got := make([]byte, len(b))
+		unplanes(got, planes(b, size), size)
+		assert.Equal(t, b, got, "elements of %d bytes", size)
+	}
+}
