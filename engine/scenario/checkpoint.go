@@ -29,8 +29,28 @@ import (
 )
 
 func init() {
-	// A scenario's description is immutable once registered.
-	deepcopy.Share[Spec]()
+	// A scenario's description is immutable once registered; written
+	// as bytes (Encode), it is its ID.
+	deepcopy.ShareNamed(func(s *Spec) string { return s.ID }, func(id string) (*Spec, bool) {
+		s, err := Get(id)
+		return s, err == nil
+	})
+	// The scenarios' own values a run holds behind an interface: their
+	// phases, programs and timers (Encode).
+	deepcopy.Register[*thpThisnodeRun]()
+	deepcopy.Register[*thpThisnodePhase]()
+	deepcopy.Register[*nofragRun]()
+	deepcopy.Register[*nofragPhase]()
+	deepcopy.Register[*nofragFill]()
+	deepcopy.Register[*nofragBench]()
+	deepcopy.Register[*noretryRun]()
+	deepcopy.Register[*noretryPhase]()
+	deepcopy.Register[*noretryWarmEnd]()
+	deepcopy.Register[*promotedOrderRun]()
+	deepcopy.Register[*promotedOrderPhase]()
+	deepcopy.Register[*directRuns]()
+	deepcopy.Register[*playground]()
+	deepcopy.Register[*churnWorker]()
 }
 
 // errRecorded refuses to copy a recorded run: its recorder is outside the
@@ -56,3 +76,17 @@ func (r *Run) Digest() (uint64, error) {
 	}
 	return deepcopy.Digest(r)
 }
+
+// Encode writes everything the run holds as bytes (deepcopy.Encode) that
+// DecodeRun, in this process or another one built from the same source
+// (the page's engine worker and its main thread), turns into the run in
+// the same state.
+func (r *Run) Encode() ([]byte, error) {
+	if r.rec != nil {
+		return nil, errRecorded
+	}
+	return deepcopy.Encode(r)
+}
+
+// DecodeRun returns the run Encode wrote.
+func DecodeRun(b []byte) (*Run, error) { return deepcopy.Decode[Run](b) }

@@ -21,8 +21,10 @@ func (c *countWriter) Write(b []byte) (int, error) { c.n += int64(len(b)); retur
 // default settings, 20 s (or its end) into the run: Copy (what a
 // checkpoint is), the serialised stream the same walk writes, raw and
 // compressed with flate at BestSpeed, Pack (arrays of 512 bytes or more
-// compressed: the timeline's checkpoints) and Unpack, and Digest. Sizes
-// are reported as metrics: copy_B, stream_B, flate_B, packed_B.
+// compressed: the timeline's checkpoints) and Unpack, Encode and
+// DecodeRun (a run as bytes: what an engine worker sends the page), and
+// Digest. Sizes are reported as metrics: copy_B, stream_B, flate_B,
+// packed_B, wire_B.
 //
 //	go test -run '^$' -bench Checkpoint -benchtime 3x ./engine/internal/deepcopy/
 func BenchmarkCheckpoint(b *testing.B) {
@@ -90,6 +92,28 @@ func BenchmarkCheckpoint(b *testing.B) {
 			}
 			for b.Loop() {
 				if _, _, err := p.Unpack(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(id+"/encode", func(b *testing.B) {
+			var n int
+			for b.Loop() {
+				enc, err := r.Encode()
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = len(enc)
+			}
+			b.ReportMetric(float64(n), "wire_B")
+		})
+		b.Run(id+"/decode", func(b *testing.B) {
+			enc, err := r.Encode()
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := scenario.DecodeRun(enc); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,0 +1,769 @@
+package deepcopy
+
+// wire.go writes a graph as bytes and reads it back, in this process or
+// in another one built from the same source: how a run crosses from the
+// page's engine worker to its main thread (two WebAssembly instances with
+// separate memories, which share nothing but messages).
+//
+// Encode walks the graph as Copy does, in two passes. The first finds
+// every object (a pointer's target, a slice's backing array, from its
+// first element to its capacity) and its memory range; an object that
+// lies inside another (a pointer to a struct's field or a slice's
+// element, a sub-slice) is then known by the outermost object that holds
+// it and its byte offset there. The second pass writes the outermost
+// objects' types and sizes (so that Decode can allocate them all before
+// reading a byte of their contents, whatever order the pointers come in),
+// then their contents, then the root. Within a value:
+//
+//   - a type without pointers or strings is its bytes (the same GOARCH
+//     on both sides: the page and its worker are both js/wasm);
+//   - a pointer is its target's object and offset, a slice its length,
+//     capacity, object and offset;
+//   - a string is its length and bytes; a map its entries;
+//   - an interface is its dynamic type's name and value; a func its
+//     name (top-level functions only: a closure is refused, as Copy
+//     refuses it);
+//   - a pointer of a type registered with ShareNamed is the name its
+//     table gives it, looked up again on the other side.
+//
+// Types are named by their package path and name. Decode must find a
+// type by its name: the types reachable from the root's type through
+// fields, elements and keys are found by walking the types themselves;
+// the dynamic types behind interfaces (a task's program, a timer) and the
+// functions the graph holds must be registered (Register, RegisterFunc).
+// Encode refuses a graph that holds one that is not, naming the path to
+// it, so a type added to the engine and not registered fails in the
+// tests that encode every scenario's run, not in the page.
+
+import (
+	"encoding/binary"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"unsafe"
+)
+
+// wireMagic starts every encoding (and names its version).
+const wireMagic = "pagesim-wire-1\n"
+
+var registry = struct {
+	sync.Mutex
+	roots  []reflect.Type
+	types  map[string]reflect.Type // nil: not built since the last Register
+	funcs  map[string]reflect.Value
+	shared map[reflect.Type]sharedNamer
+}{funcs: map[string]reflect.Value{}, shared: map[reflect.Type]sharedNamer{}}
+
+// sharedNamer names a shared object (by the table it is registered in)
+// and finds it by its name.
+type sharedNamer struct {
+	name func(unsafe.Pointer) string
+	find func(string) (unsafe.Pointer, bool)
+}
+
+// Register makes T (and every type reachable from it) a type Decode can
+// rebuild where an interface holds it. Call it from an init function.
+func Register[T any]() {
+	registry.Lock()
+	defer registry.Unlock()
+	registry.roots = append(registry.roots, reflect.TypeFor[T]())
+	registry.types = nil
+}
+
+// RegisterFunc makes the top-level function f one the graph may hold.
+// Call it from an init function.
+func RegisterFunc(f any) {
+	v := reflect.ValueOf(f)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		panic("deepcopy: RegisterFunc needs a function")
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	registry.funcs[funcName(v)] = v
+}
+
+// ShareNamed marks *T as shared (Share) and gives its objects names that
+// Encode writes instead of the object: name gives an object's, find the
+// object by its name in this process. Call it from an init function.
+func ShareNamed[T any](name func(*T) string, find func(string) (*T, bool)) {
+	Share[T]()
+	registry.Lock()
+	defer registry.Unlock()
+	registry.shared[reflect.TypeFor[*T]()] = sharedNamer{
+		name: func(p unsafe.Pointer) string { return name((*T)(p)) },
+		find: func(s string) (unsafe.Pointer, bool) { p, ok := find(s); return unsafe.Pointer(p), ok },
+	}
+}
+
+// typeName is t's name on the wire: its package path and name, or for an
+// unnamed type its shape in those terms.
+func typeName(t reflect.Type) string {
+	if t.Name() != "" {
+		if t.PkgPath() == "" {
+			return t.Name()
+		}
+		return t.PkgPath() + "." + t.Name()
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return "*" + typeName(t.Elem())
+	case reflect.Slice:
+		return "[]" + typeName(t.Elem())
+	case reflect.Array:
+		return fmt.Sprintf("[%d]%s", t.Len(), typeName(t.Elem()))
+	case reflect.Map:
+		return "map[" + typeName(t.Key()) + "]" + typeName(t.Elem())
+	}
+	return t.String()
+}
+
+// lookupType finds a type by its wire name among the registered types,
+// extra and everything reachable from them.
+func lookupType(name string, extra reflect.Type) (reflect.Type, bool) {
+	registry.Lock()
+	defer registry.Unlock()
+	if registry.types == nil {
+		registry.types = map[string]reflect.Type{}
+		for _, t := range registry.roots {
+			addTypes(registry.types, t)
+		}
+	}
+	if extra != nil && !slices.Contains(registry.roots, extra) {
+		registry.roots = append(registry.roots, extra)
+		addTypes(registry.types, extra)
+	}
+	t, ok := registry.types[name]
+	return t, ok && t != nil
+}
+
+// addTypes adds t and the types its values hold (not behind interfaces)
+// to m; a name two types share maps to nil (neither can be found).
+func addTypes(m map[string]reflect.Type, t reflect.Type) {
+	name := typeName(t)
+	if old, ok := m[name]; ok {
+		if old != t {
+			m[name] = nil
+		}
+		return
+	}
+	m[name] = t
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		addTypes(m, t.Elem())
+	case reflect.Map:
+		addTypes(m, t.Key())
+		addTypes(m, t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			addTypes(m, t.Field(i).Type)
+		}
+	}
+}
+
+func lookupFunc(name string) (reflect.Value, bool) {
+	registry.Lock()
+	defer registry.Unlock()
+	f, ok := registry.funcs[name]
+	return f, ok
+}
+
+func namer(t reflect.Type) (sharedNamer, bool) {
+	registry.Lock()
+	defer registry.Unlock()
+	n, ok := registry.shared[t]
+	return n, ok
+}
+
+// rawable reports whether a value of type t is its bytes: plain and no
+// string inside.
+func rawable(t reflect.Type) bool {
+	if v, ok := rawCache.Load(t); ok {
+		return v.(bool)
+	}
+	var r bool
+	switch {
+	case !plain(t):
+	case t.Kind() == reflect.String:
+	case t.Kind() == reflect.Array:
+		r = t.Len() == 0 || rawable(t.Elem())
+	case t.Kind() == reflect.Struct:
+		r = true
+		for i := range t.NumField() {
+			if !rawable(t.Field(i).Type) {
+				r = false
+				break
+			}
+		}
+	default:
+		r = true
+	}
+	rawCache.Store(t, r)
+	return r
+}
+
+var rawCache sync.Map // reflect.Type -> bool
+
+// wobj is one object Encode found: a pointer's target (t its type) or a
+// slice's backing array (t the slice's type, n its capacity).
+type wobj struct {
+	start, end uintptr
+	t          reflect.Type
+	n          int
+	v          reflect.Value // the object (a pointer, or the full slice)
+	// outer is the outermost object holding this one, off its offset
+	// there; an outermost object's outer is its own number in
+	// the written order (Encode numbers them).
+	outer, off int
+}
+
+type wkey struct {
+	addr uintptr
+	t    reflect.Type
+	n    int
+}
+
+type encoder struct {
+	c     copier // for the path and fail
+	memo  map[wkey]int
+	objs  []wobj
+	order []int // outermost objects, in the written order
+	buf   []byte
+	root  reflect.Type
+}
+
+// Encode returns the bytes of the graph root reaches (see the file's
+// comment). It fails where Copy would, and on a graph holding an
+// interface's dynamic type or a function that is not registered.
+func Encode[T any](root *T) (out []byte, err error) {
+	e := &encoder{memo: map[wkey]int{}, root: reflect.TypeFor[*T]()}
+	v := reflect.ValueOf(root)
+	tmp := reflect.New(v.Type()).Elem()
+	tmp.Set(v)
+	if err := e.c.run(func() { e.find(tmp) }); err != nil {
+		return nil, err
+	}
+	if err := e.nest(); err != nil {
+		return nil, err
+	}
+	// The objects' bytes bound the encoding's, but for the headers and
+	// the strings: one allocation, not a growing buffer's copies.
+	var size uintptr
+	for _, i := range e.order {
+		size += e.objs[i].end - e.objs[i].start
+	}
+	e.buf = make([]byte, 0, size+size/8+4096)
+	e.buf = append(e.buf, wireMagic...)
+	e.str(typeName(e.root))
+	e.uint(uint64(len(e.order)))
+	for _, i := range e.order {
+		o := &e.objs[i]
+		e.str(typeName(o.t))
+		e.uint(uint64(o.n))
+	}
+	err = e.c.run(func() {
+		for _, i := range e.order {
+			e.contents(&e.objs[i])
+		}
+		e.value(tmp)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e.buf, nil
+}
+
+func (e *encoder) uint(x uint64) { e.buf = binary.AppendUvarint(e.buf, x) }
+func (e *encoder) str(s string) {
+	e.uint(uint64(len(s)))
+	e.buf = append(e.buf, s...)
+}
+
+// need fails unless Decode can find t by its name.
+func (e *encoder) need(t reflect.Type) {
+	if got, ok := lookupType(typeName(t), e.root); !ok || got != t {
+		e.c.fail("type " + typeName(t) + " is not registered (deepcopy.Register) or its name is taken twice")
+	}
+}
+
+// find records the objects v reaches (pass 1).
+func (e *encoder) find(v reflect.Value) {
+	t := v.Type()
+	if plain(t) {
+		return
+	}
+	c := &e.c
+	switch t.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return
+		}
+		if isShared(t) {
+			if _, ok := namer(t); !ok {
+				c.fail("a shared " + t.String() + " has no name (deepcopy.ShareNamed)")
+			}
+			return
+		}
+		key := wkey{v.Pointer(), t.Elem(), -1}
+		if _, ok := e.memo[key]; ok {
+			return
+		}
+		e.memo[key] = len(e.objs)
+		e.objs = append(e.objs, wobj{start: v.Pointer(), end: v.Pointer() + t.Elem().Size(), t: t.Elem(), n: 0, v: v})
+		c.path.push("*", -1)
+		e.find(v.Elem())
+		c.path.pop()
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if t.Field(i).Tag.Get("deepcopy") == "-" {
+				continue
+			}
+			c.path.push(t.Field(i).Name, -1)
+			e.find(open(v.Field(i)))
+			c.path.pop()
+		}
+	case reflect.Array:
+		for i := range t.Len() {
+			c.path.push("", i)
+			e.find(v.Index(i))
+			c.path.pop()
+		}
+	case reflect.Slice:
+		if v.IsNil() || v.Cap() == 0 {
+			return
+		}
+		key := wkey{v.Pointer(), t, v.Cap()}
+		if _, ok := e.memo[key]; ok {
+			return
+		}
+		full := v.Slice3(0, v.Cap(), v.Cap())
+		e.memo[key] = len(e.objs)
+		e.objs = append(e.objs, wobj{start: v.Pointer(), end: v.Pointer() + t.Elem().Size()*uintptr(v.Cap()), t: t, n: v.Cap(), v: full})
+		if !plain(t.Elem()) {
+			for i := range v.Cap() {
+				c.path.push("", i)
+				e.find(full.Index(i))
+				c.path.pop()
+			}
+		}
+	case reflect.Map:
+		it := v.MapRange()
+		for it.Next() {
+			k := reflect.New(t.Key()).Elem()
+			k.Set(it.Key())
+			x := reflect.New(t.Elem()).Elem()
+			x.Set(it.Value())
+			c.path.pushKey(k)
+			e.find(k)
+			e.find(x)
+			c.path.pop()
+		}
+	case reflect.Interface:
+		if v.IsNil() {
+			return
+		}
+		et := v.Elem().Type()
+		c.path.push("("+et.String()+")", -1)
+		e.need(et)
+		tmp := reflect.New(et).Elem()
+		tmp.Set(v.Elem())
+		e.find(tmp)
+		c.path.pop()
+	case reflect.Func:
+		if v.IsNil() {
+			return
+		}
+		name := funcName(v)
+		if isClosure(name) {
+			c.fail("a closure (" + name + ") cannot be written")
+		}
+		if _, ok := lookupFunc(name); !ok {
+			c.fail("function " + name + " is not registered (deepcopy.RegisterFunc)")
+		}
+	default:
+		c.fail("cannot write a " + t.Kind().String())
+	}
+}
+
+// nest finds the outermost object holding each object and numbers the
+// outermost ones in order.
+func (e *encoder) nest() error {
+	idx := make([]int, len(e.objs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		oa, ob := &e.objs[a], &e.objs[b]
+		if c := cmpUintptr(oa.start, ob.start); c != 0 {
+			return c
+		}
+		if c := cmpUintptr(ob.end, oa.end); c != 0 {
+			return c
+		}
+		return a - b
+	})
+	cur := -1
+	for _, i := range idx {
+		o := &e.objs[i]
+		if cur >= 0 && (o.start < e.objs[cur].end || o.start == e.objs[cur].start && o.end == o.start) {
+			out := &e.objs[cur]
+			if o.end > out.end {
+				return &Error{Path: "root", Reason: fmt.Sprintf("two objects overlap (%s and %s)", out.t, o.t)}
+			}
+			o.outer, o.off = out.outer, int(o.start-out.start)
+			continue
+		}
+		cur = i
+		o.outer, o.off = len(e.order), 0
+		e.order = append(e.order, i)
+	}
+	for _, i := range e.order {
+		e.need(e.objs[i].t)
+	}
+	return nil
+}
+
+// ref writes the object and offset of the object keyed by k.
+func (e *encoder) ref(k wkey) {
+	i, ok := e.memo[k]
+	if !ok {
+		e.c.fail("an object was not found (a bug)")
+	}
+	o := &e.objs[i]
+	e.uint(uint64(o.outer) + 1)
+	e.uint(uint64(o.off))
+}
+
+func (e *encoder) contents(o *wobj) {
+	if o.n == 0 && o.t.Kind() != reflect.Slice {
+		e.value(o.v.Elem())
+		return
+	}
+	et := o.t.Elem()
+	if rawable(et) {
+		e.buf = append(e.buf, unsafe.Slice((*byte)(o.v.UnsafePointer()), et.Size()*uintptr(o.n))...)
+		return
+	}
+	for i := range o.n {
+		e.value(o.v.Index(i))
+	}
+}
+
+// value writes v (pass 2).
+func (e *encoder) value(v reflect.Value) {
+	t := v.Type()
+	if rawable(t) {
+		if sz := t.Size(); sz > 0 {
+			e.buf = append(e.buf, unsafe.Slice((*byte)(unsafe.Pointer(v.UnsafeAddr())), sz)...)
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.String:
+		e.str(v.String())
+	case reflect.Pointer:
+		if v.IsNil() {
+			e.uint(0)
+			return
+		}
+		if n, ok := namer(t); ok {
+			e.uint(1)
+			e.str(n.name(v.UnsafePointer()))
+			return
+		}
+		e.ref(wkey{v.Pointer(), t.Elem(), -1})
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if t.Field(i).Tag.Get("deepcopy") == "-" {
+				continue
+			}
+			e.value(open(v.Field(i)))
+		}
+	case reflect.Array:
+		for i := range t.Len() {
+			e.value(v.Index(i))
+		}
+	case reflect.Slice:
+		if v.IsNil() {
+			e.uint(0)
+			return
+		}
+		e.uint(uint64(v.Len()) + 1)
+		e.uint(uint64(v.Cap()))
+		if v.Cap() > 0 {
+			e.ref(wkey{v.Pointer(), t, v.Cap()})
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			e.uint(0)
+			return
+		}
+		e.uint(uint64(v.Len()) + 1)
+		it := v.MapRange()
+		for it.Next() {
+			k := reflect.New(t.Key()).Elem()
+			k.Set(it.Key())
+			x := reflect.New(t.Elem()).Elem()
+			x.Set(it.Value())
+			e.value(k)
+			e.value(x)
+		}
+	case reflect.Interface:
+		if v.IsNil() {
+			e.uint(0)
+			return
+		}
+		et := v.Elem().Type()
+		e.uint(1)
+		e.str(typeName(et))
+		tmp := reflect.New(et).Elem()
+		tmp.Set(v.Elem())
+		e.value(tmp)
+	case reflect.Func:
+		if v.IsNil() {
+			e.uint(0)
+			return
+		}
+		e.uint(1)
+		e.str(funcName(v))
+	}
+}
+
+// decoder reads what Encode wrote.
+type decoder struct {
+	b    []byte
+	root reflect.Type
+	// objs are the outermost objects: their memory and size.
+	base []unsafe.Pointer
+	size []uintptr
+	keep []reflect.Value
+}
+
+// wireError is Decode's panic on bytes it cannot read, recovered into
+// an *Error.
+type wireError struct{ reason string }
+
+func (d *decoder) fail(reason string) { panic(wireError{reason}) }
+
+func (d *decoder) uint() uint64 {
+	x, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail("a number is cut short")
+	}
+	d.b = d.b[n:]
+	return x
+}
+
+func (d *decoder) int(limit uint64) int {
+	x := d.uint()
+	if x > limit {
+		d.fail(fmt.Sprintf("a size of %d is over %d", x, limit))
+	}
+	return int(x)
+}
+
+func (d *decoder) bytes(n uintptr) []byte {
+	if uintptr(len(d.b)) < n {
+		d.fail("the bytes end early")
+	}
+	out := d.b[:n]
+	d.b = d.b[n:]
+	return out
+}
+
+func (d *decoder) str() string {
+	n := d.int(uint64(len(d.b)))
+	return string(d.bytes(uintptr(n)))
+}
+
+func (d *decoder) typ() reflect.Type {
+	name := d.str()
+	t, ok := lookupType(name, d.root)
+	if !ok {
+		d.fail("unknown type " + name)
+	}
+	return t
+}
+
+// Decode rebuilds the graph Encode wrote; bytes that are not an encoding
+// of a *T from the same source are refused with an error.
+func Decode[T any](b []byte) (root *T, err error) {
+	d := &decoder{b: b, root: reflect.TypeFor[*T]()}
+	defer func() {
+		if r := recover(); r != nil {
+			we, ok := r.(wireError)
+			if !ok {
+				panic(r)
+			}
+			root, err = nil, &Error{Path: "root", Reason: "cannot decode: " + we.reason}
+		}
+	}()
+	if string(d.bytes(uintptr(len(wireMagic)))) != wireMagic {
+		d.fail("not an encoding of this version")
+	}
+	if name := d.str(); name != typeName(d.root) {
+		d.fail("an encoding of a " + name + ", not of a " + typeName(d.root))
+	}
+	// Each object takes at least two bytes to describe.
+	n := d.int(uint64(len(d.b)) / 2)
+	for range n {
+		t := d.typ()
+		cnt := d.int(uint64(1) << 40)
+		var v reflect.Value
+		var sz uintptr
+		if t.Kind() == reflect.Slice {
+			if cnt == 0 {
+				d.fail("an array of no elements")
+			}
+			if es := t.Elem().Size(); es > 0 && uintptr(cnt) > uintptr(len(b))*64/es+1<<20 {
+				d.fail("an array larger than its encoding can hold")
+			}
+			v = reflect.MakeSlice(t, cnt, cnt)
+			sz = t.Elem().Size() * uintptr(cnt)
+		} else {
+			v = reflect.New(t)
+			sz = t.Size()
+		}
+		d.keep = append(d.keep, v)
+		d.base = append(d.base, v.UnsafePointer())
+		d.size = append(d.size, sz)
+	}
+	for i, v := range d.keep {
+		if v.Kind() == reflect.Slice {
+			et := v.Type().Elem()
+			if rawable(et) {
+				copy(unsafe.Slice((*byte)(d.base[i]), d.size[i]), d.bytes(d.size[i]))
+				continue
+			}
+			for j := range v.Len() {
+				d.value(v.Index(j))
+			}
+			continue
+		}
+		d.value(v.Elem())
+	}
+	out := reflect.New(d.root).Elem()
+	d.value(out)
+	if len(d.b) != 0 {
+		d.fail("bytes after the end")
+	}
+	return out.Interface().(*T), nil
+}
+
+// at returns the address of sz bytes at an object and offset read from
+// the bytes, or nil for a nil pointer.
+func (d *decoder) at(sz uintptr) unsafe.Pointer {
+	obj := d.int(uint64(len(d.base)))
+	if obj == 0 {
+		return nil
+	}
+	off := uintptr(d.int(1 << 48))
+	if off+sz > d.size[obj-1] || off > d.size[obj-1] {
+		d.fail("a pointer past its object's end")
+	}
+	return unsafe.Add(d.base[obj-1], off)
+}
+
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// value reads into v (addressable, zero).
+func (d *decoder) value(v reflect.Value) {
+	t := v.Type()
+	if rawable(t) {
+		if sz := t.Size(); sz > 0 {
+			copy(unsafe.Slice((*byte)(unsafe.Pointer(v.UnsafeAddr())), sz), d.bytes(sz))
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.String:
+		settable(v).SetString(d.str())
+	case reflect.Pointer:
+		if n, ok := namer(t); ok {
+			if d.uint() == 0 {
+				return
+			}
+			name := d.str()
+			p, ok := n.find(name)
+			if !ok {
+				d.fail("no " + t.Elem().String() + " named " + name)
+			}
+			*(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr())) = p
+			return
+		}
+		if p := d.at(t.Elem().Size()); p != nil {
+			*(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr())) = p
+		}
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if t.Field(i).Tag.Get("deepcopy") == "-" {
+				continue
+			}
+			d.value(v.Field(i))
+		}
+	case reflect.Array:
+		for i := range t.Len() {
+			d.value(v.Index(i))
+		}
+	case reflect.Slice:
+		n1 := d.int(1 << 48)
+		if n1 == 0 {
+			return
+		}
+		n := n1 - 1
+		capacity := d.int(1 << 48)
+		if n > capacity {
+			d.fail("a slice longer than its capacity")
+		}
+		h := (*sliceHeader)(unsafe.Pointer(v.UnsafeAddr()))
+		if capacity == 0 {
+			settable(v).Set(reflect.MakeSlice(t, 0, 0))
+			return
+		}
+		p := d.at(t.Elem().Size() * uintptr(capacity))
+		if p == nil {
+			d.fail("a slice of no array")
+		}
+		*h = sliceHeader{p, n, capacity}
+	case reflect.Map:
+		n1 := d.int(uint64(len(d.b)) + 1)
+		if n1 == 0 {
+			return
+		}
+		m := reflect.MakeMapWithSize(t, n1-1)
+		for range n1 - 1 {
+			k := reflect.New(t.Key()).Elem()
+			d.value(k)
+			x := reflect.New(t.Elem()).Elem()
+			d.value(x)
+			m.SetMapIndex(k, x)
+		}
+		settable(v).Set(m)
+	case reflect.Interface:
+		if d.uint() == 0 {
+			return
+		}
+		et := d.typ()
+		if !et.Implements(t) {
+			d.fail(et.String() + " does not implement " + t.String())
+		}
+		tmp := reflect.New(et).Elem()
+		d.value(tmp)
+		settable(v).Set(tmp)
+	case reflect.Func:
+		if d.uint() == 0 {
+			return
+		}
+		name := d.str()
+		f, ok := lookupFunc(name)
+		if !ok || f.Type() != t {
+			d.fail("no function " + name + " of type " + t.String())
+		}
+		settable(v).Set(f)
+	default:
+		d.fail("cannot read a " + t.Kind().String())
+	}
+}

@@ -1,0 +1,110 @@
+package deepcopy
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// catalog is a shared table known by name (ShareNamed), as a scenario's
+// Spec is.
+type catalog struct{ id string }
+
+var catalogs = map[string]*catalog{"one": {"one"}}
+
+type withCatalog struct {
+	c *catalog
+	h *holder
+}
+
+// unlisted is a type no one registered.
+type unlisted struct{ n int }
+
+func init() {
+	Register[*node]()
+	Register[boxed]()
+	Register[walker]()
+	RegisterFunc(topLevel)
+	ShareNamed(func(c *catalog) string { return c.id }, func(id string) (*catalog, bool) { c, ok := catalogs[id]; return c, ok })
+}
+
+func wireHolder() *holder {
+	h := newHolder()
+	h.table = nil // shared without a name: Encode refuses it (below)
+	return h
+}
+
+func TestAGraphWrittenAsBytesReadsBackWithItsShape(t *testing.T) {
+	h := wireHolder()
+	before, err := Digest(h)
+	require.NoError(t, err)
+	b, err := Encode(h)
+	require.NoError(t, err)
+	c, err := Decode[holder](b)
+	require.NoError(t, err)
+	after, err := Digest(c)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the graph read back digests as the one written")
+
+	assert.Same(t, &c.nodes[0], c.first, "a pointer into an array points into the array read back")
+	assert.Same(t, &c.nodes[1], &c.tail[0], "a sub-slice shares its array")
+	assert.Same(t, &c.nodes[1], c.nodes[0].next)
+	assert.Same(t, &c.nodes[0], c.nodes[2].next)
+	assert.Same(t, &c.n, c.field, "a pointer to a field points at the field")
+	assert.Same(t, &c.nodes[2], c.any.(*node))
+	assert.Same(t, &c.nodes[1], c.iface.(boxed).n)
+	assert.Equal(t, 5, cap(c.nodes), "the capacity is kept")
+	assert.Equal(t, "zero", c.byPtr[&c.nodes[0]], "map keys are the new pointers")
+	assert.Equal(t, "two", c.byPtr[&c.nodes[2]])
+	assert.Equal(t, 7, c.fn(), "a registered function is found by its name")
+	assert.Nil(t, c.hook, "a field tagged deepcopy:\"-\" is left zero")
+	c.nodes[1].vals[0] = 99
+	assert.Equal(t, 1, h.nodes[1].vals[0], "the graph read back shares nothing with the one written")
+}
+
+func TestASharedTableIsWrittenAsItsName(t *testing.T) {
+	w := &withCatalog{c: catalogs["one"], h: wireHolder()}
+	b, err := Encode(w)
+	require.NoError(t, err)
+	got, err := Decode[withCatalog](b)
+	require.NoError(t, err)
+	assert.Same(t, catalogs["one"], got.c)
+
+	h := newHolder() // its table is shared with no name
+	_, err = Encode(h)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "root.table: a shared *deepcopy.table has no name")
+}
+
+func TestAGraphHoldingWhatCannotBeReadBackIsRefusedWithThePathToIt(t *testing.T) {
+	h := wireHolder()
+	h.any = &unlisted{3}
+	_, err := Encode(h)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "root.any(*deepcopy.unlisted): type *github.com/pagesim/pagesim/engine/internal/deepcopy.unlisted is not registered")
+
+	h = wireHolder()
+	k := 3
+	h.fn = func() int { return k }
+	_, err = Encode(h)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "root.fn: a closure")
+}
+
+func TestBytesThatAreNotAWholeEncodingAreRefused(t *testing.T) {
+	b, err := Encode(wireHolder())
+	require.NoError(t, err)
+	for n := range len(b) {
+		_, err := Decode[holder](b[:n])
+		require.Error(t, err, "%d of %d bytes", n, len(b))
+	}
+	_, err = Decode[holder](append(append([]byte(nil), b...), 0))
+	require.ErrorContains(t, err, "bytes after the end")
+	_, err = Decode[node](b)
+	require.ErrorContains(t, err, "not of a *github.com/pagesim/pagesim/engine/internal/deepcopy.node")
+	bad := append([]byte(nil), b...)
+	bad[0] = 'x'
+	_, err = Decode[holder](bad)
+	require.ErrorContains(t, err, "not an encoding of this version")
+}
