@@ -2,8 +2,9 @@
 # build.sh writes the complete static site into cmd/pagesim/site (embedded
 # by `pagesim serve`) and, if given, copies it to the folder in $1, ready
 # for any static host: index.html, style.css, boot.js, wasm_exec.js (from
-# the Go that built the binary), vugu-render.js, pagesim.wasm, and .gz/.br
-# copies of each. It needs only Go.
+# the Go that built the binary), vugu-render.js, pagesim.wasm, the engine
+# workers' engine-worker.js and pagesim-engine.wasm, and .gz/.br copies of
+# each. It needs only Go.
 #
 # Rebuilds are incremental: go build skips the link when nothing changed,
 # files are replaced only when their bytes differ, and compressed copies
@@ -46,9 +47,13 @@ if [ -n "${PAGESIM_SOURCE_URL:-}" ]; then
 fi
 echo "build.sh: building pagesim.wasm" >&2
 GOOS=js GOARCH=wasm go build "$modfile" -trimpath -ldflags="$ldflags" -o "$cache/pagesim.wasm" ./wasm
+# The engine workers' binary (wasm/engine: the engine without Ebiten or
+# Vugu), which static/engine-worker.js runs off the page's main thread.
+echo "build.sh: building pagesim-engine.wasm" >&2
+GOOS=js GOARCH=wasm go build "$modfile" -pgo=wasm/default.pgo -trimpath -ldflags='-s -w' -o "$cache/pagesim-engine.wasm" ./wasm/engine
 # sitetool put copies through a temporary file, only if the bytes differ.
-go run ./internal/sitetool put "$site" "$cache/pagesim.wasm" static/index.html static/style.css static/boot.js \
-	"$(go env GOROOT)/lib/wasm/wasm_exec.js"
+go run ./internal/sitetool put "$site" "$cache/pagesim.wasm" "$cache/pagesim-engine.wasm" static/index.html static/style.css static/boot.js \
+	static/engine-worker.js "$(go env GOROOT)/lib/wasm/wasm_exec.js"
 go run ./internal/sitetool vugu-script "$site/vugu-render.js"
 go run ./internal/sitetool compress "$site"
 

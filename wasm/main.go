@@ -12,10 +12,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
+	"github.com/pagesim/pagesim/engine/sim"
 	"github.com/pagesim/pagesim/internal/bench"
 	"github.com/pagesim/pagesim/ui/app"
 	"github.com/pagesim/pagesim/ui/ebview"
@@ -62,7 +64,13 @@ func main() {
 			loadScript(link)
 			link = ""
 		}
-		ctl := app.NewController(cat, app.Options{Link: link})
+		// The engine workers catch up to a link's time off the main
+		// thread; without Web Workers the main thread does it.
+		var workers app.Workers
+		if p := br.NewEngineWorkers("engine-worker.js"); p != nil {
+			workers = engineWorkers{p}
+		}
+		ctl := app.NewController(cat, app.Options{Link: link, Workers: workers})
 		ctl.SetScript(sr)
 		loop := app.NewLoop(ctl)
 		br.Mark("controller")
@@ -107,4 +115,29 @@ func main() {
 	if err := ebiten.RunGame(game); err != nil {
 		br.Fail(fmt.Sprintf("the map stopped: %v", err))
 	}
+}
+
+// engineWorkers are the page's engine workers as the controller asks for
+// them (app.Workers).
+type engineWorkers struct{ p *jsbridge.EngineWorkers }
+
+func (w engineWorkers) Start(job app.WorkerJob) {
+	b, err := json.Marshal(job)
+	if err != nil {
+		// A job is plain data: this does not happen; the controller
+		// is told as of any failed job.
+		w.p.Start(job.ID, "")
+		return
+	}
+	w.p.Start(job.ID, string(b))
+}
+
+func (w engineWorkers) Cancel(id uint64) { w.p.Cancel(id) }
+
+func (w engineWorkers) Poll() []app.WorkerReply {
+	var out []app.WorkerReply
+	for _, r := range w.p.Poll() {
+		out = append(out, app.WorkerReply{ID: r.ID, Now: sim.Time(r.Now), Over: r.Over, Err: r.Err, Payload: r.Payload})
+	}
+	return out
 }

@@ -24,7 +24,7 @@ import (
 // by any site (the embed mode, &embed, is for iframes in slides and blog
 // posts), because it holds no user data and has no action with a side
 // effect that a framing page could trick a click into.
-const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'"
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; worker-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'"
 
 var contentTypes = map[string]string{
 	".html": "text/html; charset=utf-8",

@@ -48,6 +48,9 @@ type Options struct {
 	// defaults. A refused link opens the defaults and sets Message, as
 	// LoadFragment does, without booting the defaults first.
 	Link string
+	// Workers, if set, run the catch-up to a link's time off the main
+	// thread (worker.go); nil: the main thread does it.
+	Workers Workers
 }
 
 // Controller owns the runs of the selected scenario and variants.
@@ -126,6 +129,27 @@ type Controller struct {
 
 	// mapRequests wait for the view's next frame (RequestMap).
 	mapRequests []MapRequest
+
+	// remote are the workers' jobs of the catch-up under way, one per
+	// run in the runs' order (nil: none; the main thread advances the
+	// runs). While there are some, the runs stay where they are until
+	// every job is over, then all are replaced at once (lockstep).
+	remote []remoteJob
+	jobSeq uint64
+	// caughtUpBy says how the last catch-up to a link's time was done
+	// ("workers", or "main thread" and why); "" before any.
+	caughtUpBy string
+}
+
+// remoteJob is a worker's job for run i: where it is, and once over,
+// the run it sent and its series and tracepoint log.
+type remoteJob struct {
+	id      uint64
+	now     sim.Time
+	over    bool
+	run     *scenario.Run
+	sampler sampler
+	trace   traceRing
 }
 
 // NewController returns a controller showing the catalog's defaults.
@@ -157,11 +181,13 @@ func (c *Controller) apply(st State) {
 		}
 		c.goal = goal
 		c.setTarget(goal)
+		c.startRemote()
 	}
 }
 
 // restart boots fresh runs for the current state at time 0.
 func (c *Controller) restart() {
+	c.cancelRemote()
 	c.gen++
 	c.version++
 	c.runs, c.views = nil, nil
@@ -455,6 +481,15 @@ func (c *Controller) Restoring() bool { return c.goal >= 0 }
 func (c *Controller) Progress() float64 {
 	if c.goal <= 0 {
 		return 1
+	}
+	if c.remote != nil {
+		now := c.goal
+		for _, j := range c.remote {
+			if !j.over {
+				now = min(now, j.now)
+			}
+		}
+		return min(float64(now)/float64(c.goal), 1)
 	}
 	return min(float64(c.Now())/float64(c.goal), 1)
 }
@@ -775,6 +810,12 @@ func (c *Controller) Tick(dt, budget time.Duration) int {
 // advance runs every run towards the target until all are there or the
 // budget is spent.
 func (c *Controller) advance(budget time.Duration) int {
+	if c.remote != nil {
+		c.pollRemote()
+		if c.remote != nil {
+			return 0
+		}
+	}
 	deadline := c.opt.Wall() + budget
 	total := 0
 	for {

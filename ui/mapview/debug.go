@@ -15,6 +15,9 @@ type DebugReport struct {
 	NowNS    int64   `json:"nowNs"`
 	Playing  bool    `json:"playing"`
 	Ended    bool    `json:"ended"`
+	// CaughtUpBy says how the last catch-up to a link's time was done
+	// (app.Controller.CaughtUpBy: "workers", or "main thread" and why).
+	CaughtUpBy string `json:"caughtUpBy"`
 	// Settled is true when the clock is stopped, the runs have caught up
 	// with it and the frame on the canvas shows their current state.
 	Settled   bool   `json:"settled"`

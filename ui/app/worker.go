@@ -1,0 +1,252 @@
+package app
+
+// worker.go is the work an engine worker does for the page, and the
+// page's side of it: a variant's run advanced flat out to a time off the
+// main thread (the engine-only binary in wasm/engine runs RunWorkerJob in
+// a Web Worker), then sent whole to the main thread, which takes it in
+// place of its own run (takeWorkerRuns). What crosses is bytes: the
+// run as engine/scenario's Run.Encode writes it, and its series and
+// tracepoint log as the sampler and the trace ring kept them while it
+// ran. The worker takes the samples at the same simulated times as the
+// controller does (stopAt, observe), so the series, like the run, are
+// those of a run advanced on the main thread.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/scenario"
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// WorkerJob asks an engine worker for one variant's run at a time.
+type WorkerJob struct {
+	ID       uint64            `json:"id"`
+	Scenario string            `json:"scenario"`
+	Params   map[string]string `json:"params"`
+	Knobs    []scenario.Knob   `json:"knobs"`
+	Variant  string            `json:"variant"`
+	Seed     uint64            `json:"seed"`
+	MaxBytes uint64            `json:"maxBytes"`
+	// Until is the simulated time (ns) to run to; the run stops
+	// earlier if it ends.
+	Until sim.Time `json:"until"`
+}
+
+// WorkerReply is what a worker says about a job: how far it is (Now),
+// and once it is over, the run (Payload) or why not (Err).
+type WorkerReply struct {
+	ID      uint64
+	Now     sim.Time
+	Over    bool
+	Err     string
+	Payload []byte
+}
+
+// Workers runs jobs off the main thread: the page's engine workers
+// (jsbridge). Start and Cancel return at once; Poll returns the replies
+// that arrived since the last call. All three are called by the
+// controller's owner goroutine.
+type Workers interface {
+	Start(job WorkerJob)
+	Cancel(id uint64)
+	Poll() []WorkerReply
+}
+
+// workerSeries is a sampler and a trace ring as they cross.
+type workerSeries struct {
+	Every, Next, Last sim.Time
+	Done              bool
+	Totals            []uint64
+	Samples           []Sample
+	Read              uint64
+	Trace             []mm.TraceEvent
+}
+
+// errJobStopped is RunWorkerJob's error when its caller stopped it.
+var errJobStopped = errors.New("stopped")
+
+// RunWorkerJob boots the job's run and advances it to job.Until (or its
+// end), sampling its series as the controller does, and returns the
+// payload the page takes it from. yield is called between slices of
+// about 64k events with the run's time; when it returns false the job
+// stops with an error.
+func RunWorkerJob(cat *Catalog, job WorkerJob, yield func(now sim.Time) bool) ([]byte, error) {
+	spec, ok := cat.Lookup(job.Scenario)
+	if !ok {
+		return nil, fmt.Errorf("no scenario %q", job.Scenario)
+	}
+	st, err := spec.ParseMap(job.Params, job.Knobs)
+	if err != nil {
+		return nil, err
+	}
+	r, err := spec.NewRun(job.Variant, st, job.Seed, job.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	sp := newSampler(chartRefs(spec))
+	var tr traceRing
+	v := r.View()
+	tr.fill(v)
+	for {
+		sp.observe(r)
+		until := job.Until
+		if d := r.Duration(); d > 0 && until > d {
+			until = d
+		}
+		until = sp.stopAt(until)
+		if r.Now() >= until || r.Done() {
+			break
+		}
+		before := r.Now()
+		n := r.Advance(until, 1<<16)
+		tr.fill(v)
+		sp.observe(r)
+		if n == 0 && r.Now() == before && !r.Done() {
+			return nil, fmt.Errorf("the run does not move at %v", r.Now())
+		}
+		if !yield(r.Now()) {
+			return nil, errJobStopped
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	enc, err := r.Encode()
+	if err != nil {
+		return nil, err
+	}
+	ws := workerSeries{Every: sp.every, Next: sp.next, Last: sp.last, Done: sp.done,
+		Totals: sp.totals, Samples: sp.samples, Read: tr.read, Trace: tr.events()}
+	var b bytes.Buffer
+	b.Write(make([]byte, 8))
+	if err := gob.NewEncoder(&b).Encode(&ws); err != nil {
+		return nil, err
+	}
+	out := b.Bytes()
+	binary.LittleEndian.PutUint64(out, uint64(len(out)-8))
+	return append(out, enc...), nil
+}
+
+// decodeWorkerRun reads a payload of RunWorkerJob: the run, and its
+// sampler and trace ring for the charts' refs.
+func decodeWorkerRun(payload []byte, refs []counterRef) (*scenario.Run, sampler, traceRing, error) {
+	if len(payload) < 8 {
+		return nil, sampler{}, traceRing{}, errors.New("a worker's reply is cut short")
+	}
+	n := binary.LittleEndian.Uint64(payload)
+	if n > uint64(len(payload)-8) {
+		return nil, sampler{}, traceRing{}, errors.New("a worker's reply is cut short")
+	}
+	var ws workerSeries
+	if err := gob.NewDecoder(bytes.NewReader(payload[8 : 8+n])).Decode(&ws); err != nil {
+		return nil, sampler{}, traceRing{}, fmt.Errorf("a worker's series: %w", err)
+	}
+	if len(ws.Totals) != len(refs) {
+		return nil, sampler{}, traceRing{}, errors.New("a worker's series has other counters")
+	}
+	r, err := scenario.DecodeRun(payload[8+n:])
+	if err != nil {
+		return nil, sampler{}, traceRing{}, err
+	}
+	sp := sampler{every: ws.Every, next: ws.Next, last: ws.Last, done: ws.Done, refs: refs, totals: ws.Totals, samples: ws.Samples}
+	var tr traceRing
+	for i := range ws.Trace {
+		tr.push(&ws.Trace[i])
+	}
+	tr.read = ws.Read
+	return r, sp, tr, nil
+}
+
+// events returns the kept events, oldest first.
+func (r *traceRing) events() []mm.TraceEvent {
+	l := r.log(0)
+	out := make([]mm.TraceEvent, l.Len())
+	for i := range out {
+		out[i] = *l.At(i)
+	}
+	return out
+}
+
+// startRemote hands the catch-up to the goal to the workers, a job per
+// run, when there are workers and the runs can cross (a recorded run
+// cannot: its recorder is outside it).
+func (c *Controller) startRemote() {
+	if c.opt.Workers == nil || c.record || len(c.runs) == 0 || c.goal <= 0 {
+		return
+	}
+	c.remote = make([]remoteJob, len(c.runs))
+	for i := range c.runs {
+		c.jobSeq++
+		c.remote[i] = remoteJob{id: c.jobSeq}
+		c.opt.Workers.Start(WorkerJob{ID: c.jobSeq, Scenario: c.st.Scenario, Params: copyParams(c.st.Params),
+			Knobs: append([]scenario.Knob(nil), c.st.Knobs...), Variant: c.st.Variants[i], Seed: c.st.Seed,
+			MaxBytes: PageMaxBytes / uint64(len(c.runs)), Until: c.goal})
+	}
+}
+
+// cancelRemote drops the jobs under way (the runs restart).
+func (c *Controller) cancelRemote() {
+	for _, j := range c.remote {
+		if !j.over {
+			c.opt.Workers.Cancel(j.id)
+		}
+	}
+	c.remote = nil
+}
+
+// pollRemote reads the workers' replies, reading each run back as it
+// arrives (its bytes are dropped then, so that at most one run's bytes
+// are held at a time); once every job is over it puts their runs in place
+// of the controller's, all at once, or, if one failed, leaves the
+// catch-up to the main thread (the runs are still at their start).
+func (c *Controller) pollRemote() {
+	for _, rep := range c.opt.Workers.Poll() {
+		for i := range c.remote {
+			j := &c.remote[i]
+			if j.id != rep.ID || j.over {
+				continue
+			}
+			j.now = max(j.now, rep.Now)
+			if !rep.Over {
+				continue
+			}
+			if rep.Err != "" {
+				c.giveUpRemote("a worker failed: " + rep.Err)
+				return
+			}
+			r, sp, tr, err := decodeWorkerRun(rep.Payload, chartRefs(c.spec))
+			if err != nil {
+				c.giveUpRemote("a worker's run does not read back: " + err.Error())
+				return
+			}
+			j.over, j.run, j.sampler, j.trace = true, r, sp, tr
+		}
+	}
+	for _, j := range c.remote {
+		if !j.over {
+			return
+		}
+	}
+	for i, j := range c.remote {
+		c.runs[i], c.views[i] = j.run, j.run.View()
+		c.samplers[i], c.traces[i] = j.sampler, j.trace
+	}
+	c.remote = nil
+	c.caughtUpBy = "workers"
+	c.version++
+}
+
+func (c *Controller) giveUpRemote(why string) {
+	c.cancelRemote()
+	c.caughtUpBy = "main thread: " + why
+}
+
+// CaughtUpBy says how the last catch-up to a link's time was done:
+// "workers", or "main thread" and why not by the workers ("" before
+// any, or when the page has no workers).
+func (c *Controller) CaughtUpBy() string { return c.caughtUpBy }

@@ -1,0 +1,104 @@
+package app
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pagesim/pagesim/engine/sim"
+)
+
+// syncWorkers runs each job when polled, in this goroutine: the page's
+// engine workers without the threads. fail, if set, fails every job.
+type syncWorkers struct {
+	cat      *Catalog
+	jobs     []WorkerJob
+	canceled []uint64
+	fail     string
+}
+
+func (w *syncWorkers) Start(job WorkerJob) { w.jobs = append(w.jobs, job) }
+func (w *syncWorkers) Cancel(id uint64)    { w.canceled = append(w.canceled, id) }
+func (w *syncWorkers) Poll() []WorkerReply {
+	var out []WorkerReply
+	for _, j := range w.jobs {
+		if w.fail != "" {
+			out = append(out, WorkerReply{ID: j.ID, Over: true, Err: w.fail})
+			continue
+		}
+		var last sim.Time
+		payload, err := RunWorkerJob(w.cat, j, func(now sim.Time) bool { last = now; return true })
+		rep := WorkerReply{ID: j.ID, Now: last, Over: true, Payload: payload}
+		if err != nil {
+			rep.Err = err.Error()
+		}
+		out = append(out, rep)
+	}
+	w.jobs = nil
+	return out
+}
+
+// workerLink is thp-thisnode, two variants, small, at 300 ms (a sample at 250 ms; the runs end later).
+const workerLink = "v1/thp-thisnode?scale=0.01&guest_gb=30,42&v=upstream,only-compact&seed=3&t=0.3"
+
+func catchUp(t *testing.T, w Workers) *Controller {
+	t.Helper()
+	cat, err := DefaultCatalog()
+	require.NoError(t, err)
+	if sw, ok := w.(*syncWorkers); ok {
+		sw.cat = cat
+	}
+	c := NewController(cat, Options{Link: workerLink, Workers: w})
+	require.Empty(t, c.Message())
+	require.Empty(t, c.RunError())
+	for i := 0; c.Restoring() && i < 100000; i++ {
+		c.Tick(0, 50*time.Millisecond)
+	}
+	require.False(t, c.Restoring())
+	return c
+}
+
+// A link's time reached by the workers gives the runs, series and
+// tracepoint logs the main thread's catch-up gives: the same state.
+func TestTheWorkersCatchUpToALinksTimeAsTheMainThreadDoes(t *testing.T) {
+	main := catchUp(t, nil)
+	w := &syncWorkers{}
+	off := catchUp(t, w)
+	assert.Equal(t, "workers", off.CaughtUpBy())
+	assert.Empty(t, main.CaughtUpBy())
+	require.Len(t, off.Runs(), 2)
+	for i := range main.Runs() {
+		a, b := main.Runs()[i], off.Runs()[i]
+		assert.Equal(t, a.Now(), b.Now())
+		da, err := a.Digest()
+		require.NoError(t, err)
+		db, err := b.Digest()
+		require.NoError(t, err)
+		assert.Equal(t, da, db, "run %d", i)
+		assert.Equal(t, main.Samples(i), off.Samples(i), "series %d", i)
+		assert.Equal(t, main.traces[i].events(), off.traces[i].events(), "tracepoint log %d", i)
+		assert.NotEmpty(t, off.Samples(i))
+	}
+	assert.Equal(t, main.Fragment(), off.Fragment())
+}
+
+// A worker that fails leaves the catch-up to the main thread, which gets
+// there all the same; a restart drops the jobs under way.
+func TestAFailedWorkerLeavesTheCatchUpToTheMainThread(t *testing.T) {
+	w := &syncWorkers{fail: "out of memory"}
+	c := catchUp(t, w)
+	assert.Equal(t, "main thread: a worker failed: out of memory", c.CaughtUpBy())
+	assert.Equal(t, 300*sim.Millisecond, c.Now())
+
+	w = &syncWorkers{}
+	cat, err := DefaultCatalog()
+	require.NoError(t, err)
+	w.cat = cat
+	c = NewController(cat, Options{Link: workerLink, Workers: w})
+	require.Len(t, w.jobs, 2)
+	c.Reset()
+	assert.Equal(t, []uint64{1, 2}, w.canceled)
+	assert.False(t, c.Restoring())
+}
