@@ -19,15 +19,17 @@
 // Contention comes from two kinds of timeline. A CPU runs one task at a time:
 // a task whose event fires while its CPU is busy waits for it in the CPU's
 // run queue. A Lock
-// (zone->lock, the LRU lock, pcpu_drain_mutex) records when it becomes free:
-// a task taking it earlier waits until then, and its hold time is the cost
-// it charges while holding it. Many tasks piling into the same slow path
-// therefore queue behind each other, which is the effect seed 000 measures.
+// (zone->lock, the LRU lock, pcpu_drain_mutex) records its holds and when
+// each was asked for: a task asking for it waits for the hold time asked
+// for before it and not over yet, and its hold time is the cost it charges
+// while holding it. Many tasks piling into the same slow path therefore
+// queue behind each other, which is the effect seed 000 measures.
 //
 // The approximation: a step sees the machine as it is when the step starts
 // and applies all its changes at once, so two steps that overlap in simulated
 // time are serialised in the order they started. Locks are first come, first
-// served in that order.
+// served by the time each task asked, as far as the steps already run allow
+// (see Lock).
 //
 // # Preemption points
 //
@@ -231,33 +233,76 @@ type CPU struct {
 // a lock at many moments spread over a long stretch of simulated time (a
 // compaction scan takes zone->lock for each free chunk it isolates, tens
 // of milliseconds apart) before another task's step, which starts earlier
-// in simulated time, asks for the same lock. That task waits only if the
-// moment it asks falls inside one of the recorded holds, as it would on a
-// real machine, and not until the end of the other task's step.
+// in simulated time, asks for the same lock. The steps therefore record
+// their holds out of clock order, and the timeline has to answer a task
+// asking at time x with what a machine would have made it wait.
+//
+// On a machine a waiter waits for the holder and for the waiters queued
+// before it (a queued spinlock and a mutex's wait list are first come,
+// first served), not for the tasks that ask after it: they queue behind
+// it. So every hold is recorded with the time its task asked for the
+// lock, and a task asking at x waits for the hold time that was asked
+// for at or before x and is not over by x: the rest of the hold that
+// covers x, and the holds recorded after x by tasks that asked at or
+// before x (they were queued ahead of it). Holds that steps run earlier
+// took after x, asked after x, are not in its way: on a machine those
+// tasks would have waited for it.
+//
+// A hold is recorded when its task unlocks, and it goes in the free time
+// of the timeline from the moment its task got the lock: where it runs
+// into a hold already recorded by a step that ran earlier (a task that
+// asked later, whose step could not wait for it), the rest of it goes in
+// the next free time after that hold, and so on. So the recorded holds
+// never overlap and their lengths add up to the time the tasks held the
+// lock, the lock's busy time is what a machine's would be, and the holds
+// a later waiter finds queued ahead of it are its real queue (a task's
+// wait is the unfinished hold time asked for before it: a FIFO queue's
+// waiting time). The wait the step run earlier could not take is not
+// lost: the hold it displaced sits later in the timeline, and the tasks
+// that ask after that hold's task wait for it there. What is not
+// modelled: the task that asked later and ran earlier does not wait
+// for the task that asked before it (its step is over), and the task
+// that asked first runs on its own clock from the moment it got the
+// lock, so around such a collision the two hold the lock at once on
+// their clocks; the timeline books the second of the two after the first.
+//
+// (Until December 2026 a task waited until the end of the merged busy
+// stretch around x: steps run out of clock order filled each other's
+// gaps with holds taken at their own clocks, and a task that ran later
+// waited for all of them, milliseconds for microsecond holds. And a Lock
+// whose recorded holds had all been dropped was held until the latest
+// end ever recorded, which a zero-length hold far ahead had raised.)
 //
 // The holds are kept sorted and disjoint; those that end before the
 // world's clock can no longer be run into (every later step starts at or
 // after it) and are dropped as locks are taken.
 type Lock struct {
 	Name string
-	// FreeAt is when the latest recorded hold ends. A Lock made with
-	// FreeAt set and nothing recorded yet is held from the start of time
-	// until FreeAt.
+	// FreeAt is when the latest recorded hold ends (0 if none).
 	FreeAt Time
-	// Contended counts acquisitions that had to wait; WaitTime sums the waits.
+	// Contended counts acquisitions that had to wait; WaitTime sums the
+	// waits; Held sums the hold times recorded (the lengths of every
+	// hold in holds, and of those dropped from it).
 	Contended uint64
 	WaitTime  Time
+	Held      Time
 	Acquired  uint64
 	heldBy    *Task
-	// lockedAt is when the current holder got the lock.
-	lockedAt Time
+	// askedAt is when the current holder asked for the lock, lockedAt
+	// when it got it.
+	askedAt, lockedAt Time
 	// holds are the recorded hold intervals [start, end), sorted by start
-	// and disjoint (so sorted by end too), none ending at or before the
-	// world's clock when they were last pruned.
+	// and disjoint (so sorted by end too), none empty, none ending at or
+	// before the world's clock when they were last pruned. A hold's ask
+	// is when its task asked for the lock: ask <= start.
 	holds []lockHold
+	// queued are the holds that start after their ask (a wait, or a
+	// hold booked after one it ran into), a subset of holds in the same
+	// order: the ones a later asker may find queued ahead of it.
+	queued []lockHold
 }
 
-type lockHold struct{ start, end Time }
+type lockHold struct{ ask, start, end Time }
 
 // prune drops the holds no step can run into any more: those that end at
 // or before the world's clock.
@@ -266,124 +311,141 @@ func (l *Lock) prune(t *Task) {
 		return
 	}
 	now := t.w.now
+	l.holds = dropEnded(l.holds, now)
+	l.queued = dropEnded(l.queued, now)
+}
+
+// dropEnded drops the holds of h that end at or before now.
+func dropEnded(h []lockHold, now Time) []lockHold {
 	i := 0
-	for i < len(l.holds) && l.holds[i].end <= now {
+	for i < len(h) && h[i].end <= now {
 		i++
 	}
 	if i > 0 {
-		l.holds = append(l.holds[:0], l.holds[i:]...)
+		h = append(h[:0], h[i:]...)
 	}
+	return h
 }
 
-// busyUntil returns when the lock is next free for a task asking at time
-// at: at itself if no hold covers it, else the end of the hold that does.
-func (l *Lock) busyUntil(at Time) Time {
-	if len(l.holds) == 0 {
-		return max(at, l.FreeAt)
-	}
-	// The first hold that ends after at.
-	lo, hi := 0, len(l.holds)
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if l.holds[mid].end <= at {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	if lo < len(l.holds) && l.holds[lo].start <= at {
-		return l.holds[lo].end
-	}
-	return at
-}
-
-// HeldAt reports whether some task holds l at time at (mutex_trylock's
-// answer for a task asking then).
-func (l *Lock) HeldAt(t *Task, at Time) bool {
-	l.prune(t)
-	return l.busyUntil(at) > at
-}
-
-// record adds the hold [start, end), merging it with the holds it touches.
-func (l *Lock) record(start, end Time) {
-	if end > l.FreeAt {
-		l.FreeAt = end
-	}
-	if end <= start {
-		return
-	}
-	n := len(l.holds)
-	if n == 0 || l.holds[n-1].end < start {
-		l.holds = append(l.holds, lockHold{start, end})
-		return
-	}
-	// Merge with every hold it overlaps or touches, from the first that
-	// ends at or after start (the holds are disjoint, so their ends are
-	// sorted: a binary search, as a long step's holds can number
-	// thousands before the world's clock lets them go).
-	lo, hi := 0, n
+// firstEndingAfter returns the index of the first hold of h that ends
+// after at (h is sorted by end), or len(h).
+func firstEndingAfter(h []lockHold, at Time) int {
+	lo, hi := 0, len(h)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if l.holds[mid].end < start {
+		if h[mid].end <= at {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
-	i := lo
-	j := i
-	for j < n && l.holds[j].start <= end {
-		start = min(start, l.holds[j].start)
-		end = max(end, l.holds[j].end)
-		j++
-	}
-	if i == j {
-		l.holds = append(l.holds, lockHold{})
-		copy(l.holds[i+1:], l.holds[i:])
-		l.holds[i] = lockHold{start, end}
-		return
-	}
-	l.holds[i] = lockHold{start, end}
-	l.holds = append(l.holds[:i+1], l.holds[j:]...)
+	return lo
 }
 
-// Lock takes l for t: t waits (spinning on its CPU) while another task
-// holds it at t's time. The hold lasts until Unlock, and the task's charged
-// costs in between are the hold time.
-func (l *Lock) Lock(t *Task) {
+// queuedAt returns the hold time a task asking at x finds ahead of it:
+// the rest of the hold that covers x, and the holds that start after x
+// and were asked for at or before x.
+func (l *Lock) queuedAt(x Time) Time {
+	var ahead Time
+	if i := firstEndingAfter(l.holds, x); i < len(l.holds) && l.holds[i].start <= x {
+		ahead = l.holds[i].end - x
+	}
+	for _, h := range l.queued[firstEndingAfter(l.queued, x):] {
+		if h.start > x && h.ask <= x {
+			ahead += h.end - h.start
+		}
+	}
+	return ahead
+}
+
+// HeldAt reports whether some task holds l at time at, or waits for it
+// (mutex_trylock's answer for a task asking then).
+func (l *Lock) HeldAt(t *Task, at Time) bool {
+	l.prune(t)
+	return l.queuedAt(at) > 0
+}
+
+// record books a hold of d asked for at ask, in the free time of the
+// timeline from start on: a part of it that runs into a recorded hold
+// goes on after that hold.
+func (l *Lock) record(ask, start, d Time) {
+	if d <= 0 {
+		return
+	}
+	l.Held += d
+	i := firstEndingAfter(l.holds, start)
+	for d > 0 {
+		if i < len(l.holds) && l.holds[i].start <= start {
+			// start is inside hold i: go on after it.
+			start = l.holds[i].end
+			i++
+			continue
+		}
+		n := d
+		if i < len(l.holds) {
+			n = min(d, l.holds[i].start-start)
+		}
+		h := lockHold{ask, start, start + n}
+		l.holds = insertHold(l.holds, i, h)
+		if h.start > h.ask {
+			l.queued = insertHold(l.queued, firstEndingAfter(l.queued, h.start), h)
+		}
+		l.FreeAt = max(l.FreeAt, h.end)
+		i++
+		start += n
+		d -= n
+	}
+}
+
+// insertHold inserts h into s at index i.
+func insertHold(s []lockHold, i int, h lockHold) []lockHold {
+	if i == len(s) {
+		return append(s, h)
+	}
+	s = append(s, lockHold{})
+	copy(s[i+1:], s[i:])
+	s[i] = h
+	return s
+}
+
+// acquire finds how long t, asking now, waits for l, and makes it the
+// holder.
+func (l *Lock) acquire(t *Task) Time {
 	l.Acquired++
 	l.prune(t)
-	if free := l.busyUntil(t.Now); free > t.Now {
+	wait := l.queuedAt(t.Now)
+	if wait > 0 {
 		l.Contended++
-		l.WaitTime += free - t.Now
-		t.Now = free
+		l.WaitTime += wait
 	}
 	l.heldBy = t
+	l.askedAt = t.Now
+	return wait
+}
+
+// Lock takes l for t: t waits (spinning on its CPU) for the hold time
+// queued ahead of it at t's time. The hold lasts until Unlock, and the
+// task's charged costs in between are the hold time.
+func (l *Lock) Lock(t *Task) {
+	t.Charge(l.acquire(t))
 	l.lockedAt = t.Now
 }
 
 // LockSleep takes l like a mutex: a task that finds it held sleeps until it
 // is free (the CPU is free for others meanwhile).
 func (l *Lock) LockSleep(t *Task) {
-	l.Acquired++
-	l.prune(t)
-	if free := l.busyUntil(t.Now); free > t.Now {
-		l.Contended++
-		l.WaitTime += free - t.Now
-		t.Sleep(free - t.Now)
-	}
-	l.heldBy = t
+	t.Sleep(l.acquire(t))
 	l.lockedAt = t.Now
 }
 
 // Reset forgets every recorded hold: the lock is free from now on.
 func (l *Lock) Reset() {
-	l.FreeAt, l.holds, l.heldBy = 0, l.holds[:0], nil
+	l.FreeAt, l.holds, l.queued, l.heldBy = 0, l.holds[:0], l.queued[:0], nil
 }
 
 // Unlock releases l at t's current time.
 func (l *Lock) Unlock(t *Task) {
-	l.record(l.lockedAt, t.Now)
+	l.record(l.askedAt, l.lockedAt, t.Now-l.lockedAt)
 	l.heldBy = nil
 }
 

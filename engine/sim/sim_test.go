@@ -138,19 +138,30 @@ func TestCPUsAndLocks(t *testing.T) {
 			want: []run{{"a", 0, 0, 100}, {"b", 1, 60, 100}},
 		},
 		{
+			// c holds the mutex from 0 to 50 on CPU 1; a, asking at
+			// 0 on CPU 0, sleeps until 50 and does its 10 then, and b
+			// runs on CPU 0 meanwhile, after a's 10 of CPU time.
 			name: "a mutex waiter sleeps: its CPU is free meanwhile",
-			cpus: []int{0},
+			cpus: []int{0, 0},
 			setup: func(w *World) {
-				l := &Lock{Name: "pcpu_drain_mutex", FreeAt: 50}
-				w.NewTask("a", 0, ProgramFunc(func(w *World, t *Task) Time {
+				l := &Lock{Name: "pcpu_drain_mutex"}
+				c := w.NewTask("c", 1, ProgramFunc(func(w *World, t *Task) Time {
+					l.Hold(t, 50)
+					return Exit
+				}), 0)
+				a := w.NewTask("a", 0, ProgramFunc(func(w *World, t *Task) Time {
 					l.LockSleep(t)
 					t.Charge(10)
 					l.Unlock(t)
+					if t.Now != 60 {
+						panic("the mutex waiter did not sleep until the holder's end")
+					}
 					return Exit
 				}), 0)
-				w.NewTask("b", 0, once(10), 1)
+				b := w.NewTask("b", 0, once(10), 1)
+				a.AllowedCPUs, b.AllowedCPUs, c.AllowedCPUs = []int{0}, []int{0}, []int{1}
 			},
-			want: []run{{"a", 0, 0, 10}, {"b", 0, 10, 20}},
+			want: []run{{"c", 1, 0, 50}, {"a", 0, 0, 10}, {"b", 0, 10, 20}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -382,4 +393,165 @@ func TestStreamsAreSeparatePerCauseAndStableAgainstOtherDraws(t *testing.T) {
 	assert.NotEqual(t, StreamSeed(42, "x"), StreamSeed(42, "y"), "names give different streams")
 	assert.NotEqual(t, StreamSeed(42, "x"), StreamSeed(43, "x"), "seeds give different streams")
 	assert.NotEqual(t, NewRand(StreamSeed(1, "x")).Uint64(), NewRand(StreamSeed(2, "x")).Uint64())
+}
+
+// step is one task's step as a lock sees it: the task's clock starts at
+// start and, in turn, charges gap[i] of work outside the lock and holds
+// it for hold[i].
+type lockStep struct {
+	start     Time
+	gap, hold []Time
+}
+
+// runLockSteps runs the steps in the order given (the order the world
+// ran them, not their clocks' order) on l, each by its own task, and
+// returns each acquisition's ask time, wait and hold.
+func runLockSteps(l *Lock, steps []lockStep) (asks, waits, holds []Time) {
+	for i, s := range steps {
+		t := &Task{ID: i, Now: s.start}
+		for j, d := range s.hold {
+			t.Charge(s.gap[j])
+			ask := t.Now
+			l.Lock(t)
+			asks, waits = append(asks, ask), append(waits, t.Now-ask)
+			t.Charge(d)
+			l.Unlock(t)
+			holds = append(holds, d)
+		}
+	}
+	return asks, waits, holds
+}
+
+func TestALockWaiterWaitsForTheHoldsQueuedBeforeIt(t *testing.T) {
+	// Eight reclaimers' long steps, each taking the lock for 1 every 6
+	// of its clock (1/6 of the lock each): the world runs them one after
+	// the other, each from its start to about 600, and the last one asks
+	// at 6.
+	var reclaimers []lockStep
+	for i := 0; i < 7; i++ {
+		s := lockStep{start: Time(i)}
+		for j := 0; j < 100; j++ {
+			s.gap, s.hold = append(s.gap, 5), append(s.hold, 1)
+		}
+		reclaimers = append(reclaimers, s)
+	}
+	reclaimers = append(reclaimers, lockStep{start: 6, gap: []Time{0}, hold: []Time{1}})
+	for _, tc := range []struct {
+		name  string
+		steps []lockStep
+		// want is the waits of the last step's acquisitions.
+		want []Time
+	}{
+		{
+			name: "a task asking inside a hold waits for its end and for the holds asked before it",
+			steps: []lockStep{
+				{start: 10, gap: []Time{0}, hold: []Time{30}},
+				{start: 20, gap: []Time{0}, hold: []Time{10}},
+				{start: 30, gap: []Time{0}, hold: []Time{10}},
+			},
+			want: []Time{20}, // 40 for the first, 50 for the second
+		},
+		{
+			// The world ran the steps asking at 25, 15 and 5 before the
+			// one asking at 1: they found the lock free and recorded
+			// [25,35), [15,25) and [5,15). The step asking at 1 found it
+			// free too. A task asking at 2 is behind the one that asked
+			// at 1 (it holds the lock until 11) and ahead of the three
+			// that asked later: it does not wait for their 30.
+			name: "a task does not wait for holds that steps run earlier took after it asked",
+			steps: []lockStep{
+				{start: 25, gap: []Time{0}, hold: []Time{10}},
+				{start: 15, gap: []Time{0}, hold: []Time{10}},
+				{start: 5, gap: []Time{0}, hold: []Time{10}},
+				{start: 1, gap: []Time{0}, hold: []Time{10}},
+				{start: 2, gap: []Time{0}, hold: []Time{10}},
+			},
+			want: []Time{9},
+		},
+		{
+			// seed 002's reclaimers waited milliseconds for microsecond
+			// holds this way: seven steps run one after the other fill
+			// each other's gaps with holds taken at their own clocks,
+			// and the eighth, asking at 6, found a busy stretch of 600.
+			// On a machine it waits for what was asked before it: the
+			// hold the second asked for at 6 (the first's, asked at 5,
+			// ends at 6).
+			name:  "a reclaimer asking among out-of-order steps' holds waits for at most one hold of each other task",
+			steps: reclaimers,
+			want:  []Time{1},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := &Lock{Name: "lru_lock"}
+			_, waits, _ := runLockSteps(l, tc.steps)
+			last := tc.steps[len(tc.steps)-1]
+			assert.Equal(t, tc.want, waits[len(waits)-len(last.hold):])
+		})
+	}
+}
+
+// The timeline's invariants, for steps run in the world's order (by
+// their start) with clocks that run ahead by random amounts: the
+// recorded holds never overlap, their lengths add up to the time the
+// tasks held the lock, and no task waits longer than all the hold time
+// asked before it (the most a FIFO queue could make it wait).
+func TestALockTimelineIsDisjointConservesHeldTimeAndBoundsWaits(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := NewRand(seed)
+		var steps []lockStep
+		start := Time(0)
+		for i := 0; i < 40; i++ {
+			start += Time(r.Intn(20))
+			s := lockStep{start: start}
+			for j := r.Intn(30); j >= 0; j-- {
+				s.gap = append(s.gap, Time(r.Intn(50)))
+				s.hold = append(s.hold, Time(r.Intn(10)))
+			}
+			steps = append(steps, s)
+		}
+		l := &Lock{Name: "zone->lock"}
+		asks, waits, holds := runLockSteps(l, steps)
+		var held, recorded Time
+		for _, d := range holds {
+			held += d
+		}
+		for i, h := range l.holds {
+			recorded += h.end - h.start
+			require.Less(t, h.start, h.end, "seed %d: hold %d is empty", seed, i)
+			if i > 0 {
+				require.LessOrEqual(t, l.holds[i-1].end, h.start, "seed %d: holds %d and %d overlap (or are out of order)", seed, i-1, i)
+			}
+		}
+		require.Equal(t, held, recorded, "seed %d: the recorded holds add up to the time held", seed)
+		for i, ask := range asks {
+			var before Time
+			for j := 0; j < i; j++ {
+				if asks[j] <= ask {
+					before += holds[j]
+				}
+			}
+			require.LessOrEqual(t, waits[i], before, "seed %d: acquisition %d at %d waited more than the hold time asked before it", seed, i, ask)
+		}
+	}
+}
+
+// A zero-length hold (a Lock and Unlock with nothing charged between)
+// by a step whose clock ran far ahead holds nobody up once the earlier
+// holds are pruned.
+func TestAnEmptyHoldFarAheadDoesNotHoldTheLock(t *testing.T) {
+	w := NewWorld([]int{0, 0}, 1)
+	runs := recorder(w)
+	l := &Lock{Name: "lru_lock"}
+	w.NewTask("a", 0, ProgramFunc(func(w *World, t *Task) Time {
+		l.Hold(t, 5)
+		t.Charge(1000)
+		l.Hold(t, 0)
+		return Exit
+	}), 0)
+	w.NewTask("b", 1, ProgramFunc(func(w *World, t *Task) Time {
+		l.Hold(t, 10)
+		return Exit
+	}), 10)
+	w.RunUntil(Second, nil)
+	assert.Equal(t, []run{{"a", 0, 0, 1005}, {"b", 1, 10, 20}}, *runs)
 }
