@@ -53,10 +53,11 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # bench-page runs the page's measurements (start-up of first visits, the
-# engine in wasm against native, click latency and frame times) and logs
+# engine in wasm against native, click latency and frame times, a link's
+# catch-up in the engine workers) and logs
 # their figures for docs/PERFORMANCE.md; they are not tests.
 bench-page:
-	PAGESIM_MEASURE=1 $(GO) test -tags browser -count=1 -v -run 'TestStartUp$$|TestTheEngineBenchmarkRunsInTheBrowser$$|TestTheMapStaysResponsive$$|TestThePageLoadsAndDraws$$|TestThePagesDefaultRunAtEachScale$$' ./ui/e2e/
+	PAGESIM_MEASURE=1 $(GO) test -tags browser -count=1 -v -run 'TestStartUp$$|TestTheEngineBenchmarkRunsInTheBrowser$$|TestTheMapStaysResponsive$$|TestThePageLoadsAndDraws$$|TestThePagesDefaultRunAtEachScale$$|TestCatchingUpToALinksTimeAtScale1$$' ./ui/e2e/
 
 # pgo rewrites the profile both binaries are built with (Go's profile-guided
 # optimization: go build reads default.pgo in the main package's folder, so

@@ -139,6 +139,8 @@ type Controller struct {
 	// caughtUpBy says how the last catch-up to a link's time was done
 	// ("workers", or "main thread" and why); "" before any.
 	caughtUpBy string
+	// readBack is ReadBack.
+	readBack time.Duration
 }
 
 // remoteJob is a worker's job for run i: where it is, and once over,

@@ -17,6 +17,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/pagesim/pagesim/engine/mm"
 	"github.com/pagesim/pagesim/engine/scenario"
@@ -73,8 +74,9 @@ var errJobStopped = errors.New("stopped")
 // RunWorkerJob boots the job's run and advances it to job.Until (or its
 // end), sampling its series as the controller does, and returns the
 // payload the page takes it from. yield is called between slices of
-// about 64k events with the run's time; when it returns false the job
-// stops with an error.
+// about 64k events with the run's time (job.Until once the run has
+// ended: it will go no further); when it returns false the job stops
+// with an error.
 func RunWorkerJob(cat *Catalog, job WorkerJob, yield func(now sim.Time) bool) ([]byte, error) {
 	spec, ok := cat.Lookup(job.Scenario)
 	if !ok {
@@ -109,7 +111,12 @@ func RunWorkerJob(cat *Catalog, job WorkerJob, yield func(now sim.Time) bool) ([
 		if n == 0 && r.Now() == before && !r.Done() {
 			return nil, fmt.Errorf("the run does not move at %v", r.Now())
 		}
-		if !yield(r.Now()) {
+		// A run that has ended is as far towards Until as it goes.
+		now := r.Now()
+		if r.Done() {
+			now = job.Until
+		}
+		if !yield(now) {
 			return nil, errJobStopped
 		}
 	}
@@ -179,6 +186,7 @@ func (c *Controller) startRemote() {
 	if c.opt.Workers == nil || c.record || len(c.runs) == 0 || c.goal <= 0 {
 		return
 	}
+	c.readBack = 0
 	c.remote = make([]remoteJob, len(c.runs))
 	for i := range c.runs {
 		c.jobSeq++
@@ -219,7 +227,9 @@ func (c *Controller) pollRemote() {
 				c.giveUpRemote("a worker failed: " + rep.Err)
 				return
 			}
+			start := c.opt.Wall()
 			r, sp, tr, err := decodeWorkerRun(rep.Payload, chartRefs(c.spec))
+			c.readBack = max(c.readBack, c.opt.Wall()-start)
 			if err != nil {
 				c.giveUpRemote("a worker's run does not read back: " + err.Error())
 				return
@@ -245,6 +255,10 @@ func (c *Controller) giveUpRemote(why string) {
 	c.cancelRemote()
 	c.caughtUpBy = "main thread: " + why
 }
+
+// ReadBack is the longest a run sent by a worker took to read back on
+// the main thread (one frame's work) in the last catch-up by workers.
+func (c *Controller) ReadBack() time.Duration { return c.readBack }
 
 // CaughtUpBy says how the last catch-up to a link's time was done:
 // "workers", or "main thread" and why not by the workers ("" before

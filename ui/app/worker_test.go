@@ -17,6 +17,8 @@ type syncWorkers struct {
 	jobs     []WorkerJob
 	canceled []uint64
 	fail     string
+	// lastNow is each job's last progress, in the jobs' order.
+	lastNow []sim.Time
 }
 
 func (w *syncWorkers) Start(job WorkerJob) { w.jobs = append(w.jobs, job) }
@@ -30,6 +32,7 @@ func (w *syncWorkers) Poll() []WorkerReply {
 		}
 		var last sim.Time
 		payload, err := RunWorkerJob(w.cat, j, func(now sim.Time) bool { last = now; return true })
+		w.lastNow = append(w.lastNow, last)
 		rep := WorkerReply{ID: j.ID, Now: last, Over: true, Payload: payload}
 		if err != nil {
 			rep.Err = err.Error()
@@ -43,14 +46,14 @@ func (w *syncWorkers) Poll() []WorkerReply {
 // workerLink is thp-thisnode, two variants, small, at 300 ms (a sample at 250 ms; the runs end later).
 const workerLink = "v1/thp-thisnode?scale=0.01&guest_gb=30,42&v=upstream,only-compact&seed=3&t=0.3"
 
-func catchUp(t *testing.T, w Workers) *Controller {
+func catchUp(t *testing.T, w Workers, link string) *Controller {
 	t.Helper()
 	cat, err := DefaultCatalog()
 	require.NoError(t, err)
 	if sw, ok := w.(*syncWorkers); ok {
 		sw.cat = cat
 	}
-	c := NewController(cat, Options{Link: workerLink, Workers: w})
+	c := NewController(cat, Options{Link: link, Workers: w})
 	require.Empty(t, c.Message())
 	require.Empty(t, c.RunError())
 	for i := 0; c.Restoring() && i < 100000; i++ {
@@ -63,9 +66,9 @@ func catchUp(t *testing.T, w Workers) *Controller {
 // A link's time reached by the workers gives the runs, series and
 // tracepoint logs the main thread's catch-up gives: the same state.
 func TestTheWorkersCatchUpToALinksTimeAsTheMainThreadDoes(t *testing.T) {
-	main := catchUp(t, nil)
+	main := catchUp(t, nil, workerLink)
 	w := &syncWorkers{}
-	off := catchUp(t, w)
+	off := catchUp(t, w, workerLink)
 	assert.Equal(t, "workers", off.CaughtUpBy())
 	assert.Empty(t, main.CaughtUpBy())
 	require.Len(t, off.Runs(), 2)
@@ -82,13 +85,22 @@ func TestTheWorkersCatchUpToALinksTimeAsTheMainThreadDoes(t *testing.T) {
 		assert.NotEmpty(t, off.Samples(i))
 	}
 	assert.Equal(t, main.Fragment(), off.Fragment())
+	assert.Equal(t, []sim.Time{300 * sim.Millisecond, 300 * sim.Millisecond}, w.lastNow, "the jobs' last progress is the link's time")
+
+	// A run that ends before the link's time reports the link's time
+	// once it has ended: it goes no further.
+	w = &syncWorkers{}
+	end := catchUp(t, w, "v1/thp-thisnode?scale=0.01&guest_gb=30&v=upstream&seed=3&t=100")
+	require.True(t, end.Ended())
+	assert.Less(t, end.Now(), 100*sim.Second)
+	assert.Equal(t, []sim.Time{100 * sim.Second}, w.lastNow)
 }
 
 // A worker that fails leaves the catch-up to the main thread, which gets
 // there all the same; a restart drops the jobs under way.
 func TestAFailedWorkerLeavesTheCatchUpToTheMainThread(t *testing.T) {
 	w := &syncWorkers{fail: "out of memory"}
-	c := catchUp(t, w)
+	c := catchUp(t, w, workerLink)
 	assert.Equal(t, "main thread: a worker failed: out of memory", c.CaughtUpBy())
 	assert.Equal(t, 300*sim.Millisecond, c.Now())
 

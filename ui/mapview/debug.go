@@ -18,6 +18,11 @@ type DebugReport struct {
 	// CaughtUpBy says how the last catch-up to a link's time was done
 	// (app.Controller.CaughtUpBy: "workers", or "main thread" and why).
 	CaughtUpBy string `json:"caughtUpBy"`
+	// Progress is how far the catch-up to a link's time is (0..1), and
+	// ReadBackMs the longest a worker's run took to read back on the
+	// main thread (app.Controller.Progress, ReadBack).
+	Progress   float64 `json:"progress"`
+	ReadBackMs float64 `json:"readBackMs"`
 	// Settled is true when the clock is stopped, the runs have caught up
 	// with it and the frame on the canvas shows their current state.
 	Settled   bool   `json:"settled"`
