@@ -395,7 +395,7 @@ func TestStreamsAreSeparatePerCauseAndStableAgainstOtherDraws(t *testing.T) {
 	assert.NotEqual(t, NewRand(StreamSeed(1, "x")).Uint64(), NewRand(StreamSeed(2, "x")).Uint64())
 }
 
-// step is one task's step as a lock sees it: the task's clock starts at
+// lockStep is one task's step as a lock sees it: the task's clock starts at
 // start and, in turn, charges gap[i] of work outside the lock and holds
 // it for hold[i].
 type lockStep struct {
