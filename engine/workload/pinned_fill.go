@@ -12,7 +12,8 @@ import (
 //
 //  1. fault 4 KiB anonymous pages (MADV_NOHUGEPAGE) in cgroup Cg until the
 //     free memory of the node's zones is down to their high watermarks
-//     plus Margin pages, and set the cgroup's memory.low to the fill plus
+//     plus Margin pages, with the page tables the faults allocate (below),
+//     and set the cgroup's memory.low to the fill plus
 //     Protect bytes ("memory.low = fill + 1G, so page cache beyond that
 //     stays reclaimable"; in the seed's order, before step 3 frees an
 //     eighth of the fill: the protection then covers more page cache than
@@ -28,6 +29,20 @@ import (
 //  3. free one page in FreeEvery of the fill (MADV_DONTNEED), so that the
 //     holes sit scattered in movable blocks.
 //
+// The page tables: the first fault in each 2 MiB of the mapping allocates
+// the PTE page that maps it, and the first in each 1 GiB the PMD page
+// (do_anonymous_page -> pte_alloc -> __pte_alloc -> pte_alloc_one, and
+// __handle_mm_fault -> pmd_alloc -> __pmd_alloc; mm/memory.c), each one
+// order-0 GFP_PGTABLE_USER page: unmovable, charged to the faulting
+// task's cgroup. (The mapping is taken as 2 MiB-aligned, as the kernel
+// aligns an anonymous mapping of at least PMD_SIZE since v6.7, commit
+// efa7df3e3bb5 "mm: align larger anonymous mappings on THP boundaries".)
+// Before defrag_mode is on, the first of them claims a free movable block
+// for MIGRATE_UNMOVABLE (__rmqueue_claim) and the rest fill it and the
+// next: the fill leaves unmovable blocks behind, as a real one does (a
+// 4 KiB fill of 31 GiB needs 62 MiB of PTE pages); MADV_DONTNEED does not
+// free them (only munmap's free_pgtables does).
+//
 // The seed turns defrag_mode on after step 3; PinnedFill asks for it
 // before step 2 because pins that migrate their page first
 // (mm.Patches.PinMigrateMovable) look at it, and nothing else in steps 2
@@ -39,11 +54,18 @@ type PinnedFill struct {
 	PinFraction float64
 	FreeEvery   int
 	// Region is the fill; Pinned counts pinned pageblocks, Freed the pages
-	// MADV_DONTNEED freed.
-	Region *mm.AnonRegion
-	Pinned int
-	Freed  uint64
+	// MADV_DONTNEED freed; PageTables owns the fill's PTE and PMD pages
+	// (PageTablePages of them).
+	Region         *mm.AnonRegion
+	Pinned         int
+	Freed          uint64
+	PageTables     *mm.Owner
+	PageTablePages uint64
 }
+
+// ptrsPerPTE and ptrsPerPMD are x86-64's PTRS_PER_PTE and PTRS_PER_PMD: a
+// PTE page maps 2 MiB, a PMD page 1 GiB.
+const ptrsPerPTE, ptrsPerPMD = 512, 512
 
 // Run prepares m's memory with task t.
 func (p *PinnedFill) Run(m *mm.Machine, t *sim.Task) error {
@@ -62,7 +84,20 @@ func (p *PinnedFill) Run(m *mm.Machine, t *sim.Task) error {
 	}
 	r := m.NewAnonRegion("fill", p.Cg, free-target)
 	r.NoHugepage = true
+	p.PageTables = m.NewOwner(mm.KindPageTable, "fill-pagetables", p.Cg)
 	for r.Cursor < r.Pages && m.NrFreePages() > target {
+		if r.Cursor%ptrsPerPTE == 0 {
+			tables := 1 // __pte_alloc
+			if r.Cursor%(ptrsPerPTE*ptrsPerPMD) == 0 {
+				tables++ // __pmd_alloc
+			}
+			for ; tables > 0; tables-- {
+				if m.AllocOwned(t, p.PageTables, PgtableGFP, 0, -1, 0) == mm.NilPFN {
+					return fmt.Errorf("the fill's page tables failed after %d pages", r.Cursor)
+				}
+				p.PageTablePages++
+			}
+		}
 		if !m.FaultAnonNext(t, r, false).OK {
 			return fmt.Errorf("the fill failed after %d pages", r.Cursor)
 		}

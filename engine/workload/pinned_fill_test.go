@@ -1,0 +1,46 @@
+package workload
+
+import (
+	"testing"
+
+	"github.com/pagesim/pagesim/engine/mm"
+	"github.com/pagesim/pagesim/engine/sim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Seed 002's fill faults 4 KiB anonymous pages, and every 2 MiB of them
+// needs a PTE page (and every 1 GiB a PMD page): GFP_PGTABLE_USER,
+// unmovable, charged to the fill's cgroup. Before defrag_mode is on they
+// claim free movable blocks for MIGRATE_UNMOVABLE, so after the fill the
+// machine has unmovable blocks holding them, and MADV_DONTNEED of one page
+// in eight leaves them where they are.
+func TestThePinnedFillAllocatesItsPageTablesInUnmovableBlocks(t *testing.T) {
+	cfg, err := mm.SimpleLayout(512<<20/mm.PAGE_SIZE, 1, 2)
+	require.NoError(t, err)
+	m, err := mm.NewMachine(cfg)
+	require.NoError(t, err)
+	cg := m.NewMemcg("build")
+	tk := m.World.NewTask("setup", 0, nil, sim.Never)
+	fill := &PinnedFill{Cg: cg, Protect: 16 << 20, PinFraction: 0.98, FreeEvery: 8}
+	require.NoError(t, fill.Run(m, tk))
+	require.NoError(t, m.CheckInvariants())
+
+	faulted := fill.Region.Cursor
+	require.Greater(t, faulted, uint64(100_000), "the fill takes most of 512 MiB")
+	want := (faulted+ptrsPerPTE-1)/ptrsPerPTE + (faulted+ptrsPerPTE*ptrsPerPMD-1)/(ptrsPerPTE*ptrsPerPMD)
+	assert.Equal(t, want, fill.PageTablePages, "one PTE page per 2 MiB faulted, one PMD page per 1 GiB")
+	assert.Equal(t, want, fill.PageTables.Resident, "MADV_DONTNEED frees no page table")
+
+	unmovable := map[uint64]bool{}
+	var tables uint64
+	for pfn := mm.PFN(0); pfn < m.MaxPFN(); pfn++ {
+		if o := m.OwnerOf(pfn); o == fill.PageTables {
+			tables++
+			assert.Equal(t, mm.MIGRATE_UNMOVABLE, m.PageblockMigratetype(pfn), "PTE page at %d", pfn)
+			unmovable[uint64(pfn)/mm.PageblockNrPages] = true
+		}
+	}
+	assert.Equal(t, want, tables)
+	assert.GreaterOrEqual(t, len(unmovable), int(want/mm.PageblockNrPages), "the page tables fill unmovable blocks")
+}
