@@ -211,6 +211,9 @@ func (m *Machine) fileWrite(t *sim.Task, f *File, index, nr uint64, gfp GFP, ord
 	for i := index; i < end; {
 		o, slot := m.fileExtent(f, i)
 		head := o.file.pages[slot]
+		if head != NilPFN && !m.dropRacedFolio(t) {
+			break // the allocation stopped at a cond_resched() again
+		}
 		if head == NilPFN {
 			var order Order
 			head, order = m.filemapGetFolio(t, f, i, gfp, orderOf(i, end))
@@ -264,8 +267,12 @@ func (m *Machine) filemapGetFolio(t *sim.Task, f *File, index uint64, gfp GFP, h
 	for order > 0 && m.fileRangeCached(f, index&^(uint64(1)<<order-1), uint64(1)<<order) {
 		order--
 	}
+	// An attempt that stopped at a cond_resched() goes on at its order,
+	// unless pages its folio would cover were cached meanwhile.
+	if _, o, ok := m.pendingAlloc(t); ok && o > order && !m.dropRacedFolio(t) {
+		return NilPFN, o
+	}
 	first := order
-	// An attempt that stopped at a cond_resched() goes on at its order.
 	if _, o, ok := m.pendingAlloc(t); ok && o < order {
 		order = o
 	}
@@ -289,6 +296,33 @@ func (m *Machine) filemapGetFolio(t *sim.Task, f *File, index uint64, gfp GFP, h
 		}
 		order--
 	}
+}
+
+// dropRacedFolio finishes t's allocation stopped at a cond_resched() when
+// the page it was for has been cached meanwhile by another task: the
+// kernel's task is still inside the allocator, and when it gets its
+// folio, filemap_add_folio() finds the index taken (-EEXIST), the folio
+// is put and __filemap_get_folio() looks the index up again ("repeat"),
+// finding the other task's folio. Without this the writer would find the
+// page cached, skip the allocation and return with it still pending,
+// and its caller would repeat the call at the same instant for ever. It
+// returns false if the allocation stopped at a cond_resched() again (the
+// call must be repeated), true otherwise (also when nothing was pending).
+func (m *Machine) dropRacedFolio(t *sim.Task) bool {
+	ts := m.current(t)
+	f := ts.alloc
+	if f == nil {
+		return true
+	}
+	order := f.order
+	pfn := m.allocPagesFinish(t, ts, f)
+	if ts.alloc != nil {
+		return false
+	}
+	if pfn != NilPFN {
+		m.FreePages(t, pfn, order)
+	}
+	return true
 }
 
 func trailingZeros(x uint64) int {
@@ -415,6 +449,9 @@ func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) (don
 	for ; i < index+nr && i < f.Size; i++ {
 		o, slot := m.fileExtent(f, i)
 		if o.file.pages[slot] != NilPFN {
+			if !m.dropRacedFolio(t) {
+				break // cached meanwhile; the allocation stopped again
+			}
 			submit()
 			t.Charge(m.remoteCost(m.cpuNode[t.CPU], m.ZoneOf(o.file.pages[slot]).Node.ID, m.Cost.CopyPage4K/2))
 			m.markAccessed(o.file.pages[slot])

@@ -254,3 +254,50 @@ func TestFilemapClearingStallsOnlyTheFirstOrder(t *testing.T) {
 		})
 	}
 }
+
+// A write whose folio allocation stopped at a cond_resched() while another
+// task cached the same page finishes when it is repeated: its allocation
+// runs on, the folio it gets is put back (filemap_add_folio's -EEXIST),
+// and the write copies into the other task's folio. It used to find the
+// page cached, skip the allocation and return with it still pending, so
+// its caller repeated the call for ever (pgbench's history extension at
+// scale 0.125 with max_write_kb=256 never ended).
+func TestAWriteWhosePageWasCachedWhileItsAllocationWaitedFinishes(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	setup := m.testTask(0)
+	held := takeEveryFreePage(m, setup)
+	require.NotEmpty(t, held)
+	f := m.NewFile("pgbench_history", nil)
+	gfp := GFP_NOFS | __GFP_HIGHMEM | __GFP_MOVABLE | __GFP_NOFAIL
+	steps, pendingSteps := 0, 0
+	var done uint64
+	finished := false
+	freeAt := setup.Now + sim.Millisecond
+	spawn(m, "backend", 1, setup.Now, func(tk *sim.Task) sim.Time {
+		if steps++; steps > 100000 || tk.Now > freeAt+sim.Millisecond {
+			return sim.Exit // still pending long after the page was cached
+		}
+		done += m.IomapFileBufferedWrite(tk, f, done, 2-done, gfp)
+		if m.AllocPending(tk) {
+			pendingSteps++
+			return sim.Resched
+		}
+		finished = true
+		return sim.Exit
+	})
+	spawn(m, "checkpointer", 0, freeAt, func(tk *sim.Task) sim.Time {
+		for _, pfn := range held[:len(held)/4] {
+			m.FreePages(tk, pfn, 0)
+		}
+		require.Equal(t, uint64(2), m.IomapFileBufferedWrite(tk, f, 0, 2, gfp))
+		return sim.Exit
+	})
+	runWorld(t, m, freeAt+2*sim.Millisecond)
+	require.True(t, finished, "the write ended (after %d steps)", steps)
+	assert.Greater(t, pendingSteps, 0, "the backend's allocation stopped at a cond_resched() while memory was short")
+	assert.Equal(t, uint64(2), done, "it wrote both pages")
+	assert.Equal(t, uint64(2), f.Resident(), "into the checkpointer's folio: no second copy is cached")
+	assert.Zero(t, m.Slow.Abandoned, "no allocation was dropped half-way")
+	m.drainAllPages(setup, nil)
+	assert.Equal(t, uint64(len(held)/4-2), m.NrFreePages(), "the backend's folio was put back: only the cached one is allocated")
+}

@@ -626,7 +626,7 @@ func (fs *BuildFS) leafResident(t *sim.Task, c *fsCtx, l int32) res {
 // all there: read_extent_buffer_pages on a new extent buffer, whose pages
 // alloc_eb_folio_array asks for with GFP_NOFS|__GFP_NOFAIL.
 func (fs *BuildFS) readBlock(t *sim.Task, c *fsCtx, idx uint64) res {
-	if fs.M.FileCached(fs.btree, idx, btrfsLeafPages) {
+	if fs.M.FileCached(fs.btree, idx, btrfsLeafPages) && !fs.M.AllocPending(t) {
 		return resDone
 	}
 	fs.M.FileRead(t, fs.btree, idx, btrfsLeafPages, btrfsMetaGFP)
@@ -643,7 +643,7 @@ func (fs *BuildFS) readBlock(t *sim.Task, c *fsCtx, idx uint64) res {
 // writeBlock writes (allocates, dirty) the block at index idx of the btree
 // or the log tree.
 func (fs *BuildFS) writeBlock(t *sim.Task, c *fsCtx, f *mm.File, idx uint64) res {
-	if fs.M.FileCached(f, idx, btrfsLeafPages) {
+	if fs.M.FileCached(f, idx, btrfsLeafPages) && !fs.M.AllocPending(t) {
 		return resDone
 	}
 	fs.M.FileWrite(t, f, idx, btrfsLeafPages, btrfsMetaGFP)
@@ -668,10 +668,12 @@ const (
 // outcome says how a piece that needed an allocation ended.
 func (fs *BuildFS) outcome(t *sim.Task, done bool) res {
 	switch {
+	case fs.M.AllocPending(t):
+		// Also when another task cached the block meanwhile: the
+		// allocation must be finished (the call repeated) first.
+		return resPending
 	case done:
 		return resDone
-	case fs.M.AllocPending(t):
-		return resPending
 	}
 	return resFailed
 }
