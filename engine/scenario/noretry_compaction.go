@@ -36,9 +36,9 @@ package scenario
 //     __GFP_THISNODE exemption (v3 review, "Johannes' approach");
 //
 // The v3 review's filemap.c alternative ("Matthew's approach",
-// Patches.FilemapClearReclaimAfterFirst) is not offered: the model gives
-// it far less than the baseline where the thread measured the same
-// (docs/FIDELITY.md).
+// Patches.FilemapClearReclaimAfterFirst) is not offered yet: measured
+// after the data-file writes and the lock fix it gives 12% less than the
+// baseline where the thread measured 0.8% less (docs/FIDELITY.md).
 //
 // Nothing here sets a number: TPS is commits counted by the sessions over
 // simulated time, latencies are their clocks, the rest is vmstat and the
