@@ -141,6 +141,16 @@ type Controller struct {
 	caughtUpBy string
 	// readBack is ReadBack.
 	readBack time.Duration
+
+	// tt keeps the runs' checkpoints (timetravel.go): nil when the page
+	// has no way back, ttErr then saying why. marks are the runs'
+	// marker readings, one grid per run.
+	tt    Timelines
+	ttErr string
+	marks []markGrid
+	// ends are the times the runs ended at, once they have (0 = not
+	// yet): a run put back before its end still ends there.
+	ends []sim.Time
 }
 
 // remoteJob is a worker's job for run i: where it is, and once over,
@@ -199,6 +209,7 @@ func (c *Controller) restart() {
 	c.st.Time = 0
 	c.traces = nil
 	c.samplers = nil
+	c.tt, c.ttErr, c.marks, c.ends = nil, "", nil, nil
 	c.winWall, c.winSim, c.actual = c.opt.Wall(), 0, 0
 	st, err := c.spec.ParseMap(c.st.Params, c.st.Knobs)
 	if err != nil {
@@ -224,6 +235,7 @@ func (c *Controller) restart() {
 		c.samplers[i] = newSampler(refs)
 		c.traces[i].fill(c.views[i])
 	}
+	c.startTimelines()
 }
 
 func copyParams(p map[string]string) map[string]string {
@@ -244,8 +256,11 @@ func (c *Controller) duration() sim.Time {
 		return 0
 	}
 	var d sim.Time
-	for _, r := range c.runs {
+	for i, r := range c.runs {
 		rd := r.Duration()
+		if rd == 0 && i < len(c.ends) {
+			rd = c.ends[i]
+		}
 		if rd == 0 {
 			return 0
 		}
@@ -302,6 +317,11 @@ func (c *Controller) LoadFragment(frag string) {
 	}
 	c.keepAddress = err != nil && !c.relink
 	c.playing = false
+	if err == nil && c.sameButTime(st) && c.Seek(st.Time) == nil {
+		// Only the link's t moved: the timeline goes there, the runs
+		// are not booted again.
+		return
+	}
 	c.apply(st)
 	if kept {
 		for k, v := range le.Params {
@@ -831,14 +851,18 @@ func (c *Controller) advance(budget time.Duration) int {
 			if d := r.Duration(); d > 0 && until > d {
 				until = d
 			}
-			until = sp.stopAt(until)
+			until = c.marks[i].stopAt(r.Now(), sp.stopAt(until))
 			if before := r.Now(); before < until && !r.Done() {
 				behind = true
-				n += r.Advance(until, c.chunk)
+				n += c.advanceRun(i, until, c.chunk)
 				moved = moved || r.Now() != before || r.Done()
 				c.traces[i].fill(c.views[i])
 			}
 			sp.observe(r)
+			c.marks[i].observe(r)
+			if r.Done() {
+				c.ends[i] = r.Now()
+			}
 		}
 		if !behind || (n == 0 && !moved) {
 			break // there, or a run that cannot move (a bug in it)

@@ -51,6 +51,18 @@ type sampler struct {
 	refs    []counterRef
 	totals  []uint64 // the counters at the latest sample
 	samples []Sample
+	// read are the readings every sample was made from, none merged,
+	// up to the furthest time the run reached (a run put back keeps
+	// those past it): what rebuild makes the series at another time
+	// from.
+	read []reading
+}
+
+// reading is what a sample reads from the run.
+type reading struct {
+	t      sim.Time
+	psi    float64
+	totals []uint64
 }
 
 func newSampler(refs []counterRef) sampler {
@@ -84,10 +96,22 @@ func (s *sampler) observe(r *scenario.Run) {
 }
 
 func (s *sampler) take(v scenario.View, now sim.Time) {
-	sec := float64(now-s.last) / float64(sim.Second)
-	p := Sample{T: now, PSISome10: v.PSIAvg(false)[0], Rates: make([]float64, len(s.refs)), Totals: make([]uint64, len(s.refs))}
+	rd := reading{t: now, psi: v.PSIAvg(false)[0], totals: make([]uint64, len(s.refs))}
 	for i, c := range s.refs {
-		n := uint64(c.read(v))
+		rd.totals[i] = uint64(c.read(v))
+	}
+	if n := len(s.read); n == 0 || s.read[n-1].t < now {
+		s.read = append(s.read, rd)
+	}
+	s.add(rd)
+}
+
+// add makes the sample of a reading.
+func (s *sampler) add(rd reading) {
+	now := rd.t
+	sec := float64(now-s.last) / float64(sim.Second)
+	p := Sample{T: now, PSISome10: rd.psi, Rates: make([]float64, len(s.refs)), Totals: make([]uint64, len(s.refs))}
+	for i, n := range rd.totals {
 		p.Totals[i] = n
 		p.Rates[i] = float64(n-s.totals[i]) / sec
 		s.totals[i] = n
@@ -122,4 +146,22 @@ func (s *sampler) halve() {
 	}
 	s.samples = out
 	s.every *= 2
+}
+
+// rebuild returns the series as it stood when the run was where r is
+// (a run put at another time within the time reached): made again from
+// the readings up to r's time, merged as they were, so it equals the
+// series of a run that went there directly.
+func (s *sampler) rebuild(refs []counterRef, r *scenario.Run) sampler {
+	out := newSampler(refs)
+	out.read = s.read
+	now := r.Now()
+	for _, rd := range s.read {
+		if rd.t > now {
+			break
+		}
+		out.add(rd)
+	}
+	out.observe(r)
+	return out
 }
