@@ -14,6 +14,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -92,6 +93,20 @@ func main() {
 			})
 		})
 		br.ExposeDebug(game.DebugJSON)
+		// The timeline under the maps: a drag asks for many times; the
+		// controller seeks to the latest asked when it next ticks.
+		var asked atomic.Int64
+		asked.Store(-1)
+		tl := br.NewTimeline(func(t sim.Time) {
+			if asked.Swap(int64(t)) < 0 {
+				loop.Do(func(c *app.Controller) {
+					if t := asked.Swap(-1); t >= 0 {
+						_ = c.Seek(sim.Time(t))
+					}
+				})
+			}
+		})
+		game.AfterTick = tl.Update
 		game.AfterFirstMap = func() {
 			go func() {
 				br.Mark("panel")

@@ -268,8 +268,10 @@ func (c *Controller) Span() sim.Time {
 	return max(c.reached(), c.target)
 }
 
-// reached is the furthest time every run has reached: the least of the
+// Reached is the furthest time every run has reached: the least of the
 // runs whose end is not known yet, or the last end.
+func (c *Controller) Reached() sim.Time { return c.reached() }
+
 func (c *Controller) reached() sim.Time {
 	if c.tt == nil {
 		return c.Now()

@@ -92,6 +92,9 @@ type Game struct {
 	// then, so that its first render does not delay the map).
 	AfterFirstMap func()
 	afterDone     bool
+	// AfterTick, if set, is called after every tick with the
+	// controller, on its goroutine (the page's timeline redraws there).
+	AfterTick func(*app.Controller)
 	frames        int
 
 	// keys are the page's keys pressed since the last Update (Key), by
@@ -255,6 +258,9 @@ func (g *Game) tick() {
 	g.lastTick = now
 	g.loop.Tick(dt, SimBudget)
 	ctl := g.loop.Controller()
+	if g.AfterTick != nil {
+		g.AfterTick(ctl)
+	}
 	st := ctl.State()
 	if mode := [2]bool{st.Present, st.Embed}; mode != g.mode || !g.modeSent {
 		g.mode, g.modeSent = mode, true
@@ -395,6 +401,14 @@ func (g *Game) key(k string, mx, my int) {
 		g.loop.Do(func(c *app.Controller) { c.TogglePlay() })
 	case "step":
 		g.loop.Do(func(c *app.Controller) { c.Step() })
+	case "back":
+		g.loop.Do(func(c *app.Controller) { _ = c.StepBack() })
+	case "nextstall", "prevstall":
+		dir := 1
+		if k == "prevstall" {
+			dir = -1
+		}
+		g.loop.Do(func(c *app.Controller) { _, _ = c.NextStall(dir) })
 	case "reset":
 		g.loop.Do(func(c *app.Controller) { c.Reset() })
 	case "faster", "slower":

@@ -296,7 +296,7 @@ func (b *Bridge) WithoutEval(f func() error) error {
 // pageKeys are the keys the page answers, by the KeyboardEvent.key they
 // arrive as, and the name OnKey reports them by.
 var pageKeys = map[string]string{
-	" ": "space", ".": "step", "+": "zoomin", "=": "zoomin", "-": "zoomout", "_": "zoomout",
+	" ": "space", ".": "step", ",": "back", "n": "nextstall", "N": "prevstall", "+": "zoomin", "=": "zoomin", "-": "zoomout", "_": "zoomout",
 	"0": "fit", "1": "onepage", "[": "slower", "]": "faster", "r": "reset", "R": "reset",
 	"p": "present", "P": "present", "t": "text", "T": "text",
 	"ArrowLeft": "left", "ArrowRight": "right", "ArrowUp": "up", "ArrowDown": "down",

@@ -1,0 +1,179 @@
+//go:build browser && !(js && wasm)
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pagesim/pagesim/engine/sim"
+	"github.com/pagesim/pagesim/ui/app"
+)
+
+// timelineSmall is thp-thisnode small enough to play in a test (its three
+// default variants; its guests stall from the first tenth of a second and
+// it ends at 368 ms).
+const timelineSmall = "v1/thp-thisnode?seed=5&guest_gb=30,42&scale=0.01"
+
+// track is the timeline's track as the page reports it: in CSS px of the
+// viewport, and the time it spans.
+type track struct {
+	x, y, w, h float64 // the canvas
+	left, width float64
+	spanNS      int64
+	markers     [][3]int64 // [variant, kind, t ns]
+}
+
+func readTrack(p *Page) track {
+	p.t.Helper()
+	// The strip as drawn for the canvas's present size.
+	p.WaitJS(`(() => { const c = document.getElementById("timeline-canvas"); return c && Math.abs(c.getBoundingClientRect().width - c.dataset.left - c.dataset.width - 12) < 1; })()`)
+	s := Eval[string](p, `(() => { const c = document.getElementById("timeline-canvas"); const r = c.getBoundingClientRect();
+		return JSON.stringify({x: r.left, y: r.top, w: r.width, h: r.height, left: +c.dataset.left, width: +c.dataset.width, span: c.dataset.span, markers: c.dataset.markers}); })()`)
+	var raw struct {
+		X, Y, W, H, Left, Width float64
+		Span, Markers           string
+	}
+	require.NoError(p.t, json.Unmarshal([]byte(s), &raw))
+	tr := track{x: raw.X, y: raw.Y, w: raw.W, h: raw.H, left: raw.Left, width: raw.Width}
+	fmt.Sscan(raw.Span, &tr.spanNS)
+	require.NoError(p.t, json.Unmarshal([]byte(raw.Markers), &tr.markers))
+	return tr
+}
+
+// at is the viewport point of time tNS on the track.
+func (tr track) at(tNS int64) (float64, float64) {
+	return tr.x + tr.left + tr.width*float64(tNS)/float64(tr.spanNS), tr.y + tr.h/3
+}
+
+// stalls are the times of the track's allocation stall markers, sorted.
+func (tr track) stalls() []int64 {
+	var out []int64
+	for _, m := range tr.markers {
+		if m[1] == int64(app.MarkStall) && !slices.Contains(out, m[2]) {
+			out = append(out, m[2])
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// timeOf is the time a debug report shows.
+func timeOf(d Debug) sim.Time { return sim.Time(d.NowNS) }
+
+func mouse(p *Page, typ input.DispatchMouseEventType, x, y float64) {
+	p.t.Helper()
+	// The left button, held (buttons 1) while it moves.
+	opt := []chromedp.MouseOption{chromedp.ButtonLeft, func(e *input.DispatchMouseEventParams) {
+		e.ClickCount, e.Buttons = 1, 1
+		if typ == input.DispatchMouseEventTypeMouseReleased {
+			e.Buttons = 0
+		}
+	}}
+	require.NoError(p.t, chromedp.Do(p.ctx, chromedp.MouseEvent(typ, x, y, opt...)))
+}
+
+// seen is what a page shows at a time: its link, status line, result
+// table and live numbers.
+func seen(p *Page) []string {
+	p.t.Helper()
+	d := p.WaitSettled()
+	return []string{d.Link, p.Text("status"), p.Text("results"), p.Text("live")}
+}
+
+// The timeline under the maps: dragging it back and forward, `,`, n and N,
+// and a link's t each put the page where a fresh page opened at that
+// time is (the same link, status line, table and live numbers), every
+// variant at that time, and paused stays paused.
+func TestTheTimelineScrubsToWhatAFreshPageShows(t *testing.T) {
+	p := OpenWithin(t, timelineSmall+"&t=0.3", 6*time.Minute)
+	d := p.WaitSettled()
+	require.Equal(t, int64(300e6), d.NowNS)
+	gen := d.Gen
+	tr := readTrack(p)
+	require.NotEmpty(t, tr.stalls(), "the stalls are marked")
+
+	fresh := func(link string) []string {
+		q := Open(t, link)
+		defer q.Close()
+		return seen(q)
+	}
+	check := func(what string) {
+		t.Helper()
+		d := p.WaitSettled()
+		assert.False(t, d.Playing, "%s: paused stays paused", what)
+		got := seen(p)
+		assert.Contains(t, got[0], "t="+app.FormatSeconds(timeOf(d)), what)
+		assert.Equal(t, fresh(got[0]), got, what)
+	}
+
+	// Drag from 0.25 s back to about 0.1 s, through 0.2 s.
+	x, y := tr.at(250e6)
+	mouse(p, input.DispatchMouseEventTypeMousePressed, x, y)
+	x, y = tr.at(200e6)
+	mouse(p, input.DispatchMouseEventTypeMouseMoved, x, y)
+	x, y = tr.at(100e6)
+	mouse(p, input.DispatchMouseEventTypeMouseMoved, x, y)
+	mouse(p, input.DispatchMouseEventTypeMouseReleased, x, y)
+	p.WaitJS(`Math.abs(JSON.parse(window.pagesimDebug()).nowNs - 100e6) < 2e6`)
+	check("dragged back")
+	assert.Equal(t, gen, p.Debug().Gen, "no restart")
+
+	// Forward again, within the time reached (the track spans it until
+	// the run's end is known; a click within 5 px of a marker lands on
+	// the marker).
+	tr = readTrack(p)
+	require.Equal(t, int64(300e6), tr.spanNS)
+	x, y = tr.at(280e6)
+	mouse(p, input.DispatchMouseEventTypeMousePressed, x, y)
+	mouse(p, input.DispatchMouseEventTypeMouseReleased, x, y)
+	px := float64(tr.spanNS) / tr.width
+	p.WaitJS(fmt.Sprintf(`Math.abs(JSON.parse(window.pagesimDebug()).nowNs - 280e6) < %f`, 6*px))
+	check("clicked forward")
+
+	// `,` steps back by the step size.
+	before := p.WaitSettled().NowNS
+	// At x1 (the page's default speed) a step is a 60 Hz frame: 16 ms.
+	step := int64(16e6)
+	p.Press(',')
+	p.WaitJS(fmt.Sprintf(`JSON.parse(window.pagesimDebug()).nowNs == %d`, before-step))
+	check("one step back")
+
+	// n and N: the next and previous stall.
+	tr = readTrack(p)
+	st := tr.stalls()
+	now := p.WaitSettled().NowNS
+	i := sort.Search(len(st), func(i int) bool { return st[i] > now })
+	require.Less(t, i, len(st), "a stall after %d", now)
+	p.Press('n')
+	p.WaitJS(fmt.Sprintf(`JSON.parse(window.pagesimDebug()).nowNs == %d`, st[i]))
+	check("the next stall")
+	p.Press('N')
+	require.Positive(t, i)
+	p.WaitJS(fmt.Sprintf(`JSON.parse(window.pagesimDebug()).nowNs == %d`, st[i-1]))
+	check("the previous stall")
+
+	// A click on a marker jumps to it.
+	tr = readTrack(p)
+	x, y = tr.at(st[0])
+	mouse(p, input.DispatchMouseEventTypeMousePressed, x+2, y)
+	mouse(p, input.DispatchMouseEventTypeMouseReleased, x+2, y)
+	p.WaitJS(fmt.Sprintf(`JSON.parse(window.pagesimDebug()).nowNs == %d`, st[0]))
+
+	// The link's t: edited in the address bar, the page goes there.
+	link := strings.Replace(p.WaitSettled().Link, "t="+app.FormatSeconds(timeOf(p.Debug())), "t=0.042", 1)
+	Eval[bool](p, fmt.Sprintf(`(() => { location.hash = %q; return true; })()`, link))
+	p.WaitJS(`JSON.parse(window.pagesimDebug()).nowNs == 42e6`)
+	check("the link's t")
+	assert.Equal(t, gen, p.Debug().Gen, "no restart")
+}
