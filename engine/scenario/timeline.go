@@ -200,6 +200,27 @@ func (tl *Timeline) Seek(t sim.Time) error {
 	return nil
 }
 
+// Adopt makes r the live run: the same run as the live one (same
+// scenario, settings, variant and seed), advanced elsewhere to a later
+// time (the page's engine workers catch up to a link's time and send the
+// run back). A checkpoint is taken where r stands; a time between the
+// live run's and r's is then reached from the checkpoint before it, the
+// start if none, by replaying.
+func (tl *Timeline) Adopt(r *Run) error {
+	if r.Now() < tl.live.Now() {
+		return fmt.Errorf("the run to adopt is at %v, behind the live run's %v", r.Now(), tl.live.Now())
+	}
+	tl.frontier = max(tl.frontier, tl.live.Now())
+	tl.live = r
+	if r.Now() > tl.points[len(tl.points)-1].at && !r.Done() {
+		if err := tl.take(); err != nil {
+			return err
+		}
+	}
+	tl.frontier = max(tl.frontier, r.Now())
+	return nil
+}
+
 // Frontier is the furthest time the timeline's live run has reached.
 func (tl *Timeline) Frontier() sim.Time { return max(tl.frontier, tl.live.Now()) }
 

@@ -167,3 +167,27 @@ func TestSeekingBackAndPlayingOnReachesTheSameEnd(t *testing.T) {
 	assert.Len(t, tl.Checkpoints(), len(cps)+3, "past the frontier, one every 20 ms again")
 	assert.ErrorIs(t, tl.Seek(tl.Frontier()+1), errAhead)
 }
+
+// A run advanced elsewhere (a worker's) and adopted is the live run: the
+// times before it are reached by replaying from the start, the times
+// after it as the run goes on, all as the run itself had them.
+func TestATimelineAdoptsARunAdvancedElsewhere(t *testing.T) {
+	newRun := smallTHPRun(t)
+	tl, err := NewTimeline(newRun(), TimelineOptions{Every: 20 * sim.Millisecond})
+	require.NoError(t, err)
+	far := newRun()
+	far.Advance(150*sim.Millisecond, 1<<62)
+	require.NoError(t, tl.Adopt(far))
+	assert.Equal(t, []sim.Time{0, 150 * sim.Millisecond}, tl.Checkpoints())
+	assert.Equal(t, 150*sim.Millisecond, tl.Frontier())
+	_, err = tl.Advance(200*sim.Millisecond, 1<<62)
+	require.NoError(t, err)
+	for _, at := range []sim.Time{0, 97 * sim.Millisecond, 150 * sim.Millisecond, 171 * sim.Millisecond, 200 * sim.Millisecond} {
+		got, err := tl.At(at)
+		require.NoError(t, err)
+		want := newRun()
+		want.Advance(at, 1<<62)
+		assert.Equal(t, digest(t, want), digest(t, got), "at %v", at)
+	}
+	assert.Error(t, tl.Adopt(newRun()), "a run behind the live one")
+}

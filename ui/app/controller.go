@@ -162,6 +162,7 @@ type remoteJob struct {
 	run     *scenario.Run
 	sampler sampler
 	trace   traceRing
+	marks   markGrid
 }
 
 // NewController returns a controller showing the catalog's defaults.

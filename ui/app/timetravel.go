@@ -65,6 +65,9 @@ type Timelines interface {
 	// Frontier is the furthest time run i has reached (its end, once
 	// it has ended).
 	Frontier(i int) sim.Time
+	// Adopt makes r run i: the same run, advanced elsewhere to a later
+	// time (the engine workers' catch-up to a link's time).
+	Adopt(i int, r *scenario.Run) error
 }
 
 // localTimelines keeps every run's scenario.Timeline on the caller's
@@ -92,6 +95,8 @@ func (lt *localTimelines) Advance(i int, until sim.Time, maxEvents int) (int, er
 func (lt *localTimelines) Run(i int) *scenario.Run { return lt.tls[i].Run() }
 
 func (lt *localTimelines) Frontier(i int) sim.Time { return lt.tls[i].Frontier() }
+
+func (lt *localTimelines) Adopt(i int, r *scenario.Run) error { return lt.tls[i].Adopt(r) }
 
 func (lt *localTimelines) Seek(t sim.Time) (bool, error) {
 	changed := false
@@ -426,4 +431,20 @@ func (c *Controller) sameButTime(st State) bool {
 	a, b := st, c.st
 	a.Time, b.Time = 0, 0
 	return c.cat.Encode(a) == c.cat.Encode(b)
+}
+
+// adoptRuns gives the timelines the runs the engine workers caught up
+// (worker.go): the way back from there replays from the start, or from
+// a checkpoint the page took on its own since.
+func (c *Controller) adoptRuns() {
+	if c.tt == nil {
+		return
+	}
+	for i, r := range c.runs {
+		if err := c.tt.Adopt(i, r); err != nil {
+			c.ttErr = "the timeline stopped: " + err.Error()
+			c.tt = nil
+			return
+		}
+	}
 }

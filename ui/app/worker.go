@@ -66,6 +66,25 @@ type workerSeries struct {
 	Samples           []Sample
 	Read              uint64
 	Trace             []mm.TraceEvent
+	// Readings are the sampler's readings and Marks the marker grid's
+	// points (timetravel.go): what the timeline goes back with.
+	Readings []wireReading
+	Marks    []wireMark
+}
+
+// wireReading is a reading as it crosses.
+type wireReading struct {
+	T      sim.Time
+	PSI    float64
+	Totals []uint64
+}
+
+// wireMark is a marker grid's point as it crosses.
+type wireMark struct {
+	T          sim.Time
+	N          [nrMarkKinds - 1]uint64
+	PhaseStart sim.Time
+	Phase      string
 }
 
 // errJobStopped is RunWorkerJob's error when its caller stopped it.
@@ -92,15 +111,17 @@ func RunWorkerJob(cat *Catalog, job WorkerJob, yield func(now sim.Time) bool) ([
 	}
 	sp := newSampler(chartRefs(spec))
 	var tr traceRing
+	var marks markGrid
 	v := r.View()
 	tr.fill(v)
 	for {
 		sp.observe(r)
+		marks.observe(r)
 		until := job.Until
 		if d := r.Duration(); d > 0 && until > d {
 			until = d
 		}
-		until = sp.stopAt(until)
+		until = marks.stopAt(r.Now(), sp.stopAt(until))
 		if r.Now() >= until || r.Done() {
 			break
 		}
@@ -108,6 +129,7 @@ func RunWorkerJob(cat *Catalog, job WorkerJob, yield func(now sim.Time) bool) ([
 		n := r.Advance(until, 1<<16)
 		tr.fill(v)
 		sp.observe(r)
+		marks.observe(r)
 		if n == 0 && r.Now() == before && !r.Done() {
 			return nil, fmt.Errorf("the run does not move at %v", r.Now())
 		}
@@ -129,6 +151,12 @@ func RunWorkerJob(cat *Catalog, job WorkerJob, yield func(now sim.Time) bool) ([
 	}
 	ws := workerSeries{Every: sp.every, Next: sp.next, Last: sp.last, Done: sp.done,
 		Totals: sp.totals, Samples: sp.samples, Read: tr.read, Trace: tr.events()}
+	for _, rd := range sp.read {
+		ws.Readings = append(ws.Readings, wireReading{rd.t, rd.psi, rd.totals})
+	}
+	for _, p := range marks.points {
+		ws.Marks = append(ws.Marks, wireMark{p.t, p.n, p.phaseStart, p.phase})
+	}
 	var b bytes.Buffer
 	b.Write(make([]byte, 8))
 	if err := gob.NewEncoder(&b).Encode(&ws); err != nil {
@@ -141,32 +169,42 @@ func RunWorkerJob(cat *Catalog, job WorkerJob, yield func(now sim.Time) bool) ([
 
 // decodeWorkerRun reads a payload of RunWorkerJob: the run, and its
 // sampler and trace ring for the charts' refs.
-func decodeWorkerRun(payload []byte, refs []counterRef) (*scenario.Run, sampler, traceRing, error) {
+func decodeWorkerRun(payload []byte, refs []counterRef) (*scenario.Run, sampler, traceRing, markGrid, error) {
 	if len(payload) < 8 {
-		return nil, sampler{}, traceRing{}, errors.New("a worker's reply is cut short")
+		return nil, sampler{}, traceRing{}, markGrid{}, errors.New("a worker's reply is cut short")
 	}
 	n := binary.LittleEndian.Uint64(payload)
 	if n > uint64(len(payload)-8) {
-		return nil, sampler{}, traceRing{}, errors.New("a worker's reply is cut short")
+		return nil, sampler{}, traceRing{}, markGrid{}, errors.New("a worker's reply is cut short")
 	}
 	var ws workerSeries
 	if err := gob.NewDecoder(bytes.NewReader(payload[8 : 8+n])).Decode(&ws); err != nil {
-		return nil, sampler{}, traceRing{}, fmt.Errorf("a worker's series: %w", err)
+		return nil, sampler{}, traceRing{}, markGrid{}, fmt.Errorf("a worker's series: %w", err)
 	}
 	if len(ws.Totals) != len(refs) {
-		return nil, sampler{}, traceRing{}, errors.New("a worker's series has other counters")
+		return nil, sampler{}, traceRing{}, markGrid{}, errors.New("a worker's series has other counters")
 	}
 	r, err := scenario.DecodeRun(payload[8+n:])
 	if err != nil {
-		return nil, sampler{}, traceRing{}, err
+		return nil, sampler{}, traceRing{}, markGrid{}, err
 	}
 	sp := sampler{every: ws.Every, next: ws.Next, last: ws.Last, done: ws.Done, refs: refs, totals: ws.Totals, samples: ws.Samples}
+	for _, rd := range ws.Readings {
+		if len(rd.Totals) != len(refs) {
+			return nil, sampler{}, traceRing{}, markGrid{}, errors.New("a worker's readings have other counters")
+		}
+		sp.read = append(sp.read, reading{rd.T, rd.PSI, rd.Totals})
+	}
+	var marks markGrid
+	for _, p := range ws.Marks {
+		marks.points = append(marks.points, markPoint{p.T, p.N, p.PhaseStart, p.Phase})
+	}
 	var tr traceRing
 	for i := range ws.Trace {
 		tr.push(&ws.Trace[i])
 	}
 	tr.read = ws.Read
-	return r, sp, tr, nil
+	return r, sp, tr, marks, nil
 }
 
 // events returns the kept events, oldest first.
@@ -228,13 +266,13 @@ func (c *Controller) pollRemote() {
 				return
 			}
 			start := c.opt.Wall()
-			r, sp, tr, err := decodeWorkerRun(rep.Payload, chartRefs(c.spec))
+			r, sp, tr, marks, err := decodeWorkerRun(rep.Payload, chartRefs(c.spec))
 			c.readBack = max(c.readBack, c.opt.Wall()-start)
 			if err != nil {
 				c.giveUpRemote("a worker's run does not read back: " + err.Error())
 				return
 			}
-			j.over, j.run, j.sampler, j.trace = true, r, sp, tr
+			j.over, j.run, j.sampler, j.trace, j.marks = true, r, sp, tr, marks
 		}
 	}
 	for _, j := range c.remote {
@@ -244,8 +282,12 @@ func (c *Controller) pollRemote() {
 	}
 	for i, j := range c.remote {
 		c.runs[i], c.views[i] = j.run, j.run.View()
-		c.samplers[i], c.traces[i] = j.sampler, j.trace
+		c.samplers[i], c.traces[i], c.marks[i] = j.sampler, j.trace, j.marks
+		if j.run.Done() {
+			c.ends[i] = j.run.Now()
+		}
 	}
+	c.adoptRuns()
 	c.remote = nil
 	c.caughtUpBy = "workers"
 	c.version++

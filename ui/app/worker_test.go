@@ -114,3 +114,19 @@ func TestAFailedWorkerLeavesTheCatchUpToTheMainThread(t *testing.T) {
 	assert.Equal(t, []uint64{1, 2}, w.canceled)
 	assert.False(t, c.Restoring())
 }
+
+// After the workers' catch-up the timeline holds what the main thread's
+// gives: the same markers, and going back shows the same page.
+func TestTheTimelineGoesBackFromTheWorkersCatchUp(t *testing.T) {
+	main := catchUp(t, nil)
+	off := catchUp(t, &syncWorkers{})
+	require.Equal(t, "workers", off.CaughtUpBy())
+	require.Empty(t, off.TimelineOff())
+	assert.NotEmpty(t, main.Markers())
+	assert.Equal(t, main.Markers(), off.Markers())
+	for _, c := range []*Controller{main, off} {
+		require.NoError(t, c.Seek(120*sim.Millisecond))
+		tickUntilCaughtUp(t, c, time.Hour)
+	}
+	assert.Equal(t, pageOf(t, main), pageOf(t, off))
+}

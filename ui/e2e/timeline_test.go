@@ -5,6 +5,8 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -28,7 +30,7 @@ const timelineSmall = "v1/thp-thisnode?seed=5&guest_gb=30,42&scale=0.01"
 // track is the timeline's track as the page reports it: in CSS px of the
 // viewport, and the time it spans.
 type track struct {
-	x, y, w, h float64 // the canvas
+	x, y, w, h  float64 // the canvas
 	left, width float64
 	spanNS      int64
 	markers     [][3]int64 // [variant, kind, t ns]
@@ -176,4 +178,50 @@ func TestTheTimelineScrubsToWhatAFreshPageShows(t *testing.T) {
 	p.WaitJS(`JSON.parse(window.pagesimDebug()).nowNs == 42e6`)
 	check("the link's t")
 	assert.Equal(t, gen, p.Debug().Gen, "no restart")
+}
+
+// TestTheTimelinesJumpAtEachScale plays thp-thisnode's default run (seed
+// 1, its default variants) to its end at the top speed at each scale of
+// PAGESIM_SCALES (default: the page's), then clicks the timeline at 15
+// times drawn at random and logs how long each jump took to show (from
+// the click until the page has settled at the new time: restore every
+// variant's checkpoint before it, replay, redraw), their median and
+// their maximum: the figures of docs/PERFORMANCE.md, "The page's
+// timeline". A measurement: it runs only with PAGESIM_MEASURE=1.
+func TestTheTimelinesJumpAtEachScale(t *testing.T) {
+	measurement(t)
+	scales := os.Getenv("PAGESIM_SCALES")
+	if scales == "" {
+		cat, err := app.DefaultCatalog()
+		require.NoError(t, err)
+		s, ok := cat.Lookup("thp-thisnode")
+		require.True(t, ok)
+		scales = s.PageParams["scale"]
+	}
+	for _, sc := range strings.Split(scales, ",") {
+		t.Run(sc, func(t *testing.T) {
+			p := OpenWithin(t, "v1/thp-thisnode?seed=1&x=1000&scale="+sc, 20*time.Minute)
+			p.t = t
+			p.WaitSettled()
+			p.Click("play")
+			p.WaitJSWithin(`JSON.parse(window.pagesimDebug()).ended`, 15*time.Minute)
+			p.WaitSettled()
+			tr := readTrack(p)
+			rnd := rand.New(rand.NewSource(1))
+			var ms []float64
+			for range 15 {
+				before := p.Debug().NowNS
+				x, y := tr.at(rnd.Int63n(tr.spanNS))
+				t0 := Eval[float64](p, `performance.now()`)
+				mouse(p, input.DispatchMouseEventTypeMousePressed, x, y)
+				mouse(p, input.DispatchMouseEventTypeMouseReleased, x, y)
+				p.WaitJSWithin(fmt.Sprintf(`(() => { const d = JSON.parse(window.pagesimDebug()); return d.settled && d.nowNs != %d; })()`, before), 2*time.Minute)
+				ms = append(ms, Eval[float64](p, `performance.now()`)-t0)
+			}
+			sorted := slices.Clone(ms)
+			slices.Sort(sorted)
+			t.Logf("scale %s: %d jumps over %.3f simulated s, median %.0f ms, max %.0f ms (each: %.0f)",
+				sc, len(ms), float64(tr.spanNS)/1e9, sorted[len(sorted)/2], sorted[len(sorted)-1], ms)
+		})
+	}
 }

@@ -95,7 +95,7 @@ type Game struct {
 	// AfterTick, if set, is called after every tick with the
 	// controller, on its goroutine (the page's timeline redraws there).
 	AfterTick func(*app.Controller)
-	frames        int
+	frames    int
 
 	// keys are the page's keys pressed since the last Update (Key), by
 	// jsbridge's names; guarded by keyMu.
