@@ -452,12 +452,34 @@ func (p *Page) saveScreenshot() {
 }
 
 // Goto changes the fragment as a user editing the address bar would, and
-// waits until the page has restarted its runs for it.
+// waits until the page has restarted its runs for it, or, for a link
+// whose t alone differs, until the timeline has moved there.
 func (p *Page) Goto(frag string) {
 	p.t.Helper()
-	gen := p.Debug().Gen
+	d := p.Debug()
 	Eval[bool](p, fmt.Sprintf(`(() => { location.hash = %q; return true; })()`, frag))
-	p.WaitJS(fmt.Sprintf(`JSON.parse(window.pagesimDebug()).gen > %d`, gen))
+	// A link that differs in its t alone moves the timeline there
+	// without booting again (the version moves, the generation not).
+	sameButTime := func(l string) string {
+		i := strings.Index(l, "&t=")
+		if i < 0 {
+			i = strings.Index(l, "?t=")
+		}
+		if i < 0 {
+			return l
+		}
+		i++
+		j := strings.IndexByte(l[i:], '&')
+		if j < 0 {
+			return l[:i]
+		}
+		return l[:i] + l[i+j+1:]
+	}
+	if sameButTime(frag) == sameButTime(d.Link) {
+		p.WaitJS(fmt.Sprintf(`JSON.parse(window.pagesimDebug()).version != %d`, d.Version))
+		return
+	}
+	p.WaitJS(fmt.Sprintf(`JSON.parse(window.pagesimDebug()).gen > %d`, d.Gen))
 }
 
 // Eval evaluates a JavaScript expression and decodes its value into T.
