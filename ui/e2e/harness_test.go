@@ -461,19 +461,13 @@ func (p *Page) Goto(frag string) {
 	// A link that differs in its t alone moves the timeline there
 	// without booting again (the version moves, the generation not).
 	sameButTime := func(l string) string {
-		i := strings.Index(l, "&t=")
-		if i < 0 {
-			i = strings.Index(l, "?t=")
-		}
-		if i < 0 {
+		path, query, _ := strings.Cut(l, "?")
+		q, err := url.ParseQuery(query)
+		if err != nil {
 			return l
 		}
-		i++
-		j := strings.IndexByte(l[i:], '&')
-		if j < 0 {
-			return l[:i]
-		}
-		return l[:i] + l[i+j+1:]
+		q.Del("t")
+		return path + "?" + q.Encode()
 	}
 	if sameButTime(frag) == sameButTime(d.Link) {
 		p.WaitJS(fmt.Sprintf(`JSON.parse(window.pagesimDebug()).version != %d`, d.Version))

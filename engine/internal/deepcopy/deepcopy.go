@@ -438,6 +438,11 @@ func (c *copier) mapValue(src reflect.Value) reflect.Value {
 type pack struct {
 	capacity int
 	data     []byte
+	// strs holds the strings the array's elements hold: compressed,
+	// their headers are bytes the collector does not see, so the
+	// strings' bytes are kept alive here, for Unpack's copies to point
+	// at.
+	strs []string
 }
 
 // packState is what a packed copy keeps beside its graph.
@@ -460,7 +465,13 @@ func (c *copier) deflate(full reflect.Value, sz uintptr) int {
 	w.Write(planes(unsafe.Slice((*byte)(full.UnsafePointer()), sz), int(t.Elem().Size())))
 	w.Close()
 	ph := reflect.MakeSlice(t, 1, 1)
-	c.packs[ph.UnsafePointer()] = &pack{capacity: full.Cap(), data: b.Bytes()}
+	pk := &pack{capacity: full.Cap(), data: b.Bytes()}
+	if !pointerFree(t.Elem()) {
+		for i := range full.Len() {
+			pk.strs = appendStrings(pk.strs, full.Index(i))
+		}
+	}
+	c.packs[ph.UnsafePointer()] = pk
 	addr := full.Pointer()
 	reg := len(c.regions)
 	c.memo[objKey{addr, t}] = reg
@@ -519,7 +530,17 @@ func (c *copier) inflate(src reflect.Value, p *pack) int {
 	if _, err := io.ReadFull(c.fr, buf); err != nil {
 		c.fail("a packed array does not inflate: " + err.Error())
 	}
-	unplanes(unsafe.Slice((*byte)(nv.UnsafePointer()), sz), buf, int(t.Elem().Size()))
+	if pointerFree(t.Elem()) {
+		unplanes(unsafe.Slice((*byte)(nv.UnsafePointer()), sz), buf, int(t.Elem().Size()))
+	} else {
+		// Elements with strings: copied as typed values (with the
+		// collector's write barriers) from the bytes, whose strings
+		// p.strs keeps alive.
+		raw := make([]byte, sz)
+		unplanes(raw, buf, int(t.Elem().Size()))
+		reflect.Copy(nv, reflect.NewAt(reflect.ArrayOf(p.capacity, t.Elem()), unsafe.Pointer(&raw[0])).Elem().Slice(0, p.capacity))
+		runtime.KeepAlive(p.strs)
+	}
 	addr := src.Pointer()
 	reg := len(c.regions)
 	c.memo[objKey{addr, t}] = reg
@@ -543,7 +564,9 @@ type Packed[T any] struct {
 }
 
 // Pack returns a packed copy of the graph *root reaches: as Copy, but
-// each pointer-free slice array of at least minBytes (not held in a map)
+// each slice array of at least minBytes (not held in a map) whose
+// elements hold no pointer at all (a string is a pointer here: its bytes
+// would be out of the collector's sight while packed, and freed)
 // is compressed with flate at BestSpeed, as byte planes of differences
 // (planes). A graph with a pointer or a
 // sub-slice into such an array is refused (Copy takes it).
@@ -664,6 +687,46 @@ func plain(t reflect.Type) bool {
 	}
 	plainCache.Store(t, p)
 	return p
+}
+
+// appendStrings appends the strings v (a plain value) holds.
+func appendStrings(out []string, v reflect.Value) []string {
+	switch v.Kind() {
+	case reflect.String:
+		if v.Len() > 0 {
+			out = append(out, v.String())
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			out = appendStrings(out, v.Index(i))
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if !pointerFree(v.Type().Field(i).Type) {
+				out = appendStrings(out, v.Field(i))
+			}
+		}
+	}
+	return out
+}
+
+// pointerFree reports whether a value of type t holds no pointer at
+// all, a string's included: what Pack may compress as bytes.
+func pointerFree(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.String:
+		return false
+	case reflect.Array:
+		return t.Len() == 0 || pointerFree(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !pointerFree(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return plain(t)
 }
 
 func funcName(v reflect.Value) string {

@@ -1,6 +1,9 @@
 package deepcopy
 
 import (
+	"bytes"
+	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -226,4 +229,44 @@ func TestBytePlanesGiveTheArrayBack(t *testing.T) {
 		unplanes(got, planes(b, size), size)
 		assert.Equal(t, b, got, "elements of %d bytes", size)
 	}
+}
+
+type namedEvent struct {
+	at   int64
+	comm string
+}
+
+type eventLog struct{ events []namedEvent }
+
+// An array whose elements hold strings packs too (a machine's tracepoint
+// ring: each event's comm): the strings built at run time stay alive
+// while only the packed copy holds them, through collections, and the
+// unpacked copy reads them back. (Without pack.strs the collector
+// finds a bad pointer: GODEBUG=clobberfree=1 makes it certain.)
+func TestAPackedArrayKeepsItsStringsAlive(t *testing.T) {
+	l := &eventLog{events: make([]namedEvent, 2000)}
+	for i := range l.events {
+		l.events[i] = namedEvent{at: int64(i), comm: "kworker/" + strconv.Itoa(i%97) + ":" + strconv.Itoa(i)}
+	}
+	want, err := Digest(l)
+	require.NoError(t, err)
+	p, err := Pack(l, 512)
+	require.NoError(t, err)
+	assert.Len(t, p.state.packs, 1, "the array is packed")
+	l = nil
+	for range 3 {
+		runtime.GC()
+		garbage := make([][]byte, 0, 1000)
+		for i := range 1000 {
+			garbage = append(garbage, bytes.Repeat([]byte{byte(i)}, 64))
+		}
+		_ = garbage
+	}
+	u, _, err := p.Unpack()
+	require.NoError(t, err)
+	runtime.GC()
+	got, err := Digest(u)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Equal(t, "kworker/3:1943", u.events[1943].comm)
 }
