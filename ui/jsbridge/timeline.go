@@ -49,8 +49,9 @@ type timelineKey struct {
 	present      bool
 }
 
-// Timeline colours: one per kind (app.MarkKind's order), on the page's
-// dark background; the lanes of a variant's row from the top.
+// markColours are the markers' colours, one per kind (app.MarkKind's
+// order), on the page's dark background; the lanes of a variant's row
+// follow the same order from the top.
 var markColours = [...]string{"#ff7043", "#56b4e9", "#cc79a7", "#f0e442", "#ff1744", "#ff9b6b", "#e6e6e6"}
 
 const (
