@@ -118,8 +118,8 @@ func TestAFailedWorkerLeavesTheCatchUpToTheMainThread(t *testing.T) {
 // After the workers' catch-up the timeline holds what the main thread's
 // gives: the same markers, and going back shows the same page.
 func TestTheTimelineGoesBackFromTheWorkersCatchUp(t *testing.T) {
-	main := catchUp(t, nil)
-	off := catchUp(t, &syncWorkers{})
+	main := catchUp(t, nil, workerLink)
+	off := catchUp(t, &syncWorkers{}, workerLink)
 	require.Equal(t, "workers", off.CaughtUpBy())
 	require.Empty(t, off.TimelineOff())
 	assert.NotEmpty(t, main.Markers())
