@@ -606,6 +606,22 @@ func Decode[T any](b []byte) (root *T, err error) {
 	}
 	// Each object takes at least two bytes to describe.
 	n := d.int(uint64(len(d.b)) / 2)
+	// Every object's contents follow the objects' list, each taking at
+	// least wireMin bytes: an object is refused before it is allocated
+	// when the bytes left cannot hold it and the ones before it, so a
+	// hostile count (2^40 elements) costs nothing and what Decode
+	// allocates stays within a multiple of the encoding's size.
+	left := uint64(len(d.b))
+	claim := func(cnt uint64, t reflect.Type) {
+		per := max(wireMin(t), 1)
+		if t.Size() == 0 {
+			per = 0
+		}
+		if per > 0 && cnt > left/per {
+			d.fail("an object larger than its encoding can hold")
+		}
+		left -= cnt * per
+	}
 	for range n {
 		t := d.typ()
 		cnt := d.int(uint64(1) << 40)
@@ -615,12 +631,11 @@ func Decode[T any](b []byte) (root *T, err error) {
 			if cnt == 0 {
 				d.fail("an array of no elements")
 			}
-			if es := t.Elem().Size(); es > 0 && uintptr(cnt) > uintptr(len(b))*64/es+1<<20 {
-				d.fail("an array larger than its encoding can hold")
-			}
+			claim(uint64(cnt), t.Elem())
 			v = reflect.MakeSlice(t, cnt, cnt)
 			sz = t.Elem().Size() * uintptr(cnt)
 		} else {
+			claim(1, t)
 			v = reflect.New(t)
 			sz = t.Size()
 		}
@@ -650,19 +665,50 @@ func Decode[T any](b []byte) (root *T, err error) {
 	return out.Interface().(*T), nil
 }
 
-// at returns the address of sz bytes at an object and offset read from
-// the bytes, or nil for a nil pointer.
-func (d *decoder) at(sz uintptr) unsafe.Pointer {
+// at returns the address of cnt values of es bytes each at an object
+// and offset read from the bytes, or nil for a nil pointer. The size is
+// compared by division: es*cnt can wrap around (2^16-byte elements and a
+// capacity of 2^48), which would let a slice reach past its object.
+func (d *decoder) at(es, cnt uintptr) unsafe.Pointer {
 	obj := d.int(uint64(len(d.base)))
 	if obj == 0 {
 		return nil
 	}
 	off := uintptr(d.int(1 << 48))
-	if off+sz > d.size[obj-1] || off > d.size[obj-1] {
+	size := d.size[obj-1]
+	if off > size || es > 0 && cnt > (size-off)/es {
 		d.fail("a pointer past its object's end")
 	}
 	return unsafe.Add(d.base[obj-1], off)
 }
+
+// wireMin is the fewest bytes Encode writes for a value of type t (a
+// nil pointer, slice, map, interface or func and an empty string are
+// one byte each).
+func wireMin(t reflect.Type) uint64 {
+	if v, ok := wireMinCache.Load(t); ok {
+		return v.(uint64)
+	}
+	var m uint64
+	switch {
+	case rawable(t):
+		m = uint64(t.Size())
+	case t.Kind() == reflect.Struct:
+		for i := range t.NumField() {
+			if t.Field(i).Tag.Get("deepcopy") != "-" {
+				m += wireMin(t.Field(i).Type)
+			}
+		}
+	case t.Kind() == reflect.Array:
+		m = uint64(t.Len()) * wireMin(t.Elem())
+	default:
+		m = 1
+	}
+	wireMinCache.Store(t, m)
+	return m
+}
+
+var wireMinCache sync.Map // reflect.Type -> uint64
 
 type sliceHeader struct {
 	data     unsafe.Pointer
@@ -694,7 +740,7 @@ func (d *decoder) value(v reflect.Value) {
 			*(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr())) = p
 			return
 		}
-		if p := d.at(t.Elem().Size()); p != nil {
+		if p := d.at(t.Elem().Size(), 1); p != nil {
 			*(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr())) = p
 		}
 	case reflect.Struct:
@@ -723,7 +769,7 @@ func (d *decoder) value(v reflect.Value) {
 			settable(v).Set(reflect.MakeSlice(t, 0, 0))
 			return
 		}
-		p := d.at(t.Elem().Size() * uintptr(capacity))
+		p := d.at(t.Elem().Size(), uintptr(capacity))
 		if p == nil {
 			d.fail("a slice of no array")
 		}
@@ -732,6 +778,9 @@ func (d *decoder) value(v reflect.Value) {
 		n1 := d.int(uint64(len(d.b)) + 1)
 		if n1 == 0 {
 			return
+		}
+		if per := wireMin(t.Key()) + wireMin(t.Elem()); per > 0 && uint64(n1-1) > uint64(len(d.b))/per {
+			d.fail("a map larger than its encoding can hold")
 		}
 		m := reflect.MakeMapWithSize(t, n1-1)
 		for range n1 - 1 {

@@ -1,6 +1,8 @@
 package deepcopy
 
 import (
+	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -107,4 +109,52 @@ func TestBytesThatAreNotAWholeEncodingAreRefused(t *testing.T) {
 	bad[0] = 'x'
 	_, err = Decode[holder](bad)
 	require.ErrorContains(t, err, "not an encoding of this version")
+}
+
+// bigs holds a slice of 2^16-byte elements: a capacity of 2^48 of them
+// is 2^64 bytes, which wraps around to 0 in a uintptr.
+type bigs struct{ s [][1 << 16]byte }
+
+// hostile starts an encoding of a *T by hand: the magic, the root's type
+// and the objects' list.
+func hostile[T any](objs ...any) *encoder {
+	e := &encoder{}
+	e.buf = append(e.buf, wireMagic...)
+	e.str(typeName(reflect.TypeFor[*T]()))
+	e.uint(uint64(len(objs) / 2))
+	for i := 0; i < len(objs); i += 2 {
+		e.str(objs[i].(string))
+		e.uint(objs[i+1].(uint64))
+	}
+	return e
+}
+
+func TestAnObjectLargerThanItsEncodingCanHoldIsRefusedBeforeItIsAllocated(t *testing.T) {
+	nodes := typeName(reflect.TypeFor[[]node]())
+	var objs []any
+	for range 64 {
+		objs = append(objs, nodes, uint64(1)<<20) // 48 MiB each, in 40 bytes
+	}
+	b := hostile[holder](objs...).buf
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Decode[holder](b)
+	runtime.ReadMemStats(&after)
+	require.ErrorContains(t, err, "an object larger than its encoding can hold")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20),
+		"%d bytes of input allocate less than 1 MiB", len(b))
+}
+
+func TestASliceWhoseSizeWrapsAroundIsRefused(t *testing.T) {
+	e := hostile[bigs](typeName(reflect.TypeFor[bigs]()), uint64(0),
+		typeName(reflect.TypeFor[[][1 << 16]byte]()), uint64(1))
+	e.uint(2)                                     // the bigs' s: length 1,
+	e.uint(1 << 48)                               // capacity 2^48,
+	e.uint(2)                                     // in the second object
+	e.uint(0)                                     // at offset 0
+	e.buf = append(e.buf, make([]byte, 1<<16)...) // the array's one element
+	e.uint(1)                                     // the root: the first object
+	e.uint(0)
+	_, err := Decode[bigs](e.buf)
+	require.ErrorContains(t, err, "a pointer past its object's end")
 }
