@@ -393,12 +393,13 @@ func startRandRead(in *Interp, c *call) (sim.Program, func() workload.Progress, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	chunk := uint64(16)
+	chunk, chunkBytes := uint64(16), uint64(64<<10)
 	if c.has("chunk") {
-		chunk = max(sizePages(c.size("chunk")), 1)
+		chunkBytes = c.size("chunk")
+		chunk = max(sizePages(chunkBytes), 1)
 	}
 	if f.Size < chunk {
-		return nil, nil, nil, fmt.Errorf("file %s holds %s, less than one chunk of %s", c.str("file", ""), mm.FormatBytes(f.Size*mm.PAGE_SIZE), mm.FormatBytes(chunk*mm.PAGE_SIZE))
+		return nil, nil, nil, fmt.Errorf("file %s holds %s, less than one chunk of %s", c.str("file", ""), mm.FormatBytes(f.Size*mm.PAGE_SIZE), mm.FormatBytes(chunkBytes))
 	}
 	r := &workload.RandomReader{M: in.m, File: f, Chunk: chunk, Batch: int(min(max(c.uint("batch"), 1), 1<<20)),
 		GFP: c.gfp("gfp", mm.GFP_HIGHUSER_MOVABLE), Rand: in.m.World.Stream("workload/randread#" + c.pos[0]),

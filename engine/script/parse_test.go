@@ -1,6 +1,7 @@
 package script
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,6 +69,15 @@ func TestParse(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})
+	}
+}
+
+func TestASizeIsItsPagesRoundedUpEvenAtTheLargestSizeParseSizeReads(t *testing.T) {
+	for _, s := range []struct{ bytes, pages uint64 }{
+		{0, 0}, {1, 1}, {4096, 1}, {4097, 2},
+		{math.MaxUint64, 1 << 52}, {math.MaxUint64 - 4094, 1 << 52}, {math.MaxUint64 - 4095, 1<<52 - 1},
+	} {
+		assert.Equal(t, s.pages, sizePages(s.bytes), "%d bytes", s.bytes)
 	}
 }
 

@@ -55,8 +55,9 @@ func ParseSize(s string) (uint64, error) {
 }
 
 // sizePages converts a size to 4 KiB pages, rounding up (a mapping or a
-// file of 1 byte takes a page).
-func sizePages(bytes uint64) uint64 { return (bytes + 4095) / 4096 }
+// file of 1 byte takes a page) without adding to bytes first: the largest
+// sizes ParseSize reads would wrap around to no pages.
+func sizePages(bytes uint64) uint64 { return bytes/4096 + min(bytes%4096, 1) }
 
 // formatSize prints bytes the short way ParseSize reads: "64M", "4K", "3000".
 func formatSize(b uint64) string {
