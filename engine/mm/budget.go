@@ -119,6 +119,15 @@ func CostOf(cfg Config) MachineCost {
 // point compares with its limit before booting.
 func MachineBytes(cfg Config) uint64 { return CostOf(cfg).Total() }
 
+// FileIndexBytes is what a file's page-cache index costs before a page of
+// it is cached, once a write reaches index end (in pages): one extent
+// pointer per fileExtentPages pages from the file's start, however few are
+// cached (a write of 1 MiB at an offset of 16 EiB would need 2^43 of them;
+// the script refuses it against its memory budget before writing).
+func FileIndexBytes(end uint64) uint64 {
+	return (end/fileExtentPages + 1) * uint64(unsafe.Sizeof((*Owner)(nil)))
+}
+
 // BudgetError is a machine, or several machines simulated at once, that
 // would cost more memory than the limit.
 type BudgetError struct {

@@ -7,6 +7,7 @@ package script
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/pagesim/pagesim/engine/mm"
@@ -344,6 +345,10 @@ func runFileWrite(in *Interp, c *call) error {
 	}
 	off := c.size("offset") / mm.PAGE_SIZE
 	pages := sizePages(c.size("size"))
+	if index := mm.FileIndexBytes(off + pages); in.opts.MaxBytes > 0 && index > in.opts.MaxBytes {
+		return fmt.Errorf("a write ending at %s needs %s for the file's page-cache index, over the memory budget of %s",
+			mm.FormatBytes(min(off+pages, math.MaxUint64/mm.PAGE_SIZE)*mm.PAGE_SIZE), mm.FormatBytes(index), mm.FormatBytes(in.opts.MaxBytes))
+	}
 	gfp := c.gfp("gfp", mm.GFP_HIGHUSER_MOVABLE)
 	var done uint64
 	err = in.work(c, func(t *sim.Task) error {

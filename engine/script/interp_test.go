@@ -83,6 +83,21 @@ func TestAMachineOverTheBudgetIsRefusedBeforeBooting(t *testing.T) {
 	assert.Equal(t, "s:1: machine: a machine of 7.0 TiB over 1 node(s) with 2 CPU(s) needs 36.8 GiB of memory to simulate, over the limit of 1 GiB", err.Error())
 }
 
+func TestAWriteFarIntoAFileIsRefusedWhenItsIndexIsOverTheBudget(t *testing.T) {
+	for _, c := range []struct{ offset, msg string }{
+		{"8T", "a write ending at 8.0 TiB needs 32.0 MiB for the file's page-cache index, over the memory budget of 16 MiB"},
+		{"16777215T", "a write ending at 16.0 EiB needs 64.0 TiB for the file's page-cache index, over the memory budget of 16 MiB"},
+	} {
+		in := New(Options{MaxBytes: 16 << 20})
+		err := in.Exec(&bytes.Buffer{}, "s", 1, []byte("machine mem=64M layout=simple\nfile write d size=1M offset="+c.offset+"\n"))
+		require.Error(t, err, c.offset)
+		assert.Equal(t, "s:2: file write: "+c.msg, err.Error())
+	}
+	in := New(Options{MaxBytes: 16 << 20})
+	require.NoError(t, in.Exec(&bytes.Buffer{}, "s", 1, []byte("machine mem=64M layout=simple\nfile write d size=1M offset=1T\n")),
+		"an index of 4 MiB fits")
+}
+
 func TestAByteOrderMarkAtTheStartIsIgnored(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, New(Options{}).Exec(&out, "s", 1, []byte("\uFEFFecho hello\n")))
