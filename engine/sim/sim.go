@@ -273,9 +273,9 @@ type CPU struct {
 // whose recorded holds had all been dropped was held until the latest
 // end ever recorded, which a zero-length hold far ahead had raised.)
 //
-// The holds are kept sorted and disjoint; those that end before the
-// world's clock can no longer be run into (every later step starts at or
-// after it) and are dropped as locks are taken.
+// The holds are kept sorted and disjoint, in chunks (holdList); those
+// that end before the world's clock can no longer be run into (every
+// later step starts at or after it) and are dropped as locks are taken.
 type Lock struct {
 	Name string
 	// FreeAt is when the latest recorded hold ends (0 if none).
@@ -293,9 +293,10 @@ type Lock struct {
 	askedAt, lockedAt Time
 	// holds are the recorded hold intervals [start, end), sorted by start
 	// and disjoint (so sorted by end too), none empty, none ending at or
-	// before the world's clock when they were last pruned. A hold's ask
+	// before the world's clock when they were last pruned (in chunks:
+	// holdList). A hold's ask
 	// is when its task asked for the lock: ask <= start.
-	holds []lockHold
+	holds holdList
 	// queued are the holds that start after their ask (a wait, or a
 	// hold booked after one it ran into), a subset of holds in the same
 	// order: the ones a later asker may find queued ahead of it.
@@ -304,14 +305,102 @@ type Lock struct {
 
 type lockHold struct{ ask, start, end Time }
 
+// holdList is a sorted list of disjoint holds kept in chunks of at most
+// holdChunk, so that a hold inserted before thousands of others (a step
+// that ran far ahead of the world's clock recorded them: a boot reading
+// its files before the clock moves, kcompactd's long scans) moves one
+// chunk's holds, not all of them. Every chunk is non-empty; the chunks
+// are in order, so their last holds' ends are sorted.
+type holdList struct {
+	chunks [][]lockHold
+	// spare is the last chunk dropped whole, empty, kept for the next
+	// hold (a lock's holds often all end between two acquisitions).
+	spare []lockHold
+}
+
+const holdChunk = 128
+
+func (hl *holdList) empty() bool { return len(hl.chunks) == 0 }
+
+// search returns the position (chunk, index) of the first hold that
+// ends after at, or (len(chunks), 0).
+func (hl *holdList) search(at Time) (int, int) {
+	lo, hi := 0, len(hl.chunks)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if c := hl.chunks[mid]; c[len(c)-1].end <= at {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == len(hl.chunks) {
+		return lo, 0
+	}
+	return lo, firstEndingAfter(hl.chunks[lo], at)
+}
+
+// get returns the hold at (c, k), if there is one.
+func (hl *holdList) get(c, k int) (lockHold, bool) {
+	if c >= len(hl.chunks) {
+		return lockHold{}, false
+	}
+	return hl.chunks[c][k], true
+}
+
+// insert puts h at position (c, k), before the hold there (after the
+// last one if c is len(chunks)), splitting a chunk that grows past
+// twice holdChunk.
+func (hl *holdList) insert(c, k int, h lockHold) {
+	if c == len(hl.chunks) {
+		if c == 0 || len(hl.chunks[c-1]) >= holdChunk {
+			chunk := hl.spare
+			if chunk == nil {
+				chunk = make([]lockHold, 0, holdChunk)
+			}
+			hl.spare = nil
+			hl.chunks = append(hl.chunks, append(chunk, h))
+			return
+		}
+		c--
+		k = len(hl.chunks[c])
+	}
+	chunk := insertHold(hl.chunks[c], k, h)
+	if len(chunk) <= 2*holdChunk {
+		hl.chunks[c] = chunk
+		return
+	}
+	tail := append(make([]lockHold, 0, 2*holdChunk), chunk[holdChunk:]...)
+	hl.chunks[c] = chunk[:holdChunk:holdChunk]
+	hl.chunks = append(hl.chunks, nil)
+	copy(hl.chunks[c+2:], hl.chunks[c+1:])
+	hl.chunks[c+1] = tail
+}
+
+// dropEnded drops the holds that end at or before now.
+func (hl *holdList) dropEnded(now Time) {
+	c, k := hl.search(now)
+	if c > 0 {
+		if last := hl.chunks[c-1]; cap(last) >= holdChunk {
+			hl.spare = last[:0:holdChunk]
+		}
+		n := copy(hl.chunks, hl.chunks[c:])
+		clear(hl.chunks[n:])
+		hl.chunks = hl.chunks[:n]
+	}
+	if k > 0 {
+		hl.chunks[0] = hl.chunks[0][k:]
+	}
+}
+
 // prune drops the holds no step can run into any more: those that end at
 // or before the world's clock.
 func (l *Lock) prune(t *Task) {
-	if t.w == nil || len(l.holds) == 0 {
+	if t.w == nil || l.holds.empty() {
 		return
 	}
 	now := t.w.now
-	l.holds = dropEnded(l.holds, now)
+	l.holds.dropEnded(now)
 	l.queued = dropEnded(l.queued, now)
 }
 
@@ -347,8 +436,8 @@ func firstEndingAfter(h []lockHold, at Time) int {
 // and were asked for at or before x.
 func (l *Lock) queuedAt(x Time) Time {
 	var ahead Time
-	if i := firstEndingAfter(l.holds, x); i < len(l.holds) && l.holds[i].start <= x {
-		ahead = l.holds[i].end - x
+	if h, ok := l.holds.get(l.holds.search(x)); ok && h.start <= x {
+		ahead = h.end - x
 	}
 	for _, h := range l.queued[firstEndingAfter(l.queued, x):] {
 		if h.start > x && h.ask <= x {
@@ -373,25 +462,33 @@ func (l *Lock) record(ask, start, d Time) {
 		return
 	}
 	l.Held += d
-	i := firstEndingAfter(l.holds, start)
+	// (c, k) is the first hold that ends after start.
+	c, k := l.holds.search(start)
 	for d > 0 {
-		if i < len(l.holds) && l.holds[i].start <= start {
-			// start is inside hold i: go on after it.
-			start = l.holds[i].end
-			i++
-			continue
-		}
 		n := d
-		if i < len(l.holds) {
-			n = min(d, l.holds[i].start-start)
+		if c < len(l.holds.chunks) {
+			// Go on after the holds that start by start (they are
+			// back to back, or start is inside the first).
+			chunk := l.holds.chunks[c]
+			for k < len(chunk) && chunk[k].start <= start {
+				start = chunk[k].end
+				k++
+			}
+			if k == len(chunk) {
+				c, k = c+1, 0
+				continue
+			}
+			n = min(d, chunk[k].start-start)
 		}
 		h := lockHold{ask, start, start + n}
-		l.holds = insertHold(l.holds, i, h)
+		l.holds.insert(c, k, h)
+		if n < d {
+			c, k = l.holds.search(h.end)
+		}
 		if h.start > h.ask {
 			l.queued = insertHold(l.queued, firstEndingAfter(l.queued, h.start), h)
 		}
 		l.FreeAt = max(l.FreeAt, h.end)
-		i++
 		start += n
 		d -= n
 	}
@@ -440,7 +537,7 @@ func (l *Lock) LockSleep(t *Task) {
 
 // Reset forgets every recorded hold: the lock is free from now on.
 func (l *Lock) Reset() {
-	l.FreeAt, l.holds, l.queued, l.heldBy = 0, l.holds[:0], l.queued[:0], nil
+	l.FreeAt, l.holds, l.queued, l.heldBy = 0, holdList{}, l.queued[:0], nil
 }
 
 // Unlock releases l at t's current time.
