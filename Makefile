@@ -34,9 +34,11 @@ vet:
 		|| { echo 'vet: the lines above cite documents the repository does not contain'; exit 1; }
 
 # unit needs only Go; it includes the check that the generated Vugu code
-# is up to date.
+# is up to date. engine/scenario runs every scenario's variants with
+# invariant checks: about 3-5 min on 2 quiet cores, near go test's default
+# 10 min per package on a loaded machine, hence the longer timeout.
 unit:
-	$(GO) test ./...
+	$(GO) test -timeout 14m ./...
 
 # browser runs the page in headless Chromium (ui/e2e, behind the browser
 # tag: build.sh writes cmd/pagesim/site, then chromedp drives the page).
