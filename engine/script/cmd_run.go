@@ -401,7 +401,7 @@ func startRandRead(in *Interp, c *call) (sim.Program, func() workload.Progress, 
 	if f.Size < chunk {
 		return nil, nil, nil, fmt.Errorf("file %s holds %s, less than one chunk of %s", c.str("file", ""), mm.FormatBytes(f.Size*mm.PAGE_SIZE), mm.FormatBytes(chunkBytes))
 	}
-	r := &workload.RandomReader{M: in.m, File: f, Chunk: chunk, Batch: int(min(max(c.uint("batch"), 1), 1<<20)),
+	r := &workload.RandomReader{M: in.m, File: f, Chunk: chunk, Batch: c.batch(),
 		GFP: c.gfp("gfp", mm.GFP_HIGHUSER_MOVABLE), Rand: in.m.World.Stream("workload/randread#" + c.pos[0]),
 		Interval: sim.Time(c.duration("interval"))}
 	extra := func() []field { return []field{{"misses", uintNum(r.Misses)}} }
@@ -409,16 +409,10 @@ func startRandRead(in *Interp, c *call) (sim.Program, func() workload.Progress, 
 }
 
 func startSlabCycle(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
-	cache, err := in.slabCache(c, c.str("cache", ""))
+	cache, hi, err := in.slabsOf(c)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	slabs := c.uint("slabs")
-	if c.has("size") {
-		per := cache.Order.Pages() * mm.PAGE_SIZE
-		slabs = (c.size("size") + per - 1) / per
-	}
-	hi := int(min(max(slabs, 1), 1<<30))
 	low := 0.5
 	if c.has("low") {
 		low = c.fraction("low")
@@ -428,7 +422,7 @@ func startSlabCycle(in *Interp, c *call) (sim.Program, func() workload.Progress,
 		return nil, nil, nil, fmt.Errorf("low=%g leaves nothing to free from a peak of %d slabs", low, hi)
 	}
 	s := &workload.SlabCycler{M: in.m, Cache: cache, GFP: c.gfp("gfp", mm.GFP_KERNEL), Lo: lo, Hi: hi,
-		Batch: int(min(max(c.uint("batch"), 1), 1<<20)), Rand: in.m.World.Stream("workload/slabcycle#" + c.pos[0]),
+		Batch: c.batch(), Rand: in.m.World.Stream("workload/slabcycle#" + c.pos[0]),
 		Interval: sim.Time(c.duration("interval"))}
 	extra := func() []field {
 		return []field{{"cycles", uintNum(s.Cycles)}, {"slabs", intNum(int64(cache.NrSlabs()))}}
@@ -436,18 +430,35 @@ func startSlabCycle(in *Interp, c *call) (sim.Program, func() workload.Progress,
 	return s, progressOf(&s.Progress), extra, nil
 }
 
-func startSlab(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
+// slabsOf is a slab task's cache and its count of slabs: slabs=, or
+// size= in slabs of the cache's order rounded up; at least 1, at most 2^30.
+func (in *Interp) slabsOf(c *call) (*mm.SlabCache, int, error) {
 	cache, err := in.slabCache(c, c.str("cache", ""))
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, 0, err
 	}
 	slabs := c.uint("slabs")
 	if c.has("size") {
-		per := cache.Order.Pages() * mm.PAGE_SIZE
-		slabs = (c.size("size") + per - 1) / per
+		// Rounded up without adding per-1 first, which wraps near 2^64.
+		per, size := cache.Order.Pages()*mm.PAGE_SIZE, c.size("size")
+		slabs = size / per
+		if size%per != 0 {
+			slabs++
+		}
 	}
-	s := &workload.SlabChurner{M: in.m, Cache: cache, GFP: c.gfp("gfp", mm.GFP_KERNEL), Slabs: int(min(max(slabs, 1), 1<<30)),
-		Batch: int(min(max(c.uint("batch"), 1), 1<<20)), Steps: c.uint("steps"), Interval: sim.Time(c.duration("interval"))}
+	return cache, int(min(max(slabs, 1), 1<<30)), nil
+}
+
+// batch is a task's batch=: at least 1, at most 2^20.
+func (c *call) batch() int { return int(min(max(c.uint("batch"), 1), 1<<20)) }
+
+func startSlab(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
+	cache, slabs, err := in.slabsOf(c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s := &workload.SlabChurner{M: in.m, Cache: cache, GFP: c.gfp("gfp", mm.GFP_KERNEL), Slabs: slabs,
+		Batch: c.batch(), Steps: c.uint("steps"), Interval: sim.Time(c.duration("interval"))}
 	return s, progressOf(&s.Progress), nil, nil
 }
 
