@@ -462,10 +462,9 @@ func runSlabAlloc(in *Interp, c *call) error {
 	if err != nil {
 		return err
 	}
-	n := c.uint("slabs")
-	if c.has("size") {
-		slab := mm.Order(cache.Order).Pages() * mm.PAGE_SIZE
-		n = (c.size("size") + slab - 1) / slab
+	n, err := slabCount(c, cache)
+	if err != nil {
+		return err
 	}
 	gfp := c.gfp("gfp", mm.GFP_KERNEL)
 	var got uint64

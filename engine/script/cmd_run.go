@@ -382,7 +382,10 @@ func startRead(in *Interp, c *call) (sim.Program, func() workload.Progress, func
 	r := &workload.CacheReader{M: in.m, File: f, GFP: c.gfp("gfp", mm.GFP_HIGHUSER_MOVABLE), Loop: c.flag("loop"),
 		Interval: sim.Time(c.duration("interval"))}
 	if c.has("chunk") {
-		r.Chunk = max(sizePages(c.size("chunk")), 1)
+		if c.size("chunk") == 0 {
+			return nil, nil, nil, fmt.Errorf("chunk=0: give at least one byte")
+		}
+		r.Chunk = sizePages(c.size("chunk"))
 	}
 	extra := func() []field { return []field{{"passes", uintNum(r.Passes)}, {"misses", uintNum(r.Misses)}} }
 	return r, progressOf(&r.Progress), extra, nil
@@ -396,12 +399,19 @@ func startRandRead(in *Interp, c *call) (sim.Program, func() workload.Progress, 
 	chunk, chunkBytes := uint64(16), uint64(64<<10)
 	if c.has("chunk") {
 		chunkBytes = c.size("chunk")
-		chunk = max(sizePages(chunkBytes), 1)
+		if chunkBytes == 0 {
+			return nil, nil, nil, fmt.Errorf("chunk=0: give at least one byte")
+		}
+		chunk = sizePages(chunkBytes)
 	}
 	if f.Size < chunk {
 		return nil, nil, nil, fmt.Errorf("file %s holds %s, less than one chunk of %s", c.str("file", ""), mm.FormatBytes(f.Size*mm.PAGE_SIZE), mm.FormatBytes(chunkBytes))
 	}
-	r := &workload.RandomReader{M: in.m, File: f, Chunk: chunk, Batch: c.batch(),
+	batch, err := c.batch()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	r := &workload.RandomReader{M: in.m, File: f, Chunk: chunk, Batch: batch,
 		GFP: c.gfp("gfp", mm.GFP_HIGHUSER_MOVABLE), Rand: in.m.World.Stream("workload/randread#" + c.pos[0]),
 		Interval: sim.Time(c.duration("interval"))}
 	extra := func() []field { return []field{{"misses", uintNum(r.Misses)}} }
@@ -409,6 +419,10 @@ func startRandRead(in *Interp, c *call) (sim.Program, func() workload.Progress, 
 }
 
 func startSlabCycle(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
+	batch, err := c.batch()
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	cache, hi, err := in.slabsOf(c)
 	if err != nil {
 		return nil, nil, nil, err
@@ -422,7 +436,7 @@ func startSlabCycle(in *Interp, c *call) (sim.Program, func() workload.Progress,
 		return nil, nil, nil, fmt.Errorf("low=%g leaves nothing to free from a peak of %d slabs", low, hi)
 	}
 	s := &workload.SlabCycler{M: in.m, Cache: cache, GFP: c.gfp("gfp", mm.GFP_KERNEL), Lo: lo, Hi: hi,
-		Batch: c.batch(), Rand: in.m.World.Stream("workload/slabcycle#" + c.pos[0]),
+		Batch: batch, Rand: in.m.World.Stream("workload/slabcycle#" + c.pos[0]),
 		Interval: sim.Time(c.duration("interval"))}
 	extra := func() []field {
 		return []field{{"cycles", uintNum(s.Cycles)}, {"slabs", intNum(int64(cache.NrSlabs()))}}
@@ -430,35 +444,67 @@ func startSlabCycle(in *Interp, c *call) (sim.Program, func() workload.Progress,
 	return s, progressOf(&s.Progress), extra, nil
 }
 
-// slabsOf is a slab task's cache and its count of slabs: slabs=, or
-// size= in slabs of the cache's order rounded up; at least 1, at most 2^30.
+// slabsOf is a slab task's cache and its count of slabs (slabCount).
 func (in *Interp) slabsOf(c *call) (*mm.SlabCache, int, error) {
 	cache, err := in.slabCache(c, c.str("cache", ""))
 	if err != nil {
 		return nil, 0, err
 	}
-	slabs := c.uint("slabs")
+	n, err := slabCount(c, cache)
+	return cache, int(n), err
+}
+
+// maxSlabs is the most slabs a slab command or task takes: 2^30, far
+// beyond any machine the memory budget boots, and small enough that a
+// task's slice of them cannot overflow an int.
+const maxSlabs = 1 << 30
+
+// slabCount is slabs=, or size= in slabs of the cache's order rounded
+// up. No slab at all (slabs=0, size=0) and more than maxSlabs are
+// refused rather than turned into 1 or maxSlabs.
+func slabCount(c *call, cache *mm.SlabCache) (uint64, error) {
+	n, what := c.uint("slabs"), "slabs="+c.str("slabs", "")
 	if c.has("size") {
 		// Rounded up without adding per-1 first, which wraps near 2^64.
 		per, size := cache.Order.Pages()*mm.PAGE_SIZE, c.size("size")
-		slabs = size / per
+		n, what = size/per, "size="+c.str("size", "")
 		if size%per != 0 {
-			slabs++
+			n++
 		}
 	}
-	return cache, int(min(max(slabs, 1), 1<<30)), nil
+	switch {
+	case n == 0:
+		return 0, fmt.Errorf("%s: give at least one slab", what)
+	case n > maxSlabs:
+		return 0, fmt.Errorf("%s is %d slabs of order %d; at most %d are taken", what, n, cache.Order, maxSlabs)
+	}
+	return n, nil
 }
 
-// batch is a task's batch=: at least 1, at most 2^20.
-func (c *call) batch() int { return int(min(max(c.uint("batch"), 1), 1<<20)) }
+// batch is a task's batch=: 1 when not given; 0 and more than 2^20 are
+// refused rather than turned into 1 or 2^20.
+func (c *call) batch() (int, error) {
+	if !c.has("batch") {
+		return 1, nil
+	}
+	n := c.uint("batch")
+	if n == 0 || n > 1<<20 {
+		return 0, fmt.Errorf("batch=%s: give 1 to %d", c.str("batch", ""), 1<<20)
+	}
+	return int(n), nil
+}
 
 func startSlab(in *Interp, c *call) (sim.Program, func() workload.Progress, func() []field, error) {
+	batch, err := c.batch()
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	cache, slabs, err := in.slabsOf(c)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	s := &workload.SlabChurner{M: in.m, Cache: cache, GFP: c.gfp("gfp", mm.GFP_KERNEL), Slabs: slabs,
-		Batch: c.batch(), Steps: c.uint("steps"), Interval: sim.Time(c.duration("interval"))}
+		Batch: batch, Steps: c.uint("steps"), Interval: sim.Time(c.duration("interval"))}
 	return s, progressOf(&s.Progress), nil, nil
 }
 
