@@ -30,25 +30,36 @@ package mm
 //
 // A request of n bytes submitted at time s:
 //
-//   - waits for a tag: with nr_requests requests in flight, it is dispatched
-//     when the oldest of them completes (the submitter sleeps until then);
+//   - waits for a tag: the requests submitted at or before s and not
+//     complete at s hold the tags or wait for them ahead of it; with
+//     nr_requests of them or more, it is dispatched when enough of them
+//     have completed (the submitter sleeps until then);
 //   - is accessed after the device's latency for its direction, drawn per
 //     request (below);
 //   - then transfers through the device's one pipe: n / bandwidth, or the
-//     device's per-request time at its random IOPS if that is longer. The
-//     transfer takes the pipe's first idle time from the end of the
-//     access latency on, in as many pieces as the pipe's earlier bookings
-//     leave, so requests from several tasks share the bandwidth: two
-//     writers beyond the bandwidth take twice as long, and writeback and
-//     swap-out contend.
+//     device's per-request time at its random IOPS if that is longer,
+//     after the transfer time asked for before it and not over (the pipe
+//     serves transfers first come, first served), so requests from
+//     several tasks share the bandwidth: two writers beyond the
+//     bandwidth take twice as long, and writeback and swap-out contend.
 //
-// The pipe is a booking of intervals rather than one "free from" time
-// because tasks submit in the order their steps run while their clocks
-// differ: a task whose step ran ahead (a long reclaim, a sleep inside the
-// step) books the pipe in the future, and a request submitted afterwards
-// for an earlier time still finds the idle time before that booking, as
-// it would on the device. Completion times are therefore not in
+// Tasks submit in the order their steps run while their clocks differ: a
+// task whose step ran ahead (a long reclaim, a sleep inside the step)
+// submits in the future, before a request that another task's later step
+// submits for an earlier time. So the tags count only the requests
+// submitted at or before a request's time, and the pipe is a sim.Lock
+// timeline (Book): each transfer keeps the time it was asked for, waits
+// for the transfer time asked before it and not over by then, and is
+// booked in the pipe's free time from its start on, so the bookings never
+// overlap and add up to the transfer time (the pipe's busy time is the
+// device's), while a transfer booked by a step that ran ahead and asked
+// later does not delay it. Completion times are therefore not in
 // submission order; in-flight requests are kept sorted by completion.
+//
+// (Until December 2026 the pipe took each transfer into its first idle
+// time in the order the steps submitted them, around the bookings of
+// steps that ran ahead, and the tags counted every request not complete
+// at a request's time, those submitted later by such steps too.)
 //
 // # The device
 //
@@ -98,7 +109,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -154,12 +164,13 @@ type BlockDevice struct {
 	Props BlockDeviceProps
 	Stat  DiskStats
 
-	// busy holds, sorted and disjoint, the intervals in which the
-	// device's transfer pipe is in use, from the world's clock on.
-	busy []psiInterval
-	// tags holds the completion times of the requests that may still be
-	// in flight (completing after the world's clock), sorted.
-	tags []sim.Time
+	// pipe is the device's transfer pipe: each transfer booked with the
+	// time it was asked for (the end of its access latency), disjoint,
+	// adding up to the transfer time booked.
+	pipe sim.Lock
+	// tags holds the requests that may still be in flight (completing
+	// after the world's clock), sorted by completion.
+	tags []blkTag
 	// ioBusy holds, sorted and disjoint, the intervals with a request in
 	// flight not yet counted in IOTicks (counted as the world's clock
 	// passes them).
@@ -184,6 +195,28 @@ type bioRequest struct {
 	complete sim.Time
 	// folios under writeback that this request carries.
 	folios []PFN
+}
+
+// blkTag is a request holding or waiting for a tag: when it was
+// submitted and when it completes (submit <= complete).
+type blkTag struct{ submit, complete sim.Time }
+
+// inflightAt counts the requests submitted at or before x and not
+// complete at x, and returns the k-th smallest completion among them
+// (k from 1) if there are at least k, else 0.
+func (d *BlockDevice) inflightAt(x sim.Time, k int) (int, sim.Time) {
+	first, _ := slices.BinarySearchFunc(d.tags, x+1, func(g blkTag, c sim.Time) int { return cmp.Compare(g.complete, c) })
+	n := 0
+	var kth sim.Time
+	for _, g := range d.tags[first:] {
+		if g.submit <= x {
+			n++
+			if n == k {
+				kth = g.complete
+			}
+		}
+	}
+	return n, kth
 }
 
 // sectorSize is SECTOR_SIZE.
@@ -220,15 +253,21 @@ func (m *Machine) blkSubmit(now sim.Time, op blkOp, bytes uint64, folios []PFN) 
 	d := &m.Blk
 	d.prune(m.World.Now())
 	dispatch = now
-	// Tags: the requests still in flight at now; with nr of them, wait
-	// for enough to complete.
+	// Tags: the requests submitted by now and still in flight at now
+	// (a request submitted later by a step that ran ahead queues behind
+	// this one); with nr of them, wait for enough to complete. Fewer
+	// than nr requests complete after now: no count needed.
 	nr := int(max(d.Queue.NrRequests, 1))
-	first, _ := slices.BinarySearch(d.tags, now+1)
-	if inflight := len(d.tags) - first; inflight >= nr {
-		freeAt := d.tags[first+inflight-nr]
-		d.Stat.TagWaits++
-		d.Stat.TagWaitTime += freeAt - dispatch
-		dispatch = freeAt
+	if first, _ := slices.BinarySearchFunc(d.tags, now+1, func(g blkTag, c sim.Time) int { return cmp.Compare(g.complete, c) }); len(d.tags)-first >= nr {
+		// The inflight-nr+1'th completion frees the tag this request
+		// gets: inflight is not known before the count, so count
+		// first.
+		if inflight, _ := d.inflightAt(now, 0); inflight >= nr {
+			_, freeAt := d.inflightAt(now, inflight-nr+1)
+			d.Stat.TagWaits++
+			d.Stat.TagWaitTime += freeAt - dispatch
+			dispatch = freeAt
+		}
 	}
 	p := &d.Props
 	lat, bw, iops, sigma := p.ReadLatency, p.ReadBandwidth, p.ReadIOPS, p.ReadSigma
@@ -243,9 +282,12 @@ func (m *Machine) blkSubmit(now sim.Time, op blkOp, bytes uint64, folios []PFN) 
 	if iops > 0 {
 		xfer = max(xfer, sim.Time(uint64(sim.Second)/iops))
 	}
-	complete = d.book(dispatch+lat, xfer)
-	i, _ := slices.BinarySearch(d.tags, complete)
-	d.tags = slices.Insert(d.tags, i, complete)
+	complete = dispatch + lat
+	if xfer > 0 {
+		complete = d.pipe.Book(m.World.Now(), complete, xfer)
+	}
+	i, _ := slices.BinarySearchFunc(d.tags, complete, func(g blkTag, c sim.Time) int { return cmp.Compare(g.complete, c) })
+	d.tags = slices.Insert(d.tags, i, blkTag{now, complete})
 	// Accounting (part_stat_add at completion, summed here).
 	sectors := bytes / sectorSize
 	if op == REQ_OP_WRITE {
@@ -278,51 +320,14 @@ type blkRetireTimer struct{ m *Machine }
 // Fire retires the requests complete by now.
 func (b blkRetireTimer) Fire(w *sim.World) { b.m.blkRetire(w.Now()) }
 
-// book takes xfer of the pipe's idle time from start on and returns when
-// the last of it ends (start itself when xfer is 0).
-func (d *BlockDevice) book(start, xfer sim.Time) sim.Time {
-	t, need := start, xfer
-	// The first booking that ends after t: the intervals are disjoint
-	// and sorted, so their ends are too (a task's clock may run far
-	// ahead of the world's, and a boot-time reader books thousands of
-	// transfers before the world's clock moves: no linear scan).
-	i := sort.Search(len(d.busy), func(k int) bool { return d.busy[k].end > t })
-	var pieces []psiInterval
-	for need > 0 {
-		if i < len(d.busy) && d.busy[i].start <= t {
-			t = d.busy[i].end
-			i++
-			continue
-		}
-		use := need
-		if i < len(d.busy) {
-			use = min(need, d.busy[i].start-t)
-		}
-		pieces = append(pieces, psiInterval{t, t + use})
-		t += use
-		need -= use
-	}
-	for _, p := range pieces {
-		d.busy = insertInterval(d.busy, p.start, p.end)
-	}
-	return t
-}
-
 // prune forgets what lies before now, the world's clock, which no task's
-// clock is behind: pipe bookings that ended, completed tags, and busy
-// time, which it counts in IOTicks.
+// clock is behind: completed tags, and busy time, which it counts in
+// IOTicks (the pipe forgets its ended bookings itself, in Book).
 func (d *BlockDevice) prune(now sim.Time) {
-	i := 0
-	for i < len(d.busy) && d.busy[i].end <= now {
-		i++
-	}
 	// Shift only when something is forgotten: a setup that submits
 	// before the world's clock moves would otherwise copy every
-	// booking onto itself at each request.
-	if i > 0 {
-		d.busy = append(d.busy[:0], d.busy[i:]...)
-	}
-	if j, _ := slices.BinarySearch(d.tags, now+1); j > 0 {
+	// request onto itself at each request.
+	if j, _ := slices.BinarySearchFunc(d.tags, now+1, func(g blkTag, c sim.Time) int { return cmp.Compare(g.complete, c) }); j > 0 {
 		d.tags = append(d.tags[:0], d.tags[j:]...)
 	}
 	k := 0
@@ -457,8 +462,7 @@ func expRounded(x float64) float64 {
 func (d *BlockDevice) DiskstatsLine(now sim.Time) string {
 	ms := func(t sim.Time) uint64 { return uint64(t / sim.Millisecond) }
 	s := &d.Stat
-	first, _ := slices.BinarySearch(d.tags, now+1)
-	inflight := len(d.tags) - first
+	inflight, _ := d.inflightAt(now, 0)
 	ioTicks := s.IOTicks
 	for _, iv := range d.ioBusy {
 		if iv.start < now {

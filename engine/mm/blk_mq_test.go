@@ -1,6 +1,7 @@
 package mm
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/pagesim/pagesim/engine/sim"
@@ -316,4 +317,53 @@ func TestReclaimWithoutProgressWaitsForWriteback(t *testing.T) {
 			assert.Contains(t, line, "mm_vmscan_throttled: nid=0 usec_timeout=1000 usect_delayed=1000 reason=VMSCAN_THROTTLE_NOPROGRESS")
 		})
 	}
+}
+
+func TestARequestTakesATagAheadOfRequestsSubmittedLater(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	steadyDevice(m)
+	m.Blk.Queue.NrRequests = 4
+	// A step that ran ahead submitted four requests at 10 ms: every tag
+	// is taken from then on.
+	for i := 0; i < 4; i++ {
+		_, dispatch := m.blkSubmit(10*sim.Millisecond, REQ_OP_WRITE, 128<<10, nil)
+		require.Equal(t, 10*sim.Millisecond, dispatch)
+	}
+	// A request submitted at 1 ms by a step that ran later found no
+	// request in flight at its time: it takes a tag at once.
+	_, dispatch := m.blkSubmit(sim.Millisecond, REQ_OP_WRITE, 4096, nil)
+	assert.Equal(t, sim.Millisecond, dispatch, "the requests submitted at 10 ms are not in flight at 1 ms")
+	assert.Zero(t, m.Blk.Stat.TagWaits)
+	// A fifth at 10 ms finds the four ahead of it and waits for the
+	// first of them to complete.
+	_, dispatch = m.blkSubmit(10*sim.Millisecond, REQ_OP_WRITE, 4096, nil)
+	assert.Greater(t, dispatch, 10*sim.Millisecond)
+	assert.Equal(t, uint64(1), m.Blk.Stat.TagWaits)
+	inFlight := func(at sim.Time) string { return strings.Fields(m.Blk.DiskstatsLine(at))[11] }
+	assert.Equal(t, "1", inFlight(sim.Millisecond), "in_flight at 1 ms: the request submitted then")
+	assert.Equal(t, "0", inFlight(2*sim.Millisecond), "in_flight at 2 ms: none")
+	assert.Equal(t, "5", inFlight(10*sim.Millisecond), "in_flight at 10 ms: the five submitted then")
+}
+
+func TestAnEarlierTransferIsNotDelayedByOneAskedLater(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	steadyDevice(m)
+	p := m.Blk.Props
+	lat := p.WriteLatency
+	const bytes = 128 << 10
+	x := sim.Time((bytes*uint64(sim.Second) + p.WriteBandwidth - 1) / p.WriteBandwidth)
+	require.Greater(t, x, 20*sim.Microsecond)
+	// A step that ran ahead submits at 100 us, then a step that ran
+	// later submits at 90 us: on the device the one asked at 90 us
+	// transfers first, the one at 100 us after it.
+	a, _ := m.blkSubmit(100*sim.Microsecond, REQ_OP_WRITE, bytes, nil)
+	assert.Equal(t, 100*sim.Microsecond+lat+x, a)
+	b, _ := m.blkSubmit(90*sim.Microsecond, REQ_OP_WRITE, bytes, nil)
+	assert.Equal(t, 90*sim.Microsecond+lat+x, b, "the earlier transfer does not wait for the later one")
+	// The pipe's busy time is conserved: a third request, asked while
+	// both are on the pipe, waits for both, and ends where a device
+	// serving them in turn would end it.
+	c, _ := m.blkSubmit(120*sim.Microsecond, REQ_OP_WRITE, bytes, nil)
+	assert.Equal(t, 90*sim.Microsecond+lat+3*x, c)
+	assert.Equal(t, 3*x, m.Blk.pipe.Held, "three transfers' time booked")
 }

@@ -18,7 +18,12 @@ type kcompactdData struct {
 	maxOrder       Order
 	highestZoneidx ZoneType
 	waitActive     bool
-	timeout        sim.Time
+	// wokenAt is when the wakeup that took the thread off its waitqueue
+	// asked for it; woken is true from that wakeup until the thread's
+	// next step runs (an earlier wakeup may move it to its own time).
+	wokenAt sim.Time
+	woken   bool
+	timeout sim.Time
 	// proactiveTrigger is set by writing vm.compaction_proactiveness.
 	proactiveTrigger bool
 }
@@ -84,7 +89,15 @@ func (m *Machine) wakeupKcompactd(t *sim.Task, n *Node, order Order, highest Zon
 	if kc.highestZoneidx > highest {
 		kc.highestZoneidx = highest
 	}
-	if !kc.waitActive {
+	now := m.World.Now()
+	if t != nil && t.Now > now {
+		now = t.Now
+	}
+	// A step that ran ahead may have woken the thread at a later time
+	// than now, and its step has not run yet: at now the thread still
+	// sleeps, so this wakeup is the one that wakes it.
+	earlier := !kc.waitActive && kc.woken && kc.wokenAt > now
+	if !kc.waitActive && !earlier {
 		return
 	}
 	if !m.kcompactdNodeSuitable(n) {
@@ -92,16 +105,15 @@ func (m *Machine) wakeupKcompactd(t *sim.Task, n *Node, order Order, highest Zon
 	}
 	m.Trace.Emit(t, TraceMmCompactionWakeupKcompactd, int64(n.ID), int64(order), int64(highest))
 	kc.waitActive = false
-	now := m.World.Now()
-	if t != nil && t.Now > now {
-		now = t.Now
-	}
+	kc.woken = true
+	kc.wokenAt = now
 	m.World.Wake(kc.task, now)
 }
 
 // kcompactdStep is one turn of the kcompactd() loop.
 func (m *Machine) kcompactdStep(t *sim.Task, n *Node) sim.Time {
 	kc := &n.kcompactd
+	kc.woken = false
 	defaultTimeout := hpageFragCheckIntervalMsec * sim.Millisecond
 	if kc.maxOrder > 0 && !kc.proactiveTrigger {
 		// Woken with work.

@@ -271,3 +271,120 @@ func TestWakeupKswapdOnAHopelessNodeWakesKcompactdForCallersThatCannotReclaim(t 
 		})
 	}
 }
+
+// wakeupAt spawns one task per entry on its own CPU (1, 2, ...) at time
+// 0; each charges its entry's delay and then calls wake. Every step
+// starts at 0, before any daemon's step, and they run in spawn order, so
+// a task with a later clock may wake the daemon before one with an
+// earlier clock does.
+func wakeupAt(m *Machine, delays []sim.Time, wake func(t *sim.Task, i int)) {
+	for i, d := range delays {
+		spawn(m, "waker", i+1, 0, func(t *sim.Task) sim.Time {
+			t.Charge(d)
+			wake(t, i)
+			return sim.Exit
+		})
+	}
+}
+
+// lowNode carves the zone so that it is below its low watermark with
+// clean page cache to reclaim: kswapd has work.
+func lowNode(t *testing.T, m *Machine) {
+	t.Helper()
+	carveZone(t, m, nil, func(block, off int) role {
+		if off < 2 {
+			return roleFree
+		}
+		return roleFile
+	})
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
+	require.Less(t, uint64(z.Stat[NR_FREE_PAGES]), z.WmarkPages(WMARK_LOW))
+}
+
+func TestAnEarlierWakeupWakesKswapdAtItsOwnTimeWithTheOrdersMerged(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 3)
+	lowNode(t, m)
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
+	// The task whose clock is at 10 ms wakes kswapd first (in wall
+	// order), then the one at 1 ms: at 1 ms kswapd was asleep.
+	orders := []Order{2, 3}
+	wakeupAt(m, []sim.Time{10 * sim.Millisecond, sim.Millisecond}, func(t *sim.Task, i int) {
+		m.wakeupKswapd(t, z, GFP_KERNEL, orders[i], ZONE_NORMAL)
+	})
+	runWorld(t, m, 50*sim.Millisecond)
+	assert.Equal(t, []sim.Time{sim.Millisecond}, traceAt(m, "mm_vmscan_kswapd_wake"),
+		"kswapd wakes once, at the earlier wakeup's time")
+	assert.Equal(t, []string{"nid=0 order=3"}, traceFields(m, "mm_vmscan_kswapd_wake"),
+		"with the larger of the two orders (kswapd_order is raised, never lowered)")
+	assert.Equal(t, uint64(1), m.Nodes[0].kswapd.Wakeups, "one wakeup woke the thread")
+}
+
+func TestAWakeupWhileKswapdRunsOnlyRaisesItsOrder(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 3)
+	lowNode(t, m)
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
+	// The task at 1 ms wakes kswapd first; the one at 2 ms then finds it
+	// woken earlier in simulated time: running, so it only raises the
+	// order kswapd reads.
+	orders := []Order{1, 4}
+	wakeupAt(m, []sim.Time{sim.Millisecond, 2 * sim.Millisecond}, func(t *sim.Task, i int) {
+		m.wakeupKswapd(t, z, GFP_KERNEL, orders[i], ZONE_NORMAL)
+	})
+	runWorld(t, m, 50*sim.Millisecond)
+	assert.Equal(t, []sim.Time{sim.Millisecond}, traceAt(m, "mm_vmscan_wakeup_kswapd"), "the second wakeup is not traced")
+	assert.Equal(t, []sim.Time{sim.Millisecond}, traceAt(m, "mm_vmscan_kswapd_wake"))
+	assert.Equal(t, uint64(1), m.Nodes[0].kswapd.Wakeups)
+}
+
+func TestADaemonWakesAtTheEarliestWakeupWhateverOrderTheStepsRanIn(t *testing.T) {
+	// The invariant: wakeups asked while a daemon sleeps wake it once, at
+	// the earliest asked time, with the largest order asked, whichever
+	// step ran first.
+	rng := sim.NewRand(7)
+	for round := 0; round < 20; round++ {
+		delays := make([]sim.Time, 6)
+		orders := make([]Order, len(delays))
+		earliest, largest := sim.Time(sim.Never), Order(0)
+		for i := range delays {
+			delays[i] = sim.Time(1+rng.Intn(10_000)) * sim.Microsecond
+			orders[i] = Order(1 + rng.Intn(8))
+			if earliest == sim.Never || delays[i] < earliest {
+				earliest = delays[i]
+			}
+			largest = max(largest, orders[i])
+		}
+		t.Run("kswapd", func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, len(delays)+1)
+			lowNode(t, m)
+			z := m.Nodes[0].Zones[ZONE_NORMAL]
+			wakeupAt(m, delays, func(t *sim.Task, i int) {
+				m.wakeupKswapd(t, z, GFP_KERNEL, orders[i], ZONE_NORMAL)
+			})
+			runWorld(t, m, 20*sim.Millisecond)
+			require.NotEmpty(t, traceAt(m, "mm_vmscan_kswapd_wake"))
+			assert.Equal(t, earliest, traceAt(m, "mm_vmscan_kswapd_wake")[0], "delays %v", delays)
+			assert.Equal(t, "nid=0 order="+itoa(int(largest)), traceFields(m, "mm_vmscan_kswapd_wake")[0])
+			assert.Equal(t, uint64(1), m.Nodes[0].kswapd.Wakeups)
+		})
+		t.Run("kcompactd", func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, len(delays)+1)
+			// Half of every block free, in single pages: compaction
+			// is suitable for every order asked.
+			carveZone(t, m, nil, func(block, off int) role {
+				if off%2 == 1 {
+					return roleFree
+				}
+				return roleFile
+			})
+			n := m.Nodes[0]
+			wakeupAt(m, delays, func(t *sim.Task, i int) {
+				m.wakeupKcompactd(t, n, orders[i], ZONE_NORMAL)
+			})
+			runWorld(t, m, 20*sim.Millisecond)
+			require.NotEmpty(t, traceAt(m, "mm_compaction_kcompactd_wake"))
+			assert.Equal(t, earliest, traceAt(m, "mm_compaction_kcompactd_wake")[0], "delays %v", delays)
+			assert.Contains(t, traceFields(m, "mm_compaction_kcompactd_wake")[0], "order="+itoa(int(largest))+" ")
+			assert.Equal(t, uint64(1), m.Event(KCOMPACTD_WAKE))
+		})
+	}
+}

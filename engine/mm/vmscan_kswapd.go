@@ -30,12 +30,18 @@ const (
 
 // kswapdData is the pgdat's kswapd part and the thread's program state.
 type kswapdData struct {
-	task                     *sim.Task
-	state                    kswapdState
-	order                    Order    // pgdat->kswapd_order
-	highestZoneidx           ZoneType // pgdat->kswapd_highest_zoneidx (MAX_NR_ZONES = unset)
-	failures                 int      // pgdat->kswapd_failures
-	waitActive               bool     // waitqueue_active(&pgdat->kswapd_wait)
+	task           *sim.Task
+	state          kswapdState
+	order          Order    // pgdat->kswapd_order
+	highestZoneidx ZoneType // pgdat->kswapd_highest_zoneidx (MAX_NR_ZONES = unset)
+	failures       int      // pgdat->kswapd_failures
+	waitActive     bool     // waitqueue_active(&pgdat->kswapd_wait)
+	// wokenAt is when the wakeup that took the thread off its waitqueue
+	// asked for it (valid while woken). woken is true from that wakeup
+	// until the thread's next step runs: the wakeup is still an event
+	// in the queue, which an earlier wakeup may move to its own time.
+	wokenAt                  sim.Time
+	woken                    bool
 	allocOrder, reclaimOrder Order
 	highest                  ZoneType
 	napEnd                   sim.Time
@@ -185,7 +191,16 @@ func (m *Machine) wakeupKswapd(t *sim.Task, z *Zone, gfp GFP, order Order, highe
 	if k.order < order {
 		k.order = order
 	}
-	if !k.waitActive {
+	now := m.World.Now()
+	if t != nil && t.Now > now {
+		now = t.Now
+	}
+	// A step that ran ahead may have woken the thread at a later time
+	// than now, and its step has not run yet: at now the thread is
+	// still on its waitqueue, so this wakeup is the one that wakes it
+	// (the orders are merged above, as the kernel's are).
+	earlier := !k.waitActive && k.woken && k.wokenAt > now
+	if !k.waitActive && !earlier {
 		return
 	}
 	if k.hopeless() || (m.pgdatBalanced(n, order, highest) && !pgdatWatermarkBoosted(n, highest)) {
@@ -195,12 +210,12 @@ func (m *Machine) wakeupKswapd(t *sim.Task, z *Zone, gfp GFP, order Order, highe
 		return
 	}
 	m.Trace.Emit(t, TraceMmVmscanWakeupKswapd, int64(n.ID), int64(order), int64(gfp))
-	k.Wakeups++
-	now := m.World.Now()
-	if t != nil && t.Now > now {
-		now = t.Now
+	if !earlier {
+		k.Wakeups++ // an earlier wakeup replaces the later one
 	}
 	k.waitActive = false
+	k.woken = true
+	k.wokenAt = now
 	m.World.Wake(k.task, now)
 }
 
@@ -215,6 +230,7 @@ func (m *Machine) prepareKswapdSleep(n *Node, order Order, highest ZoneType) boo
 // kswapdStep runs the kswapd state machine one step.
 func (m *Machine) kswapdStep(t *sim.Task, n *Node) sim.Time {
 	k := &n.kswapd
+	k.woken = false
 	for {
 		switch k.state {
 		case ksSleep:

@@ -535,6 +535,23 @@ func (l *Lock) LockSleep(t *Task) {
 	l.lockedAt = t.Now
 }
 
+// Book books d of the timeline for work asked for at ask by no task (a
+// block device's transfer pipe, which serves its transfers first come,
+// first served, as a lock serves its waiters): it starts after the hold
+// time queued ahead of a task asking at ask, as Lock's does, is recorded
+// like a hold (in the free time from its start on), and Book returns
+// when it ends for its asker: ask, plus that wait, plus d. What ended by
+// now, the world's clock, is forgotten first.
+func (l *Lock) Book(now, ask, d Time) Time {
+	if !l.holds.empty() {
+		l.holds.dropEnded(now)
+		l.queued = dropEnded(l.queued, now)
+	}
+	start := ask + l.queuedAt(ask)
+	l.record(ask, start, d)
+	return start + d
+}
+
 // Reset forgets every recorded hold: the lock is free from now on.
 func (l *Lock) Reset() {
 	l.FreeAt, l.holds, l.queued, l.heldBy = 0, holdList{}, l.queued[:0], nil
