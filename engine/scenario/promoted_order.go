@@ -14,7 +14,9 @@ package scenario
 // The machine is one x86-64 node of mem_gb x scale GiB with cpus CPUs.
 // The workload is the seed's reproducer (workload.PinnedFill,
 // workload.BuildFS, workload.BuildWorker): a 4 KiB anon fill in cgroup
-// "build" with memory.low = fill + 1 GiB x scale, one page pinned
+// "build" with memory.low = fill + 1 GiB x scale (the fill counted as what
+// it holds after the free below, so that page cache past 1 GiB x scale is
+// reclaimable as the seed says; low=fill counts all of it), one page pinned
 // FOLL_LONGTERM in every pageblock of the fill but producible_pct of
 // them, one page in eight freed, defrag_mode on, then workers that build
 // on btrfs (or churn empty files on tmpfs) for duration_s x scale
@@ -87,6 +89,9 @@ func init() {
 			rangeParam("files", "fs=tmpfs: files to create in all, at the seed's scale (the seed's one million)", KindInt, "1000000", 1, 100000000),
 			choiceParam("pin_migrate", "what-if: a long-term pin migrates its page out of a movable pageblock first "+
 				"(off: every kernel; defrag_mode: while vm.defrag_mode is set; always)", "off", "off", "defrag_mode", "always"),
+			choiceParam("low", "memory.low = fill + 1 GiB x scale, the fill counted as resident: what it holds once one page in eight "+
+				"is freed, so page cache past 1 GiB x scale is not protected; fill: the whole fill, set before the free, "+
+				"which protects more page cache than the free memory holds", "resident", "resident", "fill"),
 			rangeParam("scale", "memory and time scale against the seed's (1 = 32 GiB for 180 s)", KindFloat, "0.0625", 0.005, 1),
 		},
 		Variants: []Variant{
@@ -214,7 +219,8 @@ func (r *promotedOrderRun) Boot(int) (*Phase, error) {
 	m.Patches.PinMigrateMovable = pm
 	cg := m.NewMemcg("build")
 	setup := m.World.NewTask("setup", 0, nil, sim.Never)
-	fill := &workload.PinnedFill{Cg: cg, Protect: uint64(sc * float64(1<<30)), FreeEvery: 8}
+	fill := &workload.PinnedFill{Cg: cg, Protect: uint64(sc * float64(1<<30)), FreeEvery: 8,
+		LowAfterFree: v.String("low") == "resident"}
 	if v.Bool("pins") {
 		fill.PinFraction = 1 - v.Float("producible_pct")/100
 	}

@@ -13,15 +13,16 @@ import (
 //  1. fault 4 KiB anonymous pages (MADV_NOHUGEPAGE) in cgroup Cg until the
 //     free memory of the node's zones is down to their high watermarks
 //     plus Margin pages, with the page tables the faults allocate (below),
-//     and set the cgroup's memory.low to the fill plus
-//     Protect bytes ("memory.low = fill + 1G, so page cache beyond that
-//     stays reclaimable"; in the seed's order, before step 3 frees an
-//     eighth of the fill: the protection then covers more page cache than
-//     the free memory can hold, so kswapd, which honours memory.low,
-//     leaves the cgroup alone and its page cache is reclaimed by the
-//     allocating tasks' direct reclaim, which retries with memcg_low_reclaim
-//     when nothing else could be reclaimed: the seed's "a million order-0
-//     [reclaim runs] for page cache");
+//     and set the cgroup's memory.low to the fill plus Protect bytes
+//     ("memory.low = fill + 1G, so page cache beyond that stays
+//     reclaimable"). Set here, to the whole fill, before step 3 frees an
+//     eighth of it, the protection covers more page cache than the free
+//     memory can hold: no page cache is ever beyond it, kswapd (which
+//     honours memory.low) leaves the cgroup alone, and its page cache is
+//     reclaimed only by the allocating tasks' direct reclaim, on its
+//     memcg_low_reclaim retry. With LowAfterFree, memory.low is set after
+//     step 3 to what the fill then holds plus Protect, so the cgroup's
+//     page cache past Protect is reclaimable, as the seed says it is;
 //  2. with vm.defrag_mode already set, pin one page in a PinFraction share
 //     of the pageblocks holding the fill (io_uring registered buffers,
 //     FOLL_LONGTERM, mm.PinBlocks; 0 pins nothing): the rest are the blocks
@@ -53,6 +54,10 @@ type PinnedFill struct {
 	Protect     uint64
 	PinFraction float64
 	FreeEvery   int
+	// LowAfterFree sets memory.low after step 3, to what the fill still
+	// holds plus Protect, instead of to the whole fill plus Protect
+	// before it (see the scenario's `low` parameter).
+	LowAfterFree bool
 	// Region is the fill; Pinned counts pinned pageblocks, Freed the pages
 	// MADV_DONTNEED freed; PageTables owns the fill's PTE and PMD pages
 	// (PageTablePages of them).
@@ -103,7 +108,7 @@ func (p *PinnedFill) Run(m *mm.Machine, t *sim.Task) error {
 		}
 	}
 	p.Region = r
-	if p.Cg != nil {
+	if p.Cg != nil && !p.LowAfterFree {
 		if err := p.Cg.SetKnob("memory.low", r.Cursor*mm.PAGE_SIZE+p.Protect); err != nil {
 			return err
 		}
@@ -124,6 +129,11 @@ func (p *PinnedFill) Run(m *mm.Machine, t *sim.Task) error {
 			return err
 		}
 		p.Freed = freed
+	}
+	if p.Cg != nil && p.LowAfterFree {
+		if err := p.Cg.SetKnob("memory.low", (r.Cursor-p.Freed)*mm.PAGE_SIZE+p.Protect); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -44,3 +44,41 @@ func TestThePinnedFillAllocatesItsPageTablesInUnmovableBlocks(t *testing.T) {
 	assert.Equal(t, want, tables)
 	assert.GreaterOrEqual(t, len(unmovable), int(want/mm.PageblockNrPages), "the page tables fill unmovable blocks")
 }
+
+// The seed sets "memory.low = fill + 1G, so page cache beyond that stays
+// reclaimable". Set before one page in eight is freed, to the whole fill,
+// it protects more page cache than the free memory can hold, so no page
+// cache is ever beyond it; set to what the fill holds after the free
+// (LowAfterFree), the cgroup's page cache passes it after Protect bytes.
+func TestThePinnedFillSetsMemoryLowBeforeOrAfterTheFree(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		afterFree bool
+	}{
+		{"the whole fill protects more page cache than fits in free memory", false},
+		{"what the fill holds after the free protects Protect bytes of page cache", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := mm.SimpleLayout(512<<20/mm.PAGE_SIZE, 1, 2)
+			require.NoError(t, err)
+			m, err := mm.NewMachine(cfg)
+			require.NoError(t, err)
+			cg := m.NewMemcg("build")
+			tk := m.World.NewTask("setup", 0, nil, sim.Never)
+			const protect = 16 << 20
+			fill := &PinnedFill{Cg: cg, Protect: protect, PinFraction: 0.98, FreeEvery: 8, LowAfterFree: tc.afterFree}
+			require.NoError(t, fill.Run(m, tk))
+			require.NoError(t, m.CheckInvariants())
+			require.Greater(t, fill.Freed, uint64(10_000))
+			slack := cg.Low - cg.Usage // page cache the protection still covers
+			if tc.afterFree {
+				assert.Equal(t, fill.Region.Cursor-fill.Freed+protect/mm.PAGE_SIZE, cg.Low)
+				assert.Less(t, slack, m.NrFreePages(), "page cache past Protect is not protected")
+				assert.InDelta(t, protect/mm.PAGE_SIZE, slack, float64(fill.PageTablePages), "the slack is Protect less the page tables")
+			} else {
+				assert.Equal(t, fill.Region.Cursor+protect/mm.PAGE_SIZE, cg.Low)
+				assert.Greater(t, slack, m.NrFreePages(), "the protection covers more page cache than free memory holds")
+			}
+		})
+	}
+}
