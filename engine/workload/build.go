@@ -919,13 +919,21 @@ func (b *BuildWorker) Step(w *sim.World, t *sim.Task) sim.Time {
 					op.charged = true
 					t.Charge(m.Cost.VFSLookup)
 				}
-				if r := fs.lookup(t, c, op.old); r != resDone {
-					if r == resFailed {
-						b.Failed++
-						op.old = -1
-						continue
+				// A read whose folio allocation stopped at a
+				// cond_resched() repeats that call on the file it
+				// has open (the open file holds its dentry and
+				// inode), not a new lookup: the shrinker may have
+				// freed them meanwhile, and allocating them again
+				// first would abandon the pending allocation.
+				if !m.AllocPending(t) {
+					if r := fs.lookup(t, c, op.old); r != resDone {
+						if r == resFailed {
+							b.Failed++
+							op.old = -1
+							continue
+						}
+						return sim.Resched
 					}
-					return sim.Resched
 				}
 				if f := fs.files[op.old].f; f != nil && op.read < f.Size {
 					done, _ := m.FileRead(t, f, op.read, f.Size-op.read, btrfsReadGFP)
