@@ -367,3 +367,57 @@ func TestAnEarlierTransferIsNotDelayedByOneAskedLater(t *testing.T) {
 	assert.Equal(t, 90*sim.Microsecond+lat+3*x, c)
 	assert.Equal(t, 3*x, m.Blk.pipe.Held, "three transfers' time booked")
 }
+
+func TestTheFirstRequestInTimeIsServedAsOnAnIdleDeviceWhateverRanAhead(t *testing.T) {
+	// The invariant: whatever steps that ran ahead submitted for later
+	// times, the request submitted first in simulated time takes a tag
+	// at once and transfers right after its access latency, and the pipe
+	// books every transfer's time once. Writes only, so that every
+	// request's transfer is asked in the order of the submit times.
+	rng := sim.NewRand(11)
+	for round := 0; round < 20; round++ {
+		m := newQuietMachine(t, 8192, 1, 2)
+		steadyDevice(m)
+		m.Blk.Queue.NrRequests = 4
+		p := m.Blk.Props
+		type req struct {
+			at    sim.Time
+			bytes uint64
+		}
+		reqs := make([]req, 40)
+		first := 0
+		var xfers sim.Time
+		for i := range reqs {
+			// Distinct times: 40 of 2000 microseconds.
+			reqs[i] = req{sim.Time(rng.Intn(50)*40+i) * sim.Microsecond, uint64(1+rng.Intn(32)) * PAGE_SIZE}
+			if reqs[i].at < reqs[first].at {
+				first = i
+			}
+			x := sim.Time((reqs[i].bytes*uint64(sim.Second) + p.WriteBandwidth - 1) / p.WriteBandwidth)
+			xfers += max(x, sim.Time(uint64(sim.Second)/p.WriteIOPS))
+		}
+		// The first request in time goes in at a random place of the
+		// wall order.
+		order := make([]int, 0, len(reqs))
+		for i := range reqs {
+			if i != first {
+				order = append(order, i)
+			}
+		}
+		at := rng.Intn(len(order) + 1)
+		order = append(order[:at], append([]int{first}, order[at:]...)...)
+		var complete, dispatch sim.Time
+		for _, i := range order {
+			c, d := m.blkSubmit(reqs[i].at, REQ_OP_WRITE, reqs[i].bytes, nil)
+			if i == first {
+				complete, dispatch = c, d
+			}
+		}
+		r := reqs[first]
+		x := sim.Time((r.bytes*uint64(sim.Second) + p.WriteBandwidth - 1) / p.WriteBandwidth)
+		x = max(x, sim.Time(uint64(sim.Second)/p.WriteIOPS))
+		assert.Equal(t, r.at, dispatch, "round %d: the first request takes a tag at once", round)
+		assert.Equal(t, r.at+p.WriteLatency+x, complete, "round %d: submitted %d-th in wall order", round, at+1)
+		assert.Equal(t, xfers, m.Blk.pipe.Held, "round %d: every transfer booked once", round)
+	}
+}
