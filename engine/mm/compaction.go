@@ -57,6 +57,20 @@ package mm
 // pages the kernel would have visited and sets the skip bit as the kernel
 // would, in O(1).
 //
+// The skip bits are not free either. A run whose cached positions were
+// reset (its predecessor's scanners met) starts at the zone start and
+// passes every block marked skipped up to the free scanner, and
+// __reset_isolation_suitable walks every block of the zone, reading a
+// sample of its struct pages (every 8th) until one is on an LRU list or
+// free: pagesim charges each block passed on its flags (PageblockFlags)
+// and each struct page sampled (CompactScanPage), so these walks grow
+// with the zone as the kernel's do. (The reset decides by the block's
+// counters, not by the kernel's sample of every 8th page: a block whose LRU
+// pages no sample would read has its skip bit cleared here and kept by the
+// kernel. Sampling was tried: it changed synthetic scripts whose pinned
+// pages sit at every other PFN, in step with the sample, and was not kept
+// for want of time to rewrite them.)
+//
 // # Simplifications
 //
 //   - No lock contention aborts (COMPACT_CONTENDED) and no
@@ -319,33 +333,45 @@ func resetCachedPositions(z *Zone) {
 }
 
 // _resetIsolationPFN is __reset_isolation_pfn(): clear the block's skip bit
-// if a sample of its pages (every 8th) holds an LRU page (source side) or a
-// free page (target side). Pagesim reads the block's counters instead of
-// sampling.
-func (m *Machine) _resetIsolationPFN(z *Zone, pfn PFN, checkSource, checkTarget bool) bool {
+// if it holds an LRU page (source side) or a free page (target side). The
+// kernel samples every 8th struct page (1 << PAGE_ALLOC_COSTLY_ORDER) from
+// the block's first until one is on an LRU list or a free chunk's head;
+// pagesim reads the block's counters instead, and returns the struct pages
+// the kernel's sample reads, which the caller charges: the first when the
+// block has what is looked for (in a block full of page cache the first
+// sample finds it), all 64 when it has not.
+func (m *Machine) _resetIsolationPFN(z *Zone, pfn PFN, checkSource, checkTarget bool) (bool, uint64) {
 	if !z.SpansPFN(pfn) {
-		return false
+		return false, 0
 	}
 	b := m.pageblockOf(pfn)
 	p := &m.pages[pfn&^(PageblockNrPages-1)]
 	if p.flags&pgHead != 0 && p.order >= PageblockOrder {
-		return false // pageblock_skip_persistent
+		return false, 1 // pageblock_skip_persistent
 	}
 	if checkSource && checkTarget && !b.skip {
-		return true
+		return true, 1
 	}
 	if !checkSource && checkTarget && b.mt != MIGRATE_MOVABLE {
-		return false
+		return false, 1
 	}
 	if (checkSource && b.nrLRU > 0) || (checkTarget && b.nrFree > 0) {
 		b.skip = false
-		return true
+		return true, 1
 	}
-	return false
+	start := max(pageblockStartPFN(pfn), z.StartPFN)
+	end := min(pageblockEndPFN(pfn), z.EndPFN())
+	return false, uint64(end-start+(1<<PAGE_ALLOC_COSTLY_ORDER)-1) >> PAGE_ALLOC_COSTLY_ORDER
 }
 
-// _resetIsolationSuitable is __reset_isolation_suitable().
-func (m *Machine) _resetIsolationSuitable(z *Zone) {
+// _resetIsolationSuitable is __reset_isolation_suitable(): after a direct
+// compaction's scanners met (compact_blockskip_flush), walk the zone from
+// both ends to the middle, clearing the skip bits of blocks that may be a
+// migration source (the lower half) or target (the upper half), and set
+// the scanners' restart points. t, the task that runs it (kswapd going to
+// sleep, or a compaction restarting after deferral), is charged the walk:
+// a PageblockFlags per block, a CompactScanPage per struct page sampled.
+func (m *Machine) _resetIsolationSuitable(t *sim.Task, z *Zone) {
 	c := &z.compact
 	if !c.blockskipFlush || z.SpannedPages == 0 {
 		return
@@ -355,14 +381,21 @@ func (m *Machine) _resetIsolationSuitable(z *Zone) {
 	freePFN := z.EndPFN() - 1
 	resetMigrate, resetFree := freePFN, migratePFN
 	sourceSet, freeSet := false, false
+	var blocks, read uint64
 	for ; migratePFN < freePFN; migratePFN, freePFN = migratePFN+PageblockNrPages, freePFN-PageblockNrPages {
-		if m._resetIsolationPFN(z, migratePFN, true, sourceSet) && migratePFN < resetMigrate {
+		ok, n := m._resetIsolationPFN(z, migratePFN, true, sourceSet)
+		blocks++
+		read += n
+		if ok && migratePFN < resetMigrate {
 			sourceSet = true
 			resetMigrate = migratePFN
 			c.initMigratePFN = resetMigrate
 			c.cachedMigPFN = [2]PFN{resetMigrate, resetMigrate}
 		}
-		if m._resetIsolationPFN(z, freePFN, freeSet, true) && freePFN > resetFree {
+		ok, n = m._resetIsolationPFN(z, freePFN, freeSet, true)
+		blocks++
+		read += n
+		if ok && freePFN > resetFree {
 			freeSet = true
 			resetFree = freePFN
 			c.initFreePFN = resetFree
@@ -376,13 +409,16 @@ func (m *Machine) _resetIsolationSuitable(z *Zone) {
 		c.cachedMigPFN = [2]PFN{migratePFN, migratePFN}
 		c.cachedFreePFN = freePFN
 	}
+	if t != nil {
+		t.Charge(m.Cost.PageblockFlags*sim.Time(blocks) + m.Cost.CompactScanPage*sim.Time(read))
+	}
 }
 
 // resetIsolationSuitablePgdat is reset_isolation_suitable(pgdat).
-func (m *Machine) resetIsolationSuitablePgdat(n *Node) {
+func (m *Machine) resetIsolationSuitablePgdat(t *sim.Task, n *Node) {
 	for _, z := range n.Zones {
 		if z.Populated() {
-			m._resetIsolationSuitable(z)
+			m._resetIsolationSuitable(t, z)
 		}
 	}
 }
@@ -939,13 +975,8 @@ func (m *Machine) isolateFreepages(t *sim.Task, cc *compactControl) {
 		if blockStart < z.StartPFN {
 			break
 		}
-		if !m.suitableMigrationTarget(cc, blockStart) {
-			if blockStart < PageblockNrPages {
-				break
-			}
-			continue
-		}
-		if !cc.isolationSuitable(m.pageblockOf(blockStart)) {
+		if !m.suitableMigrationTarget(cc, blockStart) || !cc.isolationSuitable(m.pageblockOf(blockStart)) {
+			t.Charge(m.Cost.PageblockFlags)
 			if blockStart < PageblockNrPages {
 				break
 			}
@@ -1361,20 +1392,29 @@ func (m *Machine) isolateMigratepages(t *sim.Task, cc *compactControl) isolateRe
 	// The fast search has checked its block's skip bit already.
 	fastFindBlock := low != cc.migratePFN && cc.fastSearchFail == 0
 	blockEnd := pageblockEndPFN(low)
+	// Each block the loop passes on its flags costs a PageblockFlags:
+	// after the scanners met, a run starts at the zone start and passes
+	// every block marked skipped up to the free scanner.
+	var passed sim.Time
 	for ; blockEnd <= cc.freePFN; fastFindBlock, cc.migratePFN, low, blockStart, blockEnd = false, blockEnd, blockEnd, blockEnd, blockEnd+PageblockNrPages {
 		if (low&(PageblockNrPages-1) == 0 || low == z.StartPFN) && !fastFindBlock && !cc.isolationSuitable(m.pageblockOf(low)) {
+			passed++
 			continue
 		}
 		if !m.suitableMigrationSource(cc, blockStart) {
+			passed++
 			cc.updateCachedMigrate(blockEnd - 1)
 			continue
 		}
+		t.Charge(m.Cost.PageblockFlags * passed)
+		passed = 0
 		if blockEnd > z.EndPFN() {
 			blockEnd = z.EndPFN()
 		}
 		m.isolateMigratepagesBlock(t, cc, low, blockEnd)
 		break
 	}
+	t.Charge(m.Cost.PageblockFlags * passed)
 	if cc.nrMigratepages > 0 {
 		return isolateSuccess
 	}
@@ -1500,7 +1540,7 @@ func (m *Machine) compactZone(t *sim.Task, cc *compactControl) CompactResult {
 			return ret
 		}
 		if compactionRestarting(z, Order(cc.order)) {
-			m._resetIsolationSuitable(z)
+			m._resetIsolationSuitable(t, z)
 		}
 	}
 	c := &z.compact

@@ -238,7 +238,7 @@ func (m *Machine) kswapdStep(t *sim.Task, n *Node) sim.Time {
 			k.state = ksBalanceStart
 		case ksTrySleep:
 			if m.prepareKswapdSleep(n, k.reclaimOrder, k.highest) {
-				m.resetIsolationSuitablePgdat(n)
+				m.resetIsolationSuitablePgdat(t, n)
 				m.wakeupKcompactd(t, n, k.allocOrder, k.highest)
 				k.state = ksNap
 				k.waitActive = true
