@@ -11,8 +11,8 @@ import (
 // clients, 0.1 s measured: as much CPU as the 7.7 GiB and 0.2 s it ran
 // until the block device's fix, after which that baseline compacted
 // directly twice, drained as often as the patched run and wrote its WAL
-// in 96 us against 53 us; here it compacts 5 times, 192 us against 26
-// us). The gain's size depends on the scale (docs/FIDELITY.md), the
+// in 96 us against 53 us; here it compacted 5 times, 192 us against 26
+// us, and since the skip walks' cost 7 times, 271 us against 39 us). The gain's size depends on the scale (docs/FIDELITY.md), the
 // directions do not. The patched run's drains, from its order-0
 // page-table faults and its non-costly folios, are held below the
 // baseline's only (at the earlier scale they were not under a tenth).
@@ -77,8 +77,8 @@ func TestNoretryCompactionRefusesImpossibleParameters(t *testing.T) {
 // The bands at the default parameters (24 GiB, 96 CPUs, 1024
 // clients, 0.4 s measured), without invariant checks (a run takes about
 // 4 s of CPU): patched/baseline TPS at least 1.8 (the band's upper end,
-// 3.5, has not held since the lock timeline's fix: 5.99 at seed 1, the
-// baseline's mean WAL pwrite 17.4 ms against 5.1 ms; docs/FIDELITY.md),
+// 3.5, does not hold since the skip walks' cost: 6.66 at seed 1, the
+// baseline's mean WAL pwrite 19.8 ms; docs/FIDELITY.md),
 // the patch's
 // compact_stall and drain_all_pages() calls at most a tenth of the
 // baseline's, kswapd and kcompactd still woken.
