@@ -104,7 +104,8 @@ func machineCommands() []*command {
 			help: "Changes the block device that swap, writeback and reads use (nvme0n1, a data-centre NVMe SSD): " +
 				"its queue attributes by their /sys/block/nvme0n1/queue name (nr_requests=64, max_sectors_kb=64), or its " +
 				"hardware for a what-if (write_bandwidth=500M per second, read_bandwidth, read_latency=115us, " +
-				"write_latency, read_iops, write_iops, read_sigma and write_sigma in thousandths, 0 for no variation); " +
+				"write_latency, read_iops, write_iops, read_sigma and write_sigma in thousandths, 0 for no variation; a latency " +
+				"at most 30s, nvme_core.io_timeout, a bandwidth at least 4370 per second, a spread at most 4000); " +
 				"a NAME alone prints it, no NAME prints them all.",
 			free:  true,
 			check: checkBlockdev,
@@ -504,6 +505,21 @@ func blockdevNames() []string {
 	return out
 }
 
+// The bounds of the blockdev command's hardware what-ifs, so that a
+// request's completion time stays far inside sim.Time whatever the
+// device: maxBlockdevLatency is nvme_core.io_timeout's default, 30 s
+// (drivers/nvme/host/core.c: nvme_io_timeout = 30, the io_timeout module
+// parameter, in seconds; the driver aborts a request still outstanding
+// then); minBlockdevBandwidth
+// transfers a request of max_hw_sectors_kb (128 KiB) within it;
+// maxBlockdevSigma keeps drawLatency's exponent, s*z - s^2/2 with |z| <=
+// 6, inside expRounded's |x| < 40 (s = 4: at most 32).
+const (
+	maxBlockdevLatency   = 30 * sim.Second
+	minBlockdevBandwidth = (128<<10 + 29) / 30
+	maxBlockdevSigma     = 4000
+)
+
 // setBlockdev sets or (value == "") checks one blockdev name on d.
 func setBlockdev(d *mm.BlockDevice, name, value string, set bool) error {
 	for _, a := range blockdevQueueAttrs {
@@ -527,11 +543,14 @@ func setBlockdev(d *mm.BlockDevice, name, value string, set bool) error {
 			var err error
 			if p.kind == "size" {
 				v, err = ParseSize(value)
-				if err == nil && v == 0 {
-					err = fmt.Errorf("a bandwidth must be above 0")
+				if err == nil && v < minBlockdevBandwidth {
+					err = fmt.Errorf("a bandwidth must be at least %d bytes per second (a request of max_hw_sectors_kb within nvme_core.io_timeout, 30 s)", minBlockdevBandwidth)
 				}
 			} else {
 				v, err = strconv.ParseUint(value, 10, 64)
+				if err == nil && strings.HasSuffix(name, "_sigma") && v > maxBlockdevSigma {
+					err = fmt.Errorf("a spread must be at most %d thousandths", maxBlockdevSigma)
+				}
 			}
 			if err != nil {
 				return fmt.Errorf("%s=%s: %v", name, value, err)
@@ -539,8 +558,11 @@ func setBlockdev(d *mm.BlockDevice, name, value string, set bool) error {
 			*f = v
 		case *sim.Time:
 			v, err := parseDuration(value)
+			if err == nil && v > maxBlockdevLatency {
+				err = fmt.Errorf("a latency must be at most %s (nvme_core.io_timeout: the driver aborts a request that takes longer)", formatDuration(maxBlockdevLatency))
+			}
 			if err != nil {
-				return fmt.Errorf("%s=%v", name, err)
+				return fmt.Errorf("%s=%s: %v", name, value, err)
 			}
 			*f = v
 		}
