@@ -236,6 +236,11 @@ type fsFile struct {
 	onDLRU, onILRU             bool
 	dRef, iRef                 bool
 	live                       bool
+	// open counts the workers that have the file open (a read under
+	// way): its dentry and inode are in use (d_lockref.count and
+	// i_count above zero), so the shrinker takes them off its lists
+	// instead of freeing them, and its page cache stays.
+	open int32
 }
 
 // lruList is a list of file IDs linked through fsFile.
@@ -442,6 +447,13 @@ func (fs *BuildFS) shrinkScan(t *sim.Task, sc *mm.ShrinkControl) (uint64, bool) 
 		id := fs.dLRU.head
 		f := &fs.files[id]
 		t.Charge(m.Cost.ShrinkObject)
+		if f.open > 0 {
+			// dentry_lru_isolate: "Referenced dentries are still in
+			// use. If they have active counts, just remove them from
+			// the LRU" (LRU_REMOVED); dput puts it back.
+			fs.lruDel(&fs.dLRU, id, true)
+			continue
+		}
 		if f.dRef {
 			f.dRef = false
 			fs.lruDel(&fs.dLRU, id, true)
@@ -457,6 +469,11 @@ func (fs *BuildFS) shrinkScan(t *sim.Task, sc *mm.ShrinkControl) (uint64, bool) 
 		f := &fs.files[id]
 		t.Charge(m.Cost.ShrinkObject)
 		fs.lruDel(&fs.iLRU, id, false)
+		if f.open > 0 {
+			// inode_lru_isolate: an inode with i_count is taken off
+			// the LRU (LRU_REMOVED), not freed.
+			continue
+		}
 		if f.iRef {
 			f.iRef = false
 			fs.lruAdd(&fs.iLRU, id, false)
@@ -838,6 +855,8 @@ type buildOp struct {
 	pages, written    uint64
 	read              uint64
 	charged, unlinkIt bool
+	// opened: the read's file is open (BuildFS.files[old].open).
+	opened bool
 }
 
 type buildStage uint8
@@ -919,13 +938,12 @@ func (b *BuildWorker) Step(w *sim.World, t *sim.Task) sim.Time {
 					op.charged = true
 					t.Charge(m.Cost.VFSLookup)
 				}
-				// A read whose folio allocation stopped at a
-				// cond_resched() repeats that call on the file it
-				// has open (the open file holds its dentry and
-				// inode), not a new lookup: the shrinker may have
-				// freed them meanwhile, and allocating them again
-				// first would abandon the pending allocation.
-				if !m.AllocPending(t) {
+				// The read opens the file once (lookup, then
+				// open holds its dentry and inode) and closes it
+				// when it ends (fs.put). A read whose folio
+				// allocation stopped at a cond_resched() repeats
+				// that call on the file it has open.
+				if !op.opened {
 					if r := fs.lookup(t, c, op.old); r != resDone {
 						if r == resFailed {
 							b.Failed++
@@ -934,6 +952,10 @@ func (b *BuildWorker) Step(w *sim.World, t *sim.Task) sim.Time {
 						}
 						return sim.Resched
 					}
+					if fs.files[op.old].live {
+						fs.files[op.old].open++
+						op.opened = true
+					}
 				}
 				if f := fs.files[op.old].f; f != nil && op.read < f.Size {
 					done, _ := m.FileRead(t, f, op.read, f.Size-op.read, btrfsReadGFP)
@@ -941,6 +963,10 @@ func (b *BuildWorker) Step(w *sim.World, t *sim.Task) sim.Time {
 					if m.AllocPending(t) {
 						return sim.Resched
 					}
+				}
+				if op.opened {
+					fs.put(op.old)
+					op.opened = false
 				}
 			}
 			op.stage = stageUnlink
@@ -998,6 +1024,17 @@ func (b *BuildWorker) stopped(t *sim.Task, r res) sim.Time {
 	}
 	b.Failed++
 	return t.Now + sim.Millisecond
+}
+
+// put closes file id (fput, dput): its dentry goes back on the shrinker's
+// list, referenced, when no one else has it open.
+func (fs *BuildFS) put(id int32) {
+	f := &fs.files[id]
+	f.open--
+	if f.open == 0 && f.live && f.dentry >= 0 && !f.onDLRU {
+		fs.lruAdd(&fs.dLRU, id, true)
+		f.dRef = true
+	}
 }
 
 // lookup finds file id for a read: its dentry (and inode, read back if

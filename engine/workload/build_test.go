@@ -78,3 +78,38 @@ func TestTheSuperblockShrinkerFreesDentriesAndInodesOnlyWithGFPFS(t *testing.T) 
 	assert.Equal(t, fs.Files()-fs.ShrunkDentries, fs.dentries.Objects)
 	require.NoError(t, m.CheckInvariants())
 }
+
+// A file a worker has open for a read keeps its dentry, its inode and its
+// page cache however hard the shrinker scans (dentry_lru_isolate and
+// inode_lru_isolate take in-use objects off the lists); closed, it is
+// back on the dentry list and the shrinker may free it.
+func TestTheSuperblockShrinkerLeavesAnOpenFileAlone(t *testing.T) {
+	m, fs := buildMachine(t, FSBtrfs)
+	w := &BuildWorker{FS: fs, Rng: m.World.Stream("workload/build#0"), Files: 500}
+	tk := m.World.NewTask("build", 0, w, 0)
+	runToEnd(t, m, tk, 60*sim.Second)
+	id := w.mine[0]
+	f := &fs.files[id]
+	require.True(t, f.live)
+	require.GreaterOrEqual(t, f.dentry, int32(0))
+	require.GreaterOrEqual(t, f.inode, int32(0))
+	f.open++ // what a read's lookup does
+	kt := m.World.NewTask("kswapd-like", 1, nil, sim.Never)
+	shrink := func() {
+		for i := 0; i < 40; i++ {
+			fs.Shrinker.Ops.ScanObjects(kt, &mm.ShrinkControl{GFP: mm.GFP_KERNEL, Memcg: fs.Cg, NrToScan: 128})
+		}
+	}
+	shrink()
+	require.Greater(t, fs.ShrunkDentries, uint64(300), "the other files' dentries went")
+	f = &fs.files[id]
+	assert.GreaterOrEqual(t, f.dentry, int32(0), "the open file's dentry stays")
+	assert.GreaterOrEqual(t, f.inode, int32(0), "and its inode")
+	assert.False(t, f.onDLRU, "in use: off the dentry list")
+	fs.put(id)
+	f = &fs.files[id]
+	assert.True(t, f.onDLRU, "closed: back on the list")
+	shrink()
+	assert.Less(t, fs.files[id].dentry, int32(0), "then the shrinker frees it")
+	require.NoError(t, m.CheckInvariants())
+}
