@@ -84,8 +84,10 @@ func advanceChecked(t *testing.T, r *Run, until sim.Time) {
 // state: everything a reader sees, and everything the run holds (the
 // digest of the whole graph: counters, free lists, page states, the
 // trace ring, PSI, the event queue, the RNG streams, every task's
-// program); so is a packed copy (the timeline's checkpoints) once
-// unpacked. Advancing the copy leaves the original as it was at t1.
+// program); so are a packed copy once unpacked and the run written as
+// bytes with planes (the timeline's checkpoints), kept in a store beside
+// an earlier checkpoint of the run, and read back. Advancing the copy
+// leaves the original as it was at t1.
 func TestARunRestoredFromACheckpointReachesTheSameStateAsTheRunItself(t *testing.T) {
 	rnd := sim.NewRand(16)
 	for _, s := range registry {
@@ -104,6 +106,11 @@ func TestARunRestoredFromACheckpointReachesTheSameStateAsTheRunItself(t *testing
 			t1 := sim.Time(rnd.Uint64() % uint64(tc.t2))
 			orig, err := s.NewRun(variant, st, 3, 0)
 			require.NoError(t, err)
+			store := deepcopy.NewStore()
+			orig.Advance(t1/2, 1<<62)
+			early, _, err := deepcopy.EncodePlanes(orig)
+			require.NoError(t, err)
+			store.Put(early)
 			orig.Advance(t1, 1<<62)
 			atT1, origDigest := observed(t, orig), digest(t, orig)
 			cp, n, err := orig.Clone()
@@ -117,11 +124,23 @@ func TestARunRestoredFromACheckpointReachesTheSameStateAsTheRunItself(t *testing
 			require.NoError(t, err)
 			assert.Equal(t, origDigest, digest(t, unpacked), "a packed copy unpacks to its original's state")
 
+			enc, _, err := deepcopy.EncodePlanes(orig)
+			require.NoError(t, err)
+			stored := store.Put(enc)
+			back, err := store.Get(stored)
+			require.NoError(t, err)
+			decoded, err := DecodeRun(back)
+			require.NoError(t, err)
+			assert.Equal(t, origDigest, digest(t, decoded), "a stored checkpoint reads back to its original's state")
+
 			advanceChecked(t, cp, tc.t2)
 			assert.Equal(t, want, observed(t, cp), "t1 = %v", t1)
 			assert.Equal(t, wantDigest, digest(t, cp), "t1 = %v", t1)
 			unpacked.Advance(tc.t2, 1<<62)
 			assert.Equal(t, wantDigest, digest(t, unpacked), "t1 = %v, packed", t1)
+			advanceChecked(t, decoded, tc.t2)
+			assert.Equal(t, want, observed(t, decoded), "t1 = %v, stored", t1)
+			assert.Equal(t, wantDigest, digest(t, decoded), "t1 = %v, stored", t1)
 
 			assert.Equal(t, origDigest, digest(t, orig), "advancing the copy left the original alone")
 			assert.Equal(t, atT1, observed(t, orig))

@@ -7,10 +7,14 @@ package scenario
 //
 // How many to keep is a trade between memory and the time a jump takes:
 // a jump replays at most one interval. Checkpoints are taken at the
-// multiples of an interval of simulated time. Each is a packed copy of
-// everything the run holds (deepcopy.Pack: the large pointer-free arrays,
-// a machine's pages and pageblocks, compressed), or with Unpacked a plain
-// copy, as large as the run and ready to run without inflating. The budget is a
+// multiples of an interval of simulated time. Each is everything the run
+// holds written as bytes (deepcopy.EncodePlanes: the large pointer-free
+// arrays, a machine's pages and pageblocks, as byte planes of
+// differences) and kept in the timeline's deepcopy.Store, which cuts the
+// bytes into chunks and keeps each distinct chunk once, compressed: a
+// checkpoint costs what changed since the ones before it, not its whole
+// size. With Unpacked a checkpoint is a plain copy instead, as large as
+// the run and ready to run without decoding. The budget is a
 // fraction of the run's own memory (TimelineOptions.Budget, 0.25), but
 // never fewer than MinCheckpoints (16) over the run: while the
 // checkpoints' bytes pass the budget and there are more than the
@@ -19,8 +23,8 @@ package scenario
 // adapts to the run's length and size and no two checkpoints are more
 // than twice it apart. Where one checkpoint is larger than the budget
 // over the minimum (a plain copy is as large as the run, so 16 of them
-// are 16 times it), the minimum wins and the budget is exceeded; packed
-// checkpoints are 1-20% of the run: docs/PERFORMANCE.md has the figures.
+// are 16 times it), the minimum wins and the budget is exceeded;
+// docs/PERFORMANCE.md has the figures of stored ones.
 
 import (
 	"errors"
@@ -44,16 +48,20 @@ type TimelineOptions struct {
 	// it doubles as the budget asks.
 	Every sim.Time
 	// Unpacked keeps each checkpoint as a plain copy (Run.Clone),
-	// ready to run but as large as the run, instead of a packed one
-	// (deepcopy.Pack: the large pointer-free arrays compressed).
+	// ready to run but as large as the run, instead of stored bytes.
 	Unpacked bool
+	// Span and TakeBytes bound the work of taking checkpoints over a
+	// run advanced to Span (the engine workers' catch-up to a link's
+	// time): each checkpoint writes the whole run, so the first
+	// interval is the smallest Every x 2^k at which the checkpoints up
+	// to Span write at most TakeBytes in all (0: no bound).
+	Span      sim.Time
+	TakeBytes int64
 }
 
-// packMinBytes is the smallest array a packed checkpoint compresses
-// (512 bytes: besides a machine's pages, pageblocks and page cache
-// slots, which are megabytes, the many small pointer-free slices, lists
-// of PFNs and times, add up to a third of a packed checkpoint left
-// plain; below 512 bytes compressing gains nothing measurable).
+// packMinBytes is the smallest array a packed copy (deepcopy.Pack, which
+// the tests and benchmarks compare with the stored checkpoints)
+// compresses: 512 bytes, as EncodePlanes' planes.
 const packMinBytes = 512
 
 func (o *TimelineOptions) defaults() {
@@ -77,8 +85,11 @@ type Timeline struct {
 	// run's start; every point but the first is at a multiple of every.
 	points []checkpoint
 	every  sim.Time
-	// bytes sums the points' sizes; runBytes is the run's own memory as
-	// the latest checkpoint measured it.
+	// store holds the stored checkpoints' bytes.
+	store *deepcopy.Store
+	// bytes is the checkpoints' memory (the store's, or the plain
+	// copies' sum); runBytes is the run's own memory as the latest
+	// checkpoint measured it.
 	bytes, runBytes int64
 	// frontier is the furthest time the live run has reached (a Seek
 	// moves the live run back, not the frontier).
@@ -87,19 +98,26 @@ type Timeline struct {
 
 type checkpoint struct {
 	at sim.Time
-	// run is a plain copy, packed a packed one (one of the two).
+	// run is a plain copy, stored the bytes in the store (one of the
+	// two).
 	run    *Run
-	packed *deepcopy.Packed[Run]
-	bytes  int64
+	stored *deepcopy.Stored
+	// bytes is a plain copy's size, or what storing it added.
+	bytes int64
 }
 
 // NewTimeline starts keeping checkpoints of r (a run at its start, not
 // recorded), taking the first one now.
 func NewTimeline(r *Run, opt TimelineOptions) (*Timeline, error) {
 	opt.defaults()
-	tl := &Timeline{opt: opt, live: r, every: opt.Every}
+	tl := &Timeline{opt: opt, live: r, every: opt.Every, store: deepcopy.NewStore()}
 	if err := tl.take(); err != nil {
 		return nil, err
+	}
+	if opt.TakeBytes > 0 && opt.Span > 0 && tl.runBytes > 0 {
+		for int64(opt.Span/tl.every)*tl.runBytes > opt.TakeBytes && tl.every < opt.Span {
+			tl.every *= 2
+		}
 	}
 	return tl, nil
 }
@@ -132,22 +150,42 @@ func (tl *Timeline) take() error {
 			return err
 		}
 		cp.run, cp.bytes, tl.runBytes = c, n, n
+		tl.bytes += n
 	} else {
 		if tl.live.rec != nil {
 			return errRecorded
 		}
-		p, err := deepcopy.Pack(tl.live, packMinBytes)
+		enc, graph, err := deepcopy.EncodePlanes(tl.live)
 		if err != nil {
 			return err
 		}
-		cp.packed, cp.bytes, tl.runBytes = p, p.Bytes, p.RunBytes
+		cp.stored = tl.store.Put(enc)
+		cp.bytes, tl.runBytes = cp.stored.New, graph
+		tl.bytes = tl.store.Bytes()
 	}
 	tl.points = append(tl.points, cp)
-	tl.bytes += cp.bytes
+	tl.fit()
+	return nil
+}
+
+// fit thins the checkpoints while their bytes pass the budget and there
+// are more than the minimum.
+func (tl *Timeline) fit() {
 	for tl.bytes > int64(tl.opt.Budget*float64(tl.runBytes)) && len(tl.points) > tl.opt.MinCheckpoints {
 		tl.thin()
 	}
-	return nil
+}
+
+// drop removes point i.
+func (tl *Timeline) drop(i int) {
+	p := tl.points[i]
+	if p.stored != nil {
+		tl.store.Drop(p.stored)
+		tl.bytes = tl.store.Bytes()
+	} else {
+		tl.bytes -= p.bytes
+	}
+	tl.points = slices.Delete(tl.points, i, i+1)
 }
 
 // thin drops the earliest checkpoint at an odd multiple of the interval
@@ -159,8 +197,7 @@ func (tl *Timeline) take() error {
 func (tl *Timeline) thin() {
 	for i, p := range tl.points {
 		if i > 0 && p.at%(2*tl.every) != 0 {
-			tl.bytes -= p.bytes
-			tl.points = slices.Delete(tl.points, i, i+1)
+			tl.drop(i)
 			return
 		}
 	}
@@ -221,6 +258,76 @@ func (tl *Timeline) Adopt(r *Run) error {
 	return nil
 }
 
+// Past is a timeline's stored checkpoints as they cross from one process
+// to another (gob): the page's engine worker keeps a timeline as it
+// catches a run up and sends its past with the run, so that the page's
+// timeline goes back from the nearest checkpoint, not from the start.
+type Past struct {
+	Every sim.Time
+	// At are the checkpoints' times; Lists and Sizes their bytes as
+	// chunks of Chunks (deepcopy.Store's Export).
+	At     []sim.Time
+	Lists  [][]uint32
+	Sizes  []int
+	Chunks []deepcopy.WireChunk
+}
+
+// Past returns the timeline's checkpoints to send (stored ones only).
+func (tl *Timeline) Past() (Past, error) {
+	p := Past{Every: tl.every}
+	var sts []*deepcopy.Stored
+	for _, cp := range tl.points {
+		if cp.stored == nil {
+			return Past{}, errors.New("a timeline of plain copies has no past to send")
+		}
+		p.At = append(p.At, cp.at)
+		sts = append(sts, cp.stored)
+	}
+	p.Chunks, p.Lists, p.Sizes = tl.store.Export(sts)
+	return p, nil
+}
+
+// AdoptPast adopts r as Adopt does, with the checkpoints past holds (the
+// same run's, sent with it): those after the timeline's latest
+// checkpoint join it, so a time before r's is reached from the nearest
+// of them. The interval becomes the larger of the two, and the budget
+// thins them as it thins its own.
+func (tl *Timeline) AdoptPast(r *Run, past Past) error {
+	if tl.opt.Unpacked {
+		return errors.New("a timeline of plain copies cannot adopt stored checkpoints")
+	}
+	if r.Now() < tl.live.Now() {
+		return fmt.Errorf("the run to adopt is at %v, behind the live run's %v", r.Now(), tl.live.Now())
+	}
+	if len(past.At) != len(past.Lists) || past.Every <= 0 {
+		return errors.New("a past whose times and checkpoints do not match")
+	}
+	for i, at := range past.At {
+		if at < 0 || at > r.Now() || i > 0 && at <= past.At[i-1] {
+			return errors.New("a past whose times are out of order or past its run's")
+		}
+	}
+	sts, err := tl.store.Import(past.Chunks, past.Lists, past.Sizes)
+	if err != nil {
+		return err
+	}
+	last := tl.points[len(tl.points)-1].at
+	for i, st := range sts {
+		if past.At[i] <= last {
+			tl.store.Drop(st)
+			continue
+		}
+		tl.points = append(tl.points, checkpoint{at: past.At[i], stored: st, bytes: st.New})
+	}
+	tl.bytes = tl.store.Bytes()
+	tl.every = max(tl.every, past.Every)
+	if err := tl.Adopt(r); err != nil {
+		return err
+	}
+	tl.fit()
+	return nil
+}
+
 // Frontier is the furthest time the timeline's live run has reached.
 func (tl *Timeline) Frontier() sim.Time { return max(tl.frontier, tl.live.Now()) }
 
@@ -240,8 +347,11 @@ func (tl *Timeline) At(t sim.Time) (*Run, error) {
 	}
 	var r *Run
 	var err error
-	if p := tl.points[i]; p.packed != nil {
-		r, _, err = p.packed.Unpack()
+	if p := tl.points[i]; p.stored != nil {
+		var b []byte
+		if b, err = tl.store.Get(p.stored); err == nil {
+			r, err = DecodeRun(b)
+		}
 	} else {
 		r, _, err = p.run.Clone()
 	}

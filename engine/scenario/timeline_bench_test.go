@@ -2,22 +2,33 @@ package scenario
 
 import (
 	"os"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
-// BenchmarkTimelineJump measures a jump on a timeline of thp-thisnode at
-// the page's scale (its PageParams), kept with the default policy over the whole
-// run: each jump restores the checkpoint before a time drawn at random
-// and replays up to it. Reported: the checkpoints kept, their interval
-// (ms) and their bytes against the run's.
+// BenchmarkTimelineJump measures a jump on a timeline of thp-thisnode
+// (or PAGESIM_SCENARIO; its first default variant) at the page's scale
+// (its PageParams), kept with
+// the default policy over the whole run: each jump restores the
+// checkpoint before a time drawn at random and replays up to it.
+// Reported: the checkpoints kept, their interval (ms), their bytes
+// against the run's, the wall time of the run with them (run_ms; the run
+// alone is BenchmarkScenarioRun's work), and a restore's alone (a jump to
+// a checkpoint's own time, restore_ms: the rest of a jump is replaying).
 //
 //	go test -run '^$' -bench TimelineJump -benchtime 20x ./engine/scenario/
 //
-// PAGESIM_UNPACKED=1 measures plain copies instead of packed ones.
+// PAGESIM_UNPACKED=1 measures plain copies instead of stored ones;
+// PAGESIM_UNTIL=20 stops the run at 20 s of simulated time.
 func BenchmarkTimelineJump(b *testing.B) {
-	s, err := Get("thp-thisnode")
+	id := os.Getenv("PAGESIM_SCENARIO")
+	if id == "" {
+		id = "thp-thisnode"
+	}
+	s, err := Get(id)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -29,7 +40,7 @@ func BenchmarkTimelineJump(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := s.NewRun("upstream", st, 1, 0)
+	r, err := s.NewRun(s.DefaultVariants()[0], st, 1, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,9 +48,15 @@ func BenchmarkTimelineJump(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := tl.Advance(1<<62, 1<<62); err != nil {
+	until := sim.Time(1 << 62)
+	if u, err := strconv.ParseFloat(os.Getenv("PAGESIM_UNTIL"), 64); err == nil {
+		until = sim.Time(u * float64(sim.Second))
+	}
+	start := time.Now()
+	if _, err := tl.Advance(until, 1<<62); err != nil {
 		b.Fatal(err)
 	}
+	runMs := float64(time.Since(start).Milliseconds())
 	span := tl.Run().Now()
 	rnd := sim.NewRand(1)
 	for b.Loop() {
@@ -47,9 +64,20 @@ func BenchmarkTimelineJump(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	// A jump to a checkpoint's own time is its restore alone.
+	cps := tl.Checkpoints()
+	start = time.Now()
+	for _, at := range cps {
+		if _, err := tl.At(at); err != nil {
+			b.Fatal(err)
+		}
+	}
+	restoreMs := float64(time.Since(start).Microseconds()) / 1e3 / float64(len(cps))
 	cp, run := tl.Bytes()
 	b.ReportMetric(float64(len(tl.Checkpoints())), "checkpoints")
 	b.ReportMetric(float64(tl.Every())/float64(sim.Millisecond), "every_ms")
 	b.ReportMetric(float64(cp), "checkpoints_B")
 	b.ReportMetric(float64(run), "run_B")
+	b.ReportMetric(runMs, "run_ms")
+	b.ReportMetric(restoreMs, "restore_ms")
 }

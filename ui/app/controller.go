@@ -141,6 +141,8 @@ type Controller struct {
 	caughtUpBy string
 	// readBack is ReadBack.
 	readBack time.Duration
+	// seekTook is SeekTook.
+	seekTook time.Duration
 
 	// tt keeps the runs' checkpoints (timetravel.go): nil when the page
 	// has no way back, ttErr then saying why. marks are the runs'
@@ -163,6 +165,7 @@ type remoteJob struct {
 	sampler sampler
 	trace   traceRing
 	marks   markGrid
+	past    *scenario.Past
 }
 
 // NewController returns a controller showing the catalog's defaults.

@@ -45,6 +45,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/pagesim/pagesim/engine/mm"
 	"github.com/pagesim/pagesim/engine/scenario"
@@ -65,9 +66,12 @@ type Timelines interface {
 	// Frontier is the furthest time run i has reached (its end, once
 	// it has ended).
 	Frontier(i int) sim.Time
+	// Checkpoints are the times of run i's checkpoints.
+	Checkpoints(i int) []sim.Time
 	// Adopt makes r run i: the same run, advanced elsewhere to a later
-	// time (the engine workers' catch-up to a link's time).
-	Adopt(i int, r *scenario.Run) error
+	// time (the engine workers' catch-up to a link's time), with the
+	// checkpoints taken there on the way (past; nil if none).
+	Adopt(i int, r *scenario.Run, past *scenario.Past) error
 }
 
 // localTimelines keeps every run's scenario.Timeline on the caller's
@@ -96,7 +100,14 @@ func (lt *localTimelines) Run(i int) *scenario.Run { return lt.tls[i].Run() }
 
 func (lt *localTimelines) Frontier(i int) sim.Time { return lt.tls[i].Frontier() }
 
-func (lt *localTimelines) Adopt(i int, r *scenario.Run) error { return lt.tls[i].Adopt(r) }
+func (lt *localTimelines) Checkpoints(i int) []sim.Time { return lt.tls[i].Checkpoints() }
+
+func (lt *localTimelines) Adopt(i int, r *scenario.Run, past *scenario.Past) error {
+	if past == nil {
+		return lt.tls[i].Adopt(r)
+	}
+	return lt.tls[i].AdoptPast(r, *past)
+}
 
 func (lt *localTimelines) Seek(t sim.Time) (bool, error) {
 	changed := false
@@ -320,7 +331,9 @@ func (c *Controller) Seek(t sim.Time) error {
 	}
 	t = max(t, 0)
 	t -= t % sim.Millisecond
+	start := c.opt.Wall()
 	changed, err := c.tt.Seek(t)
+	c.seekTook = c.opt.Wall() - start
 	if err != nil {
 		c.ttErr = "the timeline failed: " + err.Error()
 		c.tt = nil
@@ -350,6 +363,20 @@ func (c *Controller) Seek(t sim.Time) error {
 	c.winWall, c.winSim = c.opt.Wall(), c.Now()
 	return nil
 }
+
+// Checkpoints are the times of run i's checkpoints (none without the way
+// back).
+func (c *Controller) Checkpoints(i int) []sim.Time {
+	if c.tt == nil || i < 0 || i >= len(c.runs) {
+		return nil
+	}
+	return c.tt.Checkpoints(i)
+}
+
+// SeekTook is how long the last Seek took to restore the runs'
+// checkpoints and replay them to its time, on the main thread (the
+// frame that follows draws it).
+func (c *Controller) SeekTook() time.Duration { return c.seekTook }
 
 // StepBack pauses and moves the clock one StepSize back from where the
 // page stands (as Step moves it forward), to time 0 at the least.
@@ -434,14 +461,14 @@ func (c *Controller) sameButTime(st State) bool {
 }
 
 // adoptRuns gives the timelines the runs the engine workers caught up
-// (worker.go): the way back from there replays from the start, or from
-// a checkpoint the page took on its own since.
-func (c *Controller) adoptRuns() {
+// (worker.go) and the checkpoints they took on the way (pasts[i], nil if
+// none): the way back from there restores the nearest of them.
+func (c *Controller) adoptRuns(pasts []*scenario.Past) {
 	if c.tt == nil {
 		return
 	}
 	for i, r := range c.runs {
-		if err := c.tt.Adopt(i, r); err != nil {
+		if err := c.tt.Adopt(i, r, pasts[i]); err != nil {
 			c.ttErr = "the timeline stopped: " + err.Error()
 			c.tt = nil
 			return

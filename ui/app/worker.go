@@ -5,9 +5,10 @@ package app
 // main thread (the engine-only binary in wasm/engine runs RunWorkerJob in
 // a Web Worker), then sent whole to the main thread, which takes it in
 // place of its own run (takeWorkerRuns). What crosses is bytes: the
-// run as engine/scenario's Run.Encode writes it, and its series and
+// run as engine/scenario's Run.Encode writes it, its series and
 // tracepoint log as the sampler and the trace ring kept them while it
-// ran. The worker takes the samples at the same simulated times as the
+// ran, and the checkpoints the worker's timeline took on the way
+// (scenario.Past), so that the page goes back from the nearest of them. The worker takes the samples at the same simulated times as the
 // controller does (stopAt, observe), so the series, like the run, are
 // those of a run advanced on the main thread.
 
@@ -70,7 +71,18 @@ type workerSeries struct {
 	// points (timetravel.go): what the timeline goes back with.
 	Readings []wireReading
 	Marks    []wireMark
+	// Past is the worker's checkpoints (none if its timeline failed).
+	Past *scenario.Past
 }
+
+// workerTakeBytes bounds what a worker's checkpoints write over a
+// catch-up (scenario.TimelineOptions.TakeBytes): each writes the whole
+// run, so a run of the page's scale (thp-thisnode at 0.05: 14.5 MB) gets
+// one every 100 ms of simulated time up to 35 s, and one at scale 1
+// (276 MB at 100 s) one every 51.2 s: two over 100 s, where more would
+// add more than the catch-up's own time (docs/PERFORMANCE.md, "The page's
+// timeline").
+const workerTakeBytes = 512 << 20
 
 // wireReading is a reading as it crosses.
 type wireReading struct {
@@ -109,6 +121,10 @@ func RunWorkerJob(cat *Catalog, job WorkerJob, yield func(now sim.Time) bool) ([
 	if err != nil {
 		return nil, err
 	}
+	// The timeline's checkpoints as the page's would take them, fewer
+	// where the run is large (workerTakeBytes); a run it cannot keep
+	// still runs, without them.
+	tl, tlErr := scenario.NewTimeline(r, scenario.TimelineOptions{Span: job.Until, TakeBytes: workerTakeBytes})
 	sp := newSampler(chartRefs(spec))
 	var tr traceRing
 	var marks markGrid
@@ -126,7 +142,12 @@ func RunWorkerJob(cat *Catalog, job WorkerJob, yield func(now sim.Time) bool) ([
 			break
 		}
 		before := r.Now()
-		n := r.Advance(until, 1<<16)
+		var n int
+		if tlErr == nil {
+			n, tlErr = tl.Advance(until, 1<<16)
+		} else {
+			n = r.Advance(until, 1<<16)
+		}
 		tr.fill(v)
 		sp.observe(r)
 		marks.observe(r)
@@ -157,6 +178,11 @@ func RunWorkerJob(cat *Catalog, job WorkerJob, yield func(now sim.Time) bool) ([
 	for _, p := range marks.points {
 		ws.Marks = append(ws.Marks, wireMark{p.t, p.n, p.phaseStart, p.phase})
 	}
+	if tlErr == nil {
+		if past, err := tl.Past(); err == nil {
+			ws.Past = &past
+		}
+	}
 	var b bytes.Buffer
 	b.Write(make([]byte, 8))
 	if err := gob.NewEncoder(&b).Encode(&ws); err != nil {
@@ -167,31 +193,40 @@ func RunWorkerJob(cat *Catalog, job WorkerJob, yield func(now sim.Time) bool) ([
 	return append(out, enc...), nil
 }
 
-// decodeWorkerRun reads a payload of RunWorkerJob: the run, and its
-// sampler and trace ring for the charts' refs.
-func decodeWorkerRun(payload []byte, refs []counterRef) (*scenario.Run, sampler, traceRing, markGrid, error) {
+// workerRun is a worker's run as the page reads it back.
+type workerRun struct {
+	run     *scenario.Run
+	sampler sampler
+	trace   traceRing
+	marks   markGrid
+	past    *scenario.Past
+}
+
+// decodeWorkerRun reads a payload of RunWorkerJob: the run, its
+// sampler and trace ring for the charts' refs, and its checkpoints.
+func decodeWorkerRun(payload []byte, refs []counterRef) (workerRun, error) {
 	if len(payload) < 8 {
-		return nil, sampler{}, traceRing{}, markGrid{}, errors.New("a worker's reply is cut short")
+		return workerRun{}, errors.New("a worker's reply is cut short")
 	}
 	n := binary.LittleEndian.Uint64(payload)
 	if n > uint64(len(payload)-8) {
-		return nil, sampler{}, traceRing{}, markGrid{}, errors.New("a worker's reply is cut short")
+		return workerRun{}, errors.New("a worker's reply is cut short")
 	}
 	var ws workerSeries
 	if err := gob.NewDecoder(bytes.NewReader(payload[8 : 8+n])).Decode(&ws); err != nil {
-		return nil, sampler{}, traceRing{}, markGrid{}, fmt.Errorf("a worker's series: %w", err)
+		return workerRun{}, fmt.Errorf("a worker's series: %w", err)
 	}
 	if len(ws.Totals) != len(refs) {
-		return nil, sampler{}, traceRing{}, markGrid{}, errors.New("a worker's series has other counters")
+		return workerRun{}, errors.New("a worker's series has other counters")
 	}
 	r, err := scenario.DecodeRun(payload[8+n:])
 	if err != nil {
-		return nil, sampler{}, traceRing{}, markGrid{}, err
+		return workerRun{}, err
 	}
 	sp := sampler{every: ws.Every, next: ws.Next, last: ws.Last, done: ws.Done, refs: refs, totals: ws.Totals, samples: ws.Samples}
 	for _, rd := range ws.Readings {
 		if len(rd.Totals) != len(refs) {
-			return nil, sampler{}, traceRing{}, markGrid{}, errors.New("a worker's readings have other counters")
+			return workerRun{}, errors.New("a worker's readings have other counters")
 		}
 		sp.read = append(sp.read, reading{rd.T, rd.PSI, rd.Totals})
 	}
@@ -204,7 +239,7 @@ func decodeWorkerRun(payload []byte, refs []counterRef) (*scenario.Run, sampler,
 		tr.push(&ws.Trace[i])
 	}
 	tr.read = ws.Read
-	return r, sp, tr, marks, nil
+	return workerRun{r, sp, tr, marks, ws.Past}, nil
 }
 
 // events returns the kept events, oldest first.
@@ -266,13 +301,13 @@ func (c *Controller) pollRemote() {
 				return
 			}
 			start := c.opt.Wall()
-			r, sp, tr, marks, err := decodeWorkerRun(rep.Payload, chartRefs(c.spec))
+			wr, err := decodeWorkerRun(rep.Payload, chartRefs(c.spec))
 			c.readBack = max(c.readBack, c.opt.Wall()-start)
 			if err != nil {
 				c.giveUpRemote("a worker's run does not read back: " + err.Error())
 				return
 			}
-			j.over, j.run, j.sampler, j.trace, j.marks = true, r, sp, tr, marks
+			j.over, j.run, j.sampler, j.trace, j.marks, j.past = true, wr.run, wr.sampler, wr.trace, wr.marks, wr.past
 		}
 	}
 	for _, j := range c.remote {
@@ -280,14 +315,16 @@ func (c *Controller) pollRemote() {
 			return
 		}
 	}
+	pasts := make([]*scenario.Past, len(c.remote))
 	for i, j := range c.remote {
+		pasts[i] = j.past
 		c.runs[i], c.views[i] = j.run, j.run.View()
 		c.samplers[i], c.traces[i], c.marks[i] = j.sampler, j.trace, j.marks
 		if j.run.Done() {
 			c.ends[i] = j.run.Now()
 		}
 	}
-	c.adoptRuns()
+	c.adoptRuns(pasts)
 	c.remote = nil
 	c.caughtUpBy = "workers"
 	c.version++

@@ -116,12 +116,17 @@ func TestAFailedWorkerLeavesTheCatchUpToTheMainThread(t *testing.T) {
 }
 
 // After the workers' catch-up the timeline holds what the main thread's
-// gives: the same markers, and going back shows the same page.
+// gives: the same markers, the checkpoints the workers took on the way
+// (so going back restores the nearest one, not the start), and going
+// back shows the same page.
 func TestTheTimelineGoesBackFromTheWorkersCatchUp(t *testing.T) {
 	main := catchUp(t, nil, workerLink)
 	off := catchUp(t, &syncWorkers{}, workerLink)
 	require.Equal(t, "workers", off.CaughtUpBy())
 	require.Empty(t, off.TimelineOff())
+	for i := range off.Runs() {
+		assert.Subset(t, off.Checkpoints(i), []sim.Time{0, 100 * sim.Millisecond, 200 * sim.Millisecond}, "run %d", i)
+	}
 	assert.NotEmpty(t, main.Markers())
 	assert.Equal(t, main.Markers(), off.Markers())
 	for _, c := range []*Controller{main, off} {

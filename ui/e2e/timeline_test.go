@@ -186,8 +186,10 @@ func TestTheTimelineScrubsToWhatAFreshPageShows(t *testing.T) {
 // times drawn at random and logs how long each jump took to show (from
 // the click until the page has settled at the new time: restore every
 // variant's checkpoint before it, replay, redraw), their median and
-// their maximum: the figures of docs/PERFORMANCE.md, "The page's
-// timeline". A measurement: it runs only with PAGESIM_MEASURE=1.
+// their maximum, and the part of each spent restoring and replaying
+// (seekMs, the rest is the frames that draw it): the figures of
+// docs/PERFORMANCE.md, "The page's timeline". A measurement: it runs
+// only with PAGESIM_MEASURE=1.
 func TestTheTimelinesJumpAtEachScale(t *testing.T) {
 	measurement(t)
 	scales := os.Getenv("PAGESIM_SCALES")
@@ -208,7 +210,7 @@ func TestTheTimelinesJumpAtEachScale(t *testing.T) {
 			p.WaitSettled()
 			tr := readTrack(p)
 			rnd := rand.New(rand.NewSource(1))
-			var ms []float64
+			var ms, seek []float64
 			for range 15 {
 				before := p.Debug().NowNS
 				x, y := tr.at(rnd.Int63n(tr.spanNS))
@@ -217,11 +219,11 @@ func TestTheTimelinesJumpAtEachScale(t *testing.T) {
 				mouse(p, input.DispatchMouseEventTypeMouseReleased, x, y)
 				p.WaitJSWithin(fmt.Sprintf(`(() => { const d = JSON.parse(window.pagesimDebug()); return d.settled && d.nowNs != %d; })()`, before), 2*time.Minute)
 				ms = append(ms, Eval[float64](p, `performance.now()`)-t0)
+				seek = append(seek, p.Debug().SeekMs)
 			}
-			sorted := slices.Clone(ms)
-			slices.Sort(sorted)
-			t.Logf("scale %s: %d jumps over %.3f simulated s, median %.0f ms, max %.0f ms (each: %.0f)",
-				sc, len(ms), float64(tr.spanNS)/1e9, sorted[len(sorted)/2], sorted[len(sorted)-1], ms)
+			med := func(x []float64) float64 { y := slices.Clone(x); slices.Sort(y); return y[len(y)/2] }
+			t.Logf("scale %s: %d jumps over %.3f simulated s, median %.0f ms, max %.0f ms (each: %.0f); restoring and replaying them (seekMs): median %.0f ms (each: %.0f)",
+				sc, len(ms), float64(tr.spanNS)/1e9, med(ms), slices.Max(ms), ms, med(seek), seek)
 		})
 	}
 }

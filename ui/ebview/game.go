@@ -562,7 +562,7 @@ type Debug = mapview.DebugReport
 func (g *Game) publishDebug(ctl *app.Controller) {
 	settled := !ctl.Playing() && ctl.CaughtUp() && !ctl.Restoring() && g.rastered == ctl.Version() && !g.needPixel && g.frames > 0
 	d := Debug{Settled: settled, Frames: g.frames, W: g.r.W, H: g.r.H, Scale: g.scale, Cam: g.r.Cam, Fit: g.r.Fit(), PageView: g.r.PageView,
-		Link: ctl.Fragment(), NowNS: int64(ctl.Now()), Playing: ctl.Playing(), Ended: ctl.Ended(), Restoring: ctl.Restoring(), CaughtUpBy: ctl.CaughtUpBy(), Progress: ctl.Progress(), ReadBackMs: float64(ctl.ReadBack()) / 1e6, Version: ctl.Version(), Gen: ctl.Generation(),
+		Link: ctl.Fragment(), NowNS: int64(ctl.Now()), Playing: ctl.Playing(), Ended: ctl.Ended(), Restoring: ctl.Restoring(), CaughtUpBy: ctl.CaughtUpBy(), Progress: ctl.Progress(), ReadBackMs: float64(ctl.ReadBack()) / 1e6, SeekMs: float64(ctl.SeekTook()) / 1e6, Checkpoints: len(ctl.Checkpoints(0)), Version: ctl.Version(), Gen: ctl.Generation(),
 		FrameCPUms: median(g.frameCPU), FrameGapms: median(g.frameGap), PanelMs: float64(g.panelNS.Load()) / 1e6, RasterMs: median(g.rasterMs), UploadMs: median(g.uploadMs), Hover: g.hover, Redraws: g.redraws, Labels: g.r.Labels,
 		TextPx: g.r.TextCSS(), Clipped: g.r.Clipped, Layout: g.r.Layout(), Scheme: g.r.Scheme().Name}
 	for _, l := range g.r.Labels {

@@ -23,6 +23,12 @@ type DebugReport struct {
 	// main thread (app.Controller.Progress, ReadBack).
 	Progress   float64 `json:"progress"`
 	ReadBackMs float64 `json:"readBackMs"`
+	// SeekMs is how long the last jump on the timeline took to restore
+	// and replay the runs (app.Controller.SeekTook), without drawing.
+	SeekMs float64 `json:"seekMs"`
+	// Checkpoints counts the first variant's checkpoints
+	// (app.Controller.Checkpoints).
+	Checkpoints int `json:"checkpoints"`
 	// Settled is true when the clock is stopped, the runs have caught up
 	// with it and the frame on the canvas shows their current state.
 	Settled   bool   `json:"settled"`

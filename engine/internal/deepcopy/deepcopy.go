@@ -489,29 +489,43 @@ func (c *copier) deflate(full reflect.Value, sz uintptr) int {
 // interleaved fields defeat its matches: a machine's pages pack about 7
 // times smaller (docs/PERFORMANCE.md, "Checkpoints"). unplanes undoes it.
 func planes(b []byte, size int) []byte {
-	n := len(b) / size
 	out := make([]byte, len(b))
+	planesInto(out, b, size)
+	return out
+}
+
+// planesInto writes b's planes (planes) into out, of b's length. It
+// reads b element by element (one pass through memory, where a pass per
+// plane read the whole array size times).
+func planesInto(out, b []byte, size int) {
+	n := len(b) / size
+	if n == 0 {
+		return
+	}
 	for j := range size {
-		plane := out[j*n : (j+1)*n]
-		var prev byte
-		for i := range plane {
-			v := b[i*size+j]
-			plane[i] = v - prev
-			prev = v
+		out[j*n] = b[j]
+	}
+	for i := 1; i < n; i++ {
+		cur, prev := b[i*size:(i+1)*size], b[(i-1)*size:i*size]
+		for j, v := range cur {
+			out[j*n+i] = v - prev[j]
 		}
 	}
-	return out
 }
 
 // unplanes writes into dst the array whose planes are src.
 func unplanes(dst, src []byte, size int) {
 	n := len(dst) / size
+	if n == 0 {
+		return
+	}
 	for j := range size {
-		plane := src[j*n : (j+1)*n]
-		var prev byte
-		for i, d := range plane {
-			prev += d
-			dst[i*size+j] = prev
+		dst[j] = src[j*n]
+	}
+	for i := 1; i < n; i++ {
+		cur, prev := dst[i*size:(i+1)*size], dst[(i-1)*size:i*size]
+		for j := range cur {
+			cur[j] = prev[j] + src[j*n+i]
 		}
 	}
 }

@@ -10,15 +10,16 @@ package deepcopy
 // first element to its capacity) and its memory range; an object that
 // lies inside another (a pointer to a struct's field or a slice's
 // element, a sub-slice) is then known by the outermost object that holds
-// it and its byte offset there. The second pass writes the outermost
-// objects' types and sizes (so that Decode can allocate them all before
-// reading a byte of their contents, whatever order the pointers come in),
-// then their contents, then the root. Within a value:
+// it. The second pass writes the outermost objects' types, sizes and
+// addresses, in the order of their addresses (so that Decode can allocate
+// them all before reading a byte of their contents, whatever order the
+// pointers come in), then their contents, then the root. Within a value:
 //
 //   - a type without pointers or strings is its bytes (the same GOARCH
 //     on both sides: the page and its worker are both js/wasm);
-//   - a pointer is its target's object and offset, a slice its length,
-//     capacity, object and offset;
+//   - a pointer is its target's address in the graph written (Decode
+//     finds the outermost object at or before it and the offset there),
+//     a slice its length, capacity and its array's address;
 //   - a string is its length and bytes; a map its entries;
 //   - an interface is its dynamic type's name and value; a func its
 //     name (top-level functions only: a closure is refused, as Copy
@@ -38,6 +39,7 @@ package deepcopy
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"sync"
@@ -45,7 +47,11 @@ import (
 )
 
 // wireMagic starts every encoding (and names its version).
-const wireMagic = "pagesim-wire-1\n"
+const wireMagic = "pagesim-wire-2\n"
+
+// wirePlanes is the encoding's flag for the large pointer-free arrays
+// written as byte planes of differences (EncodePlanes).
+const wirePlanes = 1
 
 var registry = struct {
 	sync.Mutex
@@ -230,13 +236,46 @@ type encoder struct {
 	order []int // outermost objects, in the written order
 	buf   []byte
 	root  reflect.Type
+	// planes is EncodePlanes': arrays of planesMin bytes or more are
+	// written as planes.
+	planes bool
+	// graph counts the graph's bytes in memory.
+	graph int64
 }
 
 // Encode returns the bytes of the graph root reaches (see the file's
 // comment). It fails where Copy would, and on a graph holding an
 // interface's dynamic type or a function that is not registered.
 func Encode[T any](root *T) (out []byte, err error) {
-	e := &encoder{memo: map[wkey]int{}, root: reflect.TypeFor[*T]()}
+	e, err := encode(root, false)
+	if err != nil {
+		return nil, err
+	}
+	return e.buf, nil
+}
+
+// planesMin is the smallest array EncodePlanes writes as planes: 512
+// bytes, as the timeline's packed checkpoints found (below it nothing
+// more was gained; docs/PERFORMANCE.md, "Checkpoints").
+const planesMin = 512
+
+// EncodePlanes is Encode with every pointer-free array of planesMin
+// bytes or more (a machine's pages and pageblocks) written as its byte
+// planes of differences (planes): the same graph, in bytes that compress
+// several times better (a checkpoint's, which Store compresses). Decode
+// reads both. It also returns the bytes the graph holds in memory (its
+// objects, arrays and maps' entries; strings are not counted), which a
+// copy would take.
+func EncodePlanes[T any](root *T) (out []byte, graph int64, err error) {
+	e, err := encode(root, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	return e.buf, e.graph, nil
+}
+
+func encode[T any](root *T, planes bool) (_ *encoder, err error) {
+	e := &encoder{memo: map[wkey]int{}, root: reflect.TypeFor[*T](), planes: planes}
 	v := reflect.ValueOf(root)
 	tmp := reflect.New(v.Type()).Elem()
 	tmp.Set(v)
@@ -252,14 +291,40 @@ func Encode[T any](root *T) (out []byte, err error) {
 	for _, i := range e.order {
 		size += e.objs[i].end - e.objs[i].start
 	}
+	e.graph += int64(size)
 	e.buf = make([]byte, 0, size+size/8+4096)
 	e.buf = append(e.buf, wireMagic...)
+	var flags uint64
+	if planes {
+		flags |= wirePlanes
+	}
+	e.uint(flags)
 	e.str(typeName(e.root))
+	// The objects' types, each named once, in the order they first
+	// come; then each object as its type's number, its count and its
+	// address (the first's, then each one's distance from the one
+	// before: the objects are in the order of their addresses).
+	types := map[reflect.Type]int{}
+	var names []string
+	for _, i := range e.order {
+		t := e.objs[i].t
+		if _, ok := types[t]; !ok {
+			types[t] = len(names)
+			names = append(names, typeName(t))
+		}
+	}
+	e.uint(uint64(len(names)))
+	for _, n := range names {
+		e.str(n)
+	}
 	e.uint(uint64(len(e.order)))
+	var prev uintptr
 	for _, i := range e.order {
 		o := &e.objs[i]
-		e.str(typeName(o.t))
+		e.uint(uint64(types[o.t]))
 		e.uint(uint64(o.n))
+		e.uint(uint64(o.start - prev))
+		prev = o.start
 	}
 	err = e.c.run(func() {
 		for _, i := range e.order {
@@ -270,7 +335,7 @@ func Encode[T any](root *T) (out []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.buf, nil
+	return e, nil
 }
 
 func (e *encoder) uint(x uint64) { e.buf = binary.AppendUvarint(e.buf, x) }
@@ -347,6 +412,7 @@ func (e *encoder) find(v reflect.Value) {
 			}
 		}
 	case reflect.Map:
+		e.graph += int64(v.Len()) * int64(t.Key().Size()+t.Elem().Size())
 		it := v.MapRange()
 		for it.Next() {
 			k := reflect.New(t.Key()).Elem()
@@ -423,15 +489,17 @@ func (e *encoder) nest() error {
 	return nil
 }
 
-// ref writes the object and offset of the object keyed by k.
+// ref writes the address of the object keyed by k: an outermost
+// object's or one inside it (Decode finds which and where). An address
+// and not the object's number: an object that lives on keeps its address
+// from one encoding of a run to the next, where the numbers of every
+// object after a new one change, so two checkpoints of a run share most
+// of their bytes (Store keeps those once).
 func (e *encoder) ref(k wkey) {
-	i, ok := e.memo[k]
-	if !ok {
+	if _, ok := e.memo[k]; !ok {
 		e.c.fail("an object was not found (a bug)")
 	}
-	o := &e.objs[i]
-	e.uint(uint64(o.outer) + 1)
-	e.uint(uint64(o.off))
+	e.uint(uint64(k.addr))
 }
 
 func (e *encoder) contents(o *wobj) {
@@ -441,7 +509,15 @@ func (e *encoder) contents(o *wobj) {
 	}
 	et := o.t.Elem()
 	if rawable(et) {
-		e.buf = append(e.buf, unsafe.Slice((*byte)(o.v.UnsafePointer()), et.Size()*uintptr(o.n))...)
+		sz := et.Size() * uintptr(o.n)
+		b := unsafe.Slice((*byte)(o.v.UnsafePointer()), sz)
+		if e.planes && sz >= planesMin && et.Size() > 1 {
+			n := len(e.buf)
+			e.buf = slices.Grow(e.buf, int(sz))[:n+int(sz)]
+			planesInto(e.buf[n:], b, int(et.Size()))
+			return
+		}
+		e.buf = append(e.buf, b...)
 		return
 	}
 	for i := range o.n {
@@ -533,10 +609,15 @@ func (e *encoder) value(v reflect.Value) {
 type decoder struct {
 	b    []byte
 	root reflect.Type
-	// objs are the outermost objects: their memory and size.
-	base []unsafe.Pointer
-	size []uintptr
-	keep []reflect.Value
+	// objs are the outermost objects: their memory, size and address
+	// in the encoded graph (increasing).
+	base  []unsafe.Pointer
+	size  []uintptr
+	start []uint64
+	keep  []reflect.Value
+	// planes is the flags' wirePlanes: the arrays EncodePlanes wrote
+	// as planes are those of at least planesMin bytes.
+	planes bool
 }
 
 // wireError is Decode's panic on bytes it cannot read, recovered into
@@ -601,11 +682,21 @@ func Decode[T any](b []byte) (root *T, err error) {
 	if string(d.bytes(uintptr(len(wireMagic)))) != wireMagic {
 		d.fail("not an encoding of this version")
 	}
+	flags := d.uint()
+	if flags&^wirePlanes != 0 {
+		d.fail("unknown flags")
+	}
+	d.planes = flags&wirePlanes != 0
 	if name := d.str(); name != typeName(d.root) {
 		d.fail("an encoding of a " + name + ", not of a " + typeName(d.root))
 	}
-	// Each object takes at least two bytes to describe.
-	n := d.int(uint64(len(d.b)) / 2)
+	// Each type's name takes at least a byte.
+	types := make([]reflect.Type, d.int(uint64(len(d.b))))
+	for i := range types {
+		types[i] = d.typ()
+	}
+	// Each object takes at least three bytes to describe.
+	n := d.int(uint64(len(d.b)) / 3)
 	// Every object's contents follow the objects' list, each taking at
 	// least wireMin bytes: an object is refused before it is allocated
 	// when the bytes left cannot hold it and the ones before it, so a
@@ -622,9 +713,22 @@ func Decode[T any](b []byte) (root *T, err error) {
 		}
 		left -= cnt * per
 	}
-	for range n {
-		t := d.typ()
+	var at uint64
+	for i := range n {
+		ti := d.uint()
+		if ti >= uint64(len(types)) {
+			d.fail("an object of no type")
+		}
+		t := types[ti]
 		cnt := d.int(uint64(1) << 40)
+		step := d.uint()
+		if i > 0 && step == 0 || step > math.MaxUint64-at {
+			d.fail("objects out of the order of their addresses")
+		}
+		at += step
+		if at == 0 {
+			d.fail("an object at address 0")
+		}
 		var v reflect.Value
 		var sz uintptr
 		if t.Kind() == reflect.Slice {
@@ -639,15 +743,24 @@ func Decode[T any](b []byte) (root *T, err error) {
 			v = reflect.New(t)
 			sz = t.Size()
 		}
+		if i > 0 && at-d.start[i-1] < uint64(d.size[i-1]) {
+			d.fail("two objects overlap")
+		}
 		d.keep = append(d.keep, v)
 		d.base = append(d.base, v.UnsafePointer())
 		d.size = append(d.size, sz)
+		d.start = append(d.start, at)
 	}
 	for i, v := range d.keep {
 		if v.Kind() == reflect.Slice {
 			et := v.Type().Elem()
 			if rawable(et) {
-				copy(unsafe.Slice((*byte)(d.base[i]), d.size[i]), d.bytes(d.size[i]))
+				dst := unsafe.Slice((*byte)(d.base[i]), d.size[i])
+				if d.planes && d.size[i] >= planesMin && et.Size() > 1 {
+					unplanes(dst, d.bytes(d.size[i]), int(et.Size()))
+				} else {
+					copy(dst, d.bytes(d.size[i]))
+				}
 				continue
 			}
 			for j := range v.Len() {
@@ -665,21 +778,29 @@ func Decode[T any](b []byte) (root *T, err error) {
 	return out.Interface().(*T), nil
 }
 
-// at returns the address of cnt values of es bytes each at an object
-// and offset read from the bytes, or nil for a nil pointer. The size is
+// at returns the address of cnt values of es bytes each at an address
+// of the encoded graph read from the bytes (inside the outermost object
+// that starts at or before it), or nil for a nil pointer. The size is
 // compared by division: es*cnt can wrap around (2^16-byte elements and a
 // capacity of 2^48), which would let a slice reach past its object.
 func (d *decoder) at(es, cnt uintptr) unsafe.Pointer {
-	obj := d.int(uint64(len(d.base)))
-	if obj == 0 {
+	addr := d.uint()
+	if addr == 0 {
 		return nil
 	}
-	off := uintptr(d.int(1 << 48))
-	size := d.size[obj-1]
-	if off > size || es > 0 && cnt > (size-off)/es {
+	i, found := slices.BinarySearch(d.start, addr)
+	if !found {
+		i--
+	}
+	if i < 0 {
+		d.fail("a pointer to no object")
+	}
+	off := addr - d.start[i]
+	size := d.size[i]
+	if off > uint64(size) || es > 0 && cnt > (size-uintptr(off))/es {
 		d.fail("a pointer past its object's end")
 	}
-	return unsafe.Add(d.base[obj-1], off)
+	return unsafe.Add(d.base[i], off)
 }
 
 // wireMin is the fewest bytes Encode writes for a value of type t (a

@@ -115,16 +115,23 @@ func TestBytesThatAreNotAWholeEncodingAreRefused(t *testing.T) {
 // is 2^64 bytes, which wraps around to 0 in a uintptr.
 type bigs struct{ s [][1 << 16]byte }
 
-// hostile starts an encoding of a *T by hand: the magic, the root's type
-// and the objects' list.
+// hostile starts an encoding of a *T by hand: the magic, no flags, the
+// root's type and the objects' list, each object a type's name and a
+// count, given in pairs, the objects at addresses 1<<20 apart from 1<<20.
 func hostile[T any](objs ...any) *encoder {
 	e := &encoder{}
 	e.buf = append(e.buf, wireMagic...)
+	e.uint(0)
 	e.str(typeName(reflect.TypeFor[*T]()))
 	e.uint(uint64(len(objs) / 2))
 	for i := 0; i < len(objs); i += 2 {
 		e.str(objs[i].(string))
+	}
+	e.uint(uint64(len(objs) / 2))
+	for i := 0; i < len(objs); i += 2 {
+		e.uint(uint64(i / 2))
 		e.uint(objs[i+1].(uint64))
+		e.uint(1 << 20)
 	}
 	return e
 }
@@ -150,11 +157,9 @@ func TestASliceWhoseSizeWrapsAroundIsRefused(t *testing.T) {
 		typeName(reflect.TypeFor[[][1 << 16]byte]()), uint64(1))
 	e.uint(2)                                     // the bigs' s: length 1,
 	e.uint(1 << 48)                               // capacity 2^48,
-	e.uint(2)                                     // in the second object
-	e.uint(0)                                     // at offset 0
+	e.uint(2 << 20)                               // at the second object
 	e.buf = append(e.buf, make([]byte, 1<<16)...) // the array's one element
-	e.uint(1)                                     // the root: the first object
-	e.uint(0)
+	e.uint(1 << 20)                               // the root: the first object
 	_, err := Decode[bigs](e.buf)
 	require.ErrorContains(t, err, "a pointer past its object's end")
 }
