@@ -50,12 +50,14 @@ type TimelineOptions struct {
 	// Unpacked keeps each checkpoint as a plain copy (Run.Clone),
 	// ready to run but as large as the run, instead of stored bytes.
 	Unpacked bool
-	// Span and TakeBytes bound the work of taking checkpoints over a
-	// run advanced to Span (the engine workers' catch-up to a link's
-	// time): each checkpoint writes the whole run, so the first
-	// interval is the smallest Every x 2^k at which the checkpoints up
-	// to Span write at most TakeBytes in all (0: no bound).
-	Span      sim.Time
+	// TakeBytes bounds the work of taking checkpoints (the engine
+	// workers' catch-up to a link's time, which must not take much
+	// longer for them): each checkpoint writes the whole run, so once
+	// the checkpoints taken have written half of TakeBytes the interval
+	// doubles, and again at each half of what is left, and once they
+	// have written TakeBytes no more are taken (0: no bound). The
+	// checkpoints are dense early in the run and sparser later, for a
+	// run whose end is not known in advance.
 	TakeBytes int64
 }
 
@@ -94,6 +96,10 @@ type Timeline struct {
 	// frontier is the furthest time the live run has reached (a Seek
 	// moves the live run back, not the frontier).
 	frontier sim.Time
+	// written is what the checkpoints taken have written (each its
+	// whole run), and doubleAt what makes the interval double next
+	// (TimelineOptions.TakeBytes).
+	written, doubleAt int64
 }
 
 type checkpoint struct {
@@ -110,14 +116,9 @@ type checkpoint struct {
 // recorded), taking the first one now.
 func NewTimeline(r *Run, opt TimelineOptions) (*Timeline, error) {
 	opt.defaults()
-	tl := &Timeline{opt: opt, live: r, every: opt.Every, store: deepcopy.NewStore()}
+	tl := &Timeline{opt: opt, live: r, every: opt.Every, store: deepcopy.NewStore(), doubleAt: opt.TakeBytes / 2}
 	if err := tl.take(); err != nil {
 		return nil, err
-	}
-	if opt.TakeBytes > 0 && opt.Span > 0 && tl.runBytes > 0 {
-		for int64(opt.Span/tl.every)*tl.runBytes > opt.TakeBytes && tl.every < opt.Span {
-			tl.every *= 2
-		}
 	}
 	return tl, nil
 }
@@ -158,6 +159,11 @@ func (tl *Timeline) take() error {
 		enc, graph, err := deepcopy.EncodePlanes(tl.live)
 		if err != nil {
 			return err
+		}
+		tl.written += int64(len(enc))
+		if tl.opt.TakeBytes > 0 && tl.written >= tl.doubleAt && tl.doubleAt < tl.opt.TakeBytes {
+			tl.every *= 2
+			tl.doubleAt += (tl.opt.TakeBytes - tl.doubleAt + 1) / 2
 		}
 		cp.stored = tl.store.Put(enc)
 		cp.bytes, tl.runBytes = cp.stored.New, graph
@@ -214,7 +220,8 @@ func (tl *Timeline) Advance(until sim.Time, maxEvents int) (int, error) {
 		total += tl.live.Advance(min(until, next), maxEvents-total)
 		// After a Seek back, the checkpoints up to the frontier are
 		// there already (the run goes the same way again).
-		if tl.live.Now() >= next && !tl.live.Done() && next > tl.points[len(tl.points)-1].at {
+		spent := tl.opt.TakeBytes > 0 && tl.written >= tl.opt.TakeBytes
+		if tl.live.Now() >= next && !tl.live.Done() && next > tl.points[len(tl.points)-1].at && !spent {
 			if err := tl.take(); err != nil {
 				return total, err
 			}

@@ -236,21 +236,21 @@ func TestAStoredCheckpointCostsWhatChangedSinceTheOnesBefore(t *testing.T) {
 // A timeline kept elsewhere (an engine worker's, which catches the run
 // up) sends its run and its past (as bytes, gob); the timeline that adopts
 // them has their checkpoints and reaches every time as the run did, from
-// the nearest of them. The worker's timeline, bounded to write at most
-// four runs' worth over its span, takes no more than four checkpoints
-// after the start.
+// the nearest of them. The worker's timeline, bounded to write four
+// runs' worth, doubles its interval as its checkpoints pass two, three
+// and three and a half, and takes no more after four (a run's bytes
+// written are a little fewer than its memory: five checkpoints).
 func TestATimelineAdoptsTheCheckpointsOfARunAdvancedElsewhere(t *testing.T) {
 	newRun := smallTHPRun(t)
 	probe, err := NewTimeline(newRun(), TimelineOptions{})
 	require.NoError(t, err)
 	_, runBytes := probe.Bytes()
 	span := 200 * sim.Millisecond
-	worker, err := NewTimeline(newRun(), TimelineOptions{Every: 10 * sim.Millisecond, Span: span, TakeBytes: 4 * runBytes})
+	worker, err := NewTimeline(newRun(), TimelineOptions{Every: 10 * sim.Millisecond, TakeBytes: 4 * runBytes})
 	require.NoError(t, err)
 	_, err = worker.Advance(span, 1<<62)
 	require.NoError(t, err)
-	assert.Equal(t, []sim.Time{0, 80 * sim.Millisecond, 160 * sim.Millisecond}, worker.Checkpoints(),
-		"10 ms doubled until 200 ms / interval x the run's bytes is at most four runs")
+	assert.Equal(t, []sim.Time{0, 10 * sim.Millisecond, 20 * sim.Millisecond, 40 * sim.Millisecond, 80 * sim.Millisecond}, worker.Checkpoints())
 	past, err := worker.Past()
 	require.NoError(t, err)
 	var wire bytes.Buffer
@@ -265,7 +265,7 @@ func TestATimelineAdoptsTheCheckpointsOfARunAdvancedElsewhere(t *testing.T) {
 	tl, err := NewTimeline(newRun(), TimelineOptions{Every: 20 * sim.Millisecond})
 	require.NoError(t, err)
 	require.NoError(t, tl.AdoptPast(r, got))
-	assert.Equal(t, []sim.Time{0, 80 * sim.Millisecond, 160 * sim.Millisecond, 200 * sim.Millisecond}, tl.Checkpoints())
+	assert.Equal(t, []sim.Time{0, 10 * sim.Millisecond, 20 * sim.Millisecond, 40 * sim.Millisecond, 80 * sim.Millisecond, 200 * sim.Millisecond}, tl.Checkpoints())
 	assert.Equal(t, 80*sim.Millisecond, tl.Every())
 	_, err = tl.Advance(260*sim.Millisecond, 1<<62)
 	require.NoError(t, err)
@@ -278,7 +278,7 @@ func TestATimelineAdoptsTheCheckpointsOfARunAdvancedElsewhere(t *testing.T) {
 	}
 
 	bad := got
-	bad.At = []sim.Time{0, 160 * sim.Millisecond, 80 * sim.Millisecond}
+	bad.At = []sim.Time{0, 20 * sim.Millisecond, 10 * sim.Millisecond, 40 * sim.Millisecond, 80 * sim.Millisecond}
 	fresh, err := NewTimeline(newRun(), TimelineOptions{})
 	require.NoError(t, err)
 	assert.ErrorContains(t, fresh.AdoptPast(r, bad), "out of order")

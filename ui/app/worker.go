@@ -77,11 +77,10 @@ type workerSeries struct {
 
 // workerTakeBytes bounds what a worker's checkpoints write over a
 // catch-up (scenario.TimelineOptions.TakeBytes): each writes the whole
-// run, so a run of the page's scale (thp-thisnode at 0.05: 14.5 MB) gets
-// one every 100 ms of simulated time up to 35 s, and one at scale 1
-// (276 MB at 100 s) one every 51.2 s: two over 100 s, where more would
-// add more than the catch-up's own time (docs/PERFORMANCE.md, "The page's
-// timeline").
+// run, so a run of the page's scale (thp-thisnode at 0.05: 14.5 MB)
+// gets one every 100 ms of simulated time for its first 1.7 s, then
+// sparser ones, about 35 in all, and one at scale 1 (276 MB) two, at 0
+// and 200 ms, where more would add more than the catch-up's own time.
 const workerTakeBytes = 512 << 20
 
 // wireReading is a reading as it crosses.
@@ -124,7 +123,7 @@ func RunWorkerJob(cat *Catalog, job WorkerJob, yield func(now sim.Time) bool) ([
 	// The timeline's checkpoints as the page's would take them, fewer
 	// where the run is large (workerTakeBytes); a run it cannot keep
 	// still runs, without them.
-	tl, tlErr := scenario.NewTimeline(r, scenario.TimelineOptions{Span: job.Until, TakeBytes: workerTakeBytes})
+	tl, tlErr := scenario.NewTimeline(r, scenario.TimelineOptions{TakeBytes: workerTakeBytes})
 	sp := newSampler(chartRefs(spec))
 	var tr traceRing
 	var marks markGrid

@@ -94,6 +94,12 @@ func TestTheWorkersCatchUpToALinksTimeAsTheMainThreadDoes(t *testing.T) {
 	require.True(t, end.Ended())
 	assert.Less(t, end.Now(), 100*sim.Second)
 	assert.Equal(t, []sim.Time{100 * sim.Second}, w.lastNow)
+	var every []sim.Time
+	for at := sim.Time(0); at < end.Now(); at += 100 * sim.Millisecond {
+		every = append(every, at)
+	}
+	require.Greater(t, len(every), 1)
+	assert.Equal(t, every, end.Checkpoints(0), "the worker's checkpoints every 100 ms to the run's end at %v", end.Now())
 }
 
 // A worker that fails leaves the catch-up to the main thread, which gets

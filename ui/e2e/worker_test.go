@@ -19,8 +19,10 @@ import (
 )
 
 // A link whose time is past the run's end is caught up by the engine
-// workers (off the main thread, the run sent back as bytes), and the
-// page then shows the table pagesim run prints, byte for byte.
+// workers (off the main thread, the run sent back as bytes, with the
+// checkpoints they took on the way: the page's timeline has them, so
+// going back restores the nearest one), and the page then shows the
+// table pagesim run prints, byte for byte.
 func TestALinksTimeReachedByTheEngineWorkersShowsTheTableOfANativeRun(t *testing.T) {
 	link := smallLink(t, "thp-thisnode") + "&t=1000"
 	p := OpenWithin(t, link, 6*time.Minute)
@@ -28,6 +30,7 @@ func TestALinksTimeReachedByTheEngineWorkersShowsTheTableOfANativeRun(t *testing
 	d := p.WaitSettled()
 	assert.Equal(t, "workers", d.CaughtUpBy, "the workers caught up, not the main thread")
 	assert.True(t, d.Ended)
+	assert.Greater(t, d.Checkpoints, 2, "the workers' checkpoints, besides the start's")
 	p.WaitJS(`document.getElementById("results-state").textContent.startsWith("Final")`)
 	cat, err := app.DefaultCatalog()
 	require.NoError(t, err)
