@@ -891,9 +891,16 @@ retry:
 }
 
 // allocFlagsNofragment is alloc_flags_nofragment(): ALLOC_NOFRAGMENT under
-// defrag_mode, or when a Normal-zone request on a node with a populated
-// DMA32 could fragment DMA32 (multi-node only); plus ALLOC_KSWAPD from
-// __GFP_KSWAPD_RECLAIM.
+// defrag_mode, or for a request whose preferred zone is ZONE_NORMAL, unless
+// the machine has several nodes and this node's ZONE_DMA32 is empty; plus
+// ALLOC_KSWAPD from __GFP_KSWAPD_RECLAIM. The kernel code is under
+// CONFIG_ZONE_DMA32, which the x86-64 and arm64 kernels pagesim models
+// have, and "assume[s] on UMA that if Normal is populated then so is
+// DMA32": on one node it sets the flag without looking at ZONE_DMA32
+// (linux-mm/linux-mm mm/page_alloc.c @00cb34b0, nr_online_nodes > 1 &&
+// !populated_zone(--zone)). get_page_from_freelist drops it once the
+// zonelist is walked without a page (the "UMA machine" retry). Kernels
+// before v5.0 have no such rule (Kernel.NoAllocNofragment).
 func (m *Machine) allocFlagsNofragment(z *Zone, gfp GFP) AllocFlags {
 	var flags AllocFlags
 	if gfp&__GFP_KSWAPD_RECLAIM != 0 {
@@ -902,18 +909,13 @@ func (m *Machine) allocFlagsNofragment(z *Zone, gfp GFP) AllocFlags {
 	if m.Sysctl.DefragMode != 0 {
 		return flags | ALLOC_NOFRAGMENT
 	}
-	if z == nil || z.Type != ZONE_NORMAL {
+	if m.Kernel.NoAllocNofragment || z == nil || z.Type != ZONE_NORMAL {
 		return flags
 	}
-	// If ZONE_DMA32 exists, assume it is the one after ZONE_NORMAL and
-	// the fragmentation avoidance only matters on NUMA.
-	if len(m.Nodes) <= 1 {
+	if len(m.Nodes) > 1 && !z.Node.Zones[ZONE_DMA32].Populated() {
 		return flags
 	}
-	if z.Node.Zones[ZONE_DMA32].Populated() {
-		return flags | ALLOC_NOFRAGMENT
-	}
-	return flags
+	return flags | ALLOC_NOFRAGMENT
 }
 
 // prepareAllocPages is prepare_alloc_pages().

@@ -157,4 +157,14 @@ type KernelBase struct {
 	// reference, is_page_cache_freeable: pagesim keeps it as today, see
 	// docs/FIDELITY.md.) Seed 003's kernels have it.
 	LegacyPinnedReclaim bool
+	// NoAllocNofragment selects a kernel before 6bb154504f8b ("mm,
+	// page_alloc: spread allocations across zones before introducing
+	// fragmentation", v5.0), which added alloc_flags_nofragment(): the
+	// fast path of a ZONE_NORMAL request never sets ALLOC_NOFRAGMENT, so
+	// __rmqueue may steal a sub-pageblock chunk from another migratetype's
+	// block on the first pass instead of only claiming whole blocks (v4.18
+	// mm/page_alloc.c get_page_from_freelist has no such flag). It does
+	// not touch vm.defrag_mode (v6.15), which sets the flag on its own
+	// when a script turns it on. Seed 003's kernels have it.
+	NoAllocNofragment bool
 }

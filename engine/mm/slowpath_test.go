@@ -202,11 +202,25 @@ func sparseAnonLayout(block, off int) role {
 
 func TestDefragModeFlagsGiveUpAndPromotion(t *testing.T) {
 	t.Run("defrag_mode sets ALLOC_NOFRAGMENT on the fast and the slow path", func(t *testing.T) {
-		m := newQuietMachine(t, 8192, 1, 2)
+		m := newQuietMachine(t, 8192, 2, 2)
 		z := m.Nodes[0].Zones[ZONE_NORMAL]
 		for _, gfp := range []GFP{GFP_KERNEL, GFP_HIGHUSER_MOVABLE, GFP_NOWAIT} {
-			assert.Zero(t, m.allocFlagsNofragment(z, gfp)&ALLOC_NOFRAGMENT, "%s, defrag_mode=0", gfp)
+			assert.Zero(t, m.allocFlagsNofragment(z, gfp)&ALLOC_NOFRAGMENT, "%s, defrag_mode=0, two nodes without ZONE_DMA32", gfp)
 			assert.Zero(t, m.gfpToAllocFlags(gfp, 0)&ALLOC_NOFRAGMENT, "%s, defrag_mode=0", gfp)
+		}
+		// One node: alloc_flags_nofragment "assume[s] on UMA that if
+		// Normal is populated then so is DMA32" and sets the flag for
+		// the fast path; the slow path's flags do not have it.
+		uma := newQuietMachine(t, 8192, 1, 2)
+		for _, gfp := range []GFP{GFP_KERNEL, GFP_HIGHUSER_MOVABLE, GFP_NOWAIT} {
+			assert.NotZero(t, uma.allocFlagsNofragment(uma.Nodes[0].Zones[ZONE_NORMAL], gfp)&ALLOC_NOFRAGMENT, "%s, defrag_mode=0, one node", gfp)
+			assert.Zero(t, uma.gfpToAllocFlags(gfp, 0)&ALLOC_NOFRAGMENT, "%s, defrag_mode=0, one node", gfp)
+		}
+		// A kernel before v5.0 (6bb154504f8b) has no such rule: the
+		// 2018 base keeps ALLOC_KSWAPD and nothing else.
+		uma.Kernel.NoAllocNofragment = true
+		for _, gfp := range []GFP{GFP_KERNEL, GFP_HIGHUSER_MOVABLE, GFP_NOWAIT} {
+			assert.Equal(t, ALLOC_KSWAPD, uma.allocFlagsNofragment(uma.Nodes[0].Zones[ZONE_NORMAL], gfp), "%s, before v5.0, one node", gfp)
 		}
 		require.NoError(t, m.SetSysctl("vm.defrag_mode", "1"))
 		for _, gfp := range []GFP{GFP_KERNEL, GFP_HIGHUSER_MOVABLE, GFP_NOWAIT} {

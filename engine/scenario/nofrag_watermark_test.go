@@ -48,14 +48,14 @@ func TestNofragWatermarkDefragModeStallsAndFallsBackAndTheSeriesRecovers(t *test
 	assert.Less(t, d1s["compact_stall"], 0.5*d1["compact_stall"], "compact_stall series / defrag1")
 	assert.Greater(t, d1s["mthp_64k_alloc"], d1["mthp_64k_alloc"], "64K folios with the series")
 	assert.Less(t, d1s["mthp_64k_fallback"], d1["mthp_64k_fallback"], "fallbacks with the series")
-	// defrag_mode=0 is unchanged by the series: the new rule applies to
-	// ALLOC_NOFRAGMENT requests only, which pagesim's defrag_mode=0
-	// makes only on a machine of several nodes, and this VM has one (the
-	// kernel's alloc_flags_nofragment also makes them on one node, which
-	// pagesim does not model yet: docs/FIDELITY.md, seed 001).
-	for _, m := range nofragMetrics(res.values) {
-		assert.Equal(t, d0[m.Name], d0s[m.Name], "defrag0-series %s", m.Name)
-	}
+	// defrag_mode=0 is changed by the series, a little: the new rule
+	// applies to ALLOC_NOFRAGMENT requests, and alloc_flags_nofragment
+	// makes every ZONE_NORMAL fast-path request one on a one-node
+	// machine, so patch 2's zone_watermark_fast acts there too. The
+	// seed's defrag_mode=0 column with the series: 20698 folios against
+	// 20750, within 5%.
+	assert.NotEqual(t, d0, d0s, "the series acts on defrag0's fast path")
+	assert.InEpsilon(t, d0["mthp_64k_alloc"], d0s["mthp_64k_alloc"], 0.05, "64K folios defrag0-series / defrag0")
 	// Patch 3: with patches 1-2 alone, an order-4 direct reclaim frees
 	// fewer pages under defrag_mode than without it: compaction_ready()
 	// still counts the other types' large free pages and stops reclaim.

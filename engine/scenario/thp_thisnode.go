@@ -22,7 +22,9 @@ package scenario
 //     MADV_HUGEPAGE, madvise=false) goes on to one round of reclaim after
 //     COMPACT_SKIPPED; and 2018 reclaim (Kernel.LegacyReclaim,
 //     Kernel.LegacyPinnedReclaim: no full cgroup-walk retry, and pinned
-//     THPs activated instead of kept), which every 2018 variant shares;
+//     THPs activated instead of kept), and no ALLOC_NOFRAGMENT on the
+//     fast path (Kernel.NoAllocNofragment, before v5.0), which every 2018
+//     variant shares;
 //   - only-compact: fix 1, Patches.OnlyCompact (__GFP_ONLY_COMPACT): one
 //     compaction attempt, never reclaim;
 //   - drop-thisnode: fix 2, Patches.THPDropThisnode: no __GFP_THISNODE
@@ -206,6 +208,7 @@ func configureTHPThisnode(m *mm.Machine, variant string) {
 		m.Kernel.LegacyCompactStall = true
 		m.Kernel.LegacyReclaim = true
 		m.Kernel.LegacyPinnedReclaim = true
+		m.Kernel.NoAllocNofragment = true
 	}
 	m.Patches.OnlyCompact = variant == "only-compact"
 	m.Patches.THPDropThisnode = variant == "drop-thisnode"
