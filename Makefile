@@ -29,7 +29,7 @@ vet:
 	$(GO) run ./internal/doccheck .
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*'))" \
 		|| { gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*'); echo 'vet: the files above are not gofmt-formatted'; exit 1; }
-	@! grep -rnE 'spec [ABC]\b|card 00[0-9]|kernel notes|kref|\.\./shared/|/work/' \
+	@! grep -rnE 'spec [ABC]\b|card 00[0-9]|kernel notes|\bkref\b|\.\./shared/|/work/' \
 		--include='*.go' --include='*.md' --include='*.vugu' --exclude-dir=bin --exclude-dir=.git . \
 		|| { echo 'vet: the lines above cite documents the repository does not contain'; exit 1; }
 
