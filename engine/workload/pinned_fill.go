@@ -13,6 +13,11 @@ import (
 //  1. fault 4 KiB anonymous pages (MADV_NOHUGEPAGE) in cgroup Cg until the
 //     free memory of the node's zones is down to their high watermarks
 //     plus Margin pages, with the page tables the faults allocate (below),
+//     where a zone below the fault's highest zone keeps its
+//     lowmem_reserve against that zone on top of its watermark (the
+//     fault's zone_watermark_ok reads z->lowmem_reserve[highest_zoneidx],
+//     so those pages are out of its reach; without it a machine with a
+//     ZONE_NORMAL, 16 GiB and more, ran out of memory before the target),
 //     and set the cgroup's memory.low to the fill plus Protect bytes
 //     ("memory.low = fill + 1G, so page cache beyond that stays
 //     reclaimable"). Set here, to the whole fill, before step 3 frees an
@@ -75,10 +80,12 @@ const ptrsPerPTE, ptrsPerPMD = 512, 512
 // Run prepares m's memory with task t.
 func (p *PinnedFill) Run(m *mm.Machine, t *sim.Task) error {
 	var target uint64
+	highest := mm.GFPZone(mm.GFP_HIGHUSER_MOVABLE)
 	for _, n := range m.Nodes {
 		for _, z := range n.Zones {
 			if z != nil && z.Managed() {
-				target += z.WmarkPages(mm.WMARK_HIGH)
+				keep := z.WmarkPages(mm.WMARK_HIGH) + uint64(max(z.LowmemReserve[highest], 0))
+				target += min(keep, z.FreePages())
 			}
 		}
 	}

@@ -82,3 +82,23 @@ func TestThePinnedFillSetsMemoryLowBeforeOrAfterTheFree(t *testing.T) {
 		})
 	}
 }
+
+// A zone below the fault's highest zone keeps its lowmem_reserve out of
+// the fault's reach. With vm.lowmem_reserve_ratio's DMA32 entry at 8, a
+// 5 GiB machine's ZONE_DMA32 keeps an eighth of ZONE_NORMAL's pages: a
+// fill that aimed at the high watermarks alone ran out of memory before
+// reaching them (as the seed's 32 GiB did with the default ratios).
+func TestThePinnedFillLeavesTheLowmemReserveOfTheZonesBelow(t *testing.T) {
+	cfg, err := mm.X86Layout(5<<30, 1, 2)
+	require.NoError(t, err)
+	m, err := mm.NewMachine(cfg)
+	require.NoError(t, err)
+	require.NoError(t, m.SetSysctl("vm.lowmem_reserve_ratio", "256 8 32 0 0"))
+	tk := m.World.NewTask("setup", 0, nil, sim.Never)
+	fill := &PinnedFill{Cg: m.NewMemcg("build"), Protect: 16 << 20, FreeEvery: 0}
+	require.NoError(t, fill.Run(m, tk))
+	require.NoError(t, m.CheckInvariants())
+	dma32 := m.Nodes[0].Zones[mm.ZONE_DMA32]
+	require.Greater(t, dma32.LowmemReserve[mm.GFPZone(mm.GFP_HIGHUSER_MOVABLE)], int64(50_000), "the reserve this test is about")
+	assert.Greater(t, fill.Region.Cursor, uint64(1_000_000), "the fill takes most of 5 GiB")
+}
