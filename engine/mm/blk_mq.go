@@ -166,7 +166,11 @@ type BlockDevice struct {
 
 	// pipe is the device's transfer pipe: each transfer booked with the
 	// time it was asked for (the end of its access latency), disjoint,
-	// adding up to the transfer time booked.
+	// adding up to the transfer time booked. A transfer asked earlier
+	// than one already booked (its step ran later) is not delayed by it,
+	// and the later one's completion, already returned, cannot move: the
+	// two completions may overlap by up to one transfer, so for that
+	// stretch the device moves data faster than its bandwidth.
 	pipe sim.Lock
 	// tags holds the requests that may still be in flight (completing
 	// after the world's clock), sorted by completion.
