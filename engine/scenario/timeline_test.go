@@ -184,13 +184,7 @@ func TestATimelineAdoptsARunAdvancedElsewhere(t *testing.T) {
 	assert.Equal(t, 150*sim.Millisecond, tl.Frontier())
 	_, err = tl.Advance(200*sim.Millisecond, 1<<62)
 	require.NoError(t, err)
-	for _, at := range []sim.Time{0, 97 * sim.Millisecond, 150 * sim.Millisecond, 171 * sim.Millisecond, 200 * sim.Millisecond} {
-		got, err := tl.At(at)
-		require.NoError(t, err)
-		want := newRun()
-		want.Advance(at, 1<<62)
-		assert.Equal(t, digest(t, want), digest(t, got), "at %v", at)
-	}
+	assertTimelineAt(t, tl, newRun, 0, 97*sim.Millisecond, 150*sim.Millisecond, 171*sim.Millisecond, 200*sim.Millisecond)
 	assert.Error(t, tl.Adopt(newRun()), "a run behind the live one")
 }
 
@@ -224,13 +218,7 @@ func TestAStoredCheckpointCostsWhatChangedSinceTheOnesBefore(t *testing.T) {
 		alone := deepcopy.NewStore().Put(b).New
 		assert.Less(t, p.bytes, alone/2, "the checkpoint at %v", p.at)
 	}
-	for _, at := range []sim.Time{sim.Second, 1060 * sim.Millisecond, 1100 * sim.Millisecond} {
-		got, err := tl.At(at)
-		require.NoError(t, err)
-		want := newRun()
-		want.Advance(at, 1<<62)
-		assert.Equal(t, digest(t, want), digest(t, got), "at %v", at)
-	}
+	assertTimelineAt(t, tl, newRun, sim.Second, 1060*sim.Millisecond, 1100*sim.Millisecond)
 }
 
 // A timeline kept elsewhere (an engine worker's, which catches the run
@@ -269,17 +257,24 @@ func TestATimelineAdoptsTheCheckpointsOfARunAdvancedElsewhere(t *testing.T) {
 	assert.Equal(t, 80*sim.Millisecond, tl.Every())
 	_, err = tl.Advance(260*sim.Millisecond, 1<<62)
 	require.NoError(t, err)
-	for _, at := range []sim.Time{0, 97 * sim.Millisecond, 170 * sim.Millisecond, 200 * sim.Millisecond, 250 * sim.Millisecond} {
-		got, err := tl.At(at)
-		require.NoError(t, err)
-		want := newRun()
-		want.Advance(at, 1<<62)
-		assert.Equal(t, digest(t, want), digest(t, got), "at %v", at)
-	}
+	assertTimelineAt(t, tl, newRun, 0, 97*sim.Millisecond, 170*sim.Millisecond, 200*sim.Millisecond, 250*sim.Millisecond)
 
 	bad := got
 	bad.At = []sim.Time{0, 20 * sim.Millisecond, 10 * sim.Millisecond, 40 * sim.Millisecond, 80 * sim.Millisecond}
 	fresh, err := NewTimeline(newRun(), TimelineOptions{})
 	require.NoError(t, err)
 	assert.ErrorContains(t, fresh.AdoptPast(r, bad), "out of order")
+}
+
+// assertTimelineAt asserts that tl reaches each time in ats in the state
+// (digest) of a fresh run from newRun advanced to it.
+func assertTimelineAt(t *testing.T, tl *Timeline, newRun func() *Run, ats ...sim.Time) {
+	t.Helper()
+	for _, at := range ats {
+		got, err := tl.At(at)
+		require.NoError(t, err)
+		want := newRun()
+		want.Advance(at, 1<<62)
+		assert.Equal(t, digest(t, want), digest(t, got), "at %v", at)
+	}
 }

@@ -16,12 +16,7 @@ import (
 // machine has unmovable blocks holding them, and MADV_DONTNEED of one page
 // in eight leaves them where they are.
 func TestThePinnedFillAllocatesItsPageTablesInUnmovableBlocks(t *testing.T) {
-	cfg, err := mm.SimpleLayout(512<<20/mm.PAGE_SIZE, 1, 2)
-	require.NoError(t, err)
-	m, err := mm.NewMachine(cfg)
-	require.NoError(t, err)
-	cg := m.NewMemcg("build")
-	tk := m.World.NewTask("setup", 0, nil, sim.Never)
+	m, cg, tk := fillMachine(t)
 	fill := &PinnedFill{Cg: cg, Protect: 16 << 20, PinFraction: 0.98, FreeEvery: 8}
 	require.NoError(t, fill.Run(m, tk))
 	require.NoError(t, m.CheckInvariants())
@@ -59,12 +54,7 @@ func TestThePinnedFillSetsMemoryLowBeforeOrAfterTheFree(t *testing.T) {
 		{"what the fill holds after the free protects Protect bytes of page cache", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := mm.SimpleLayout(512<<20/mm.PAGE_SIZE, 1, 2)
-			require.NoError(t, err)
-			m, err := mm.NewMachine(cfg)
-			require.NoError(t, err)
-			cg := m.NewMemcg("build")
-			tk := m.World.NewTask("setup", 0, nil, sim.Never)
+			m, cg, tk := fillMachine(t)
 			const protect = 16 << 20
 			fill := &PinnedFill{Cg: cg, Protect: protect, PinFraction: 0.98, FreeEvery: 8, LowAfterFree: tc.afterFree}
 			require.NoError(t, fill.Run(m, tk))
@@ -101,4 +91,15 @@ func TestThePinnedFillLeavesTheLowmemReserveOfTheZonesBelow(t *testing.T) {
 	dma32 := m.Nodes[0].Zones[mm.ZONE_DMA32]
 	require.Greater(t, dma32.LowmemReserve[mm.GFPZone(mm.GFP_HIGHUSER_MOVABLE)], int64(50_000), "the reserve this test is about")
 	assert.Greater(t, fill.Region.Cursor, uint64(1_000_000), "the fill takes most of 5 GiB")
+}
+
+// fillMachine is a booted 512 MiB one-node machine with 2 CPUs, a "build"
+// cgroup and a setup task, the fill's start in the tests above.
+func fillMachine(t *testing.T) (*mm.Machine, *mm.Memcg, *sim.Task) {
+	t.Helper()
+	cfg, err := mm.SimpleLayout(512<<20/mm.PAGE_SIZE, 1, 2)
+	require.NoError(t, err)
+	m, err := mm.NewMachine(cfg)
+	require.NoError(t, err)
+	return m, m.NewMemcg("build"), m.World.NewTask("setup", 0, nil, sim.Never)
 }
