@@ -30,17 +30,23 @@ func TestNofragWatermarkDefragModeStallsAndFallsBackAndTheSeriesRecovers(t *test
 		assert.Greater(t, m["mthp_64k_alloc"]+m["mthp_64k_fallback"], 0.0, "%s: the benchmark faulted", name)
 	}
 	// defrag_mode=1 stalls in compaction several times as often and gets
-	// fewer 64K folios, falling back far more often.
+	// fewer 64K folios.
 	assert.Greater(t, d1["compact_stall"], 3*d0["compact_stall"], "compact_stall defrag1 / defrag0")
 	assert.Less(t, d1["mthp_64k_alloc"], 0.9*d0["mthp_64k_alloc"], "64K folios defrag1 / defrag0")
-	// The fallbacks' ratio was held at 3 until the wakeup and block
-	// device fixes (docs/FIDELITY.md, Corrections to the kernel model):
-	// at this scale they took it from 7.0 (1361 / 194) to 2.97 (1383 /
-	// 466), defrag0 falling back more; at the default scale it went
-	// from 8.0 to 10.2, and the band (>= 5) is for that scale.
-	// It varies with the scale (1.9 at scale 0.2, three runs), so this
-	// test holds the direction, "far more often", at 2.5.
-	assert.Greater(t, d1["mthp_64k_fallback"], 2.5*d0["mthp_64k_fallback"], "fallbacks defrag1 / defrag0")
+	// It falls back more often, and why: the up-front check answers
+	// COMPACT_SUCCESS from the other types' chunks, so compaction never
+	// defers, and every fault that falls back has failed two
+	// compactions (async, then sync-light after its one direct reclaim)
+	// and run one order-4 reclaim; the seed's 30669 stalls against
+	// 13832 fallbacks are the same two per fallback. defrag_mode=0
+	// defers after its sync-light failures, so most of its fallbacks
+	// come without a compaction. The band (fallbacks at least 5
+	// times defrag0's) is for the default scale and is not held here:
+	// docs/FIDELITY.md, seed 001, says where it stands.
+	assert.Greater(t, d1["mthp_64k_fallback"], d0["mthp_64k_fallback"], "fallbacks defrag1 / defrag0")
+	assert.GreaterOrEqual(t, d1["compact_fail"], 2*d1["mthp_64k_fallback"], "defrag1: two failed compactions per fallback")
+	assert.GreaterOrEqual(t, d1["order4_reclaims"], d1["mthp_64k_fallback"], "defrag1: an order-4 reclaim per fallback")
+	assert.Less(t, d0["compact_fail"], 2*d0["mthp_64k_fallback"], "defrag0: fallbacks without compaction (deferred)")
 	// Without the series each of defrag1's failing faults counts two
 	// compaction stalls, both failures: the up-front check's
 	// COMPACT_SUCCESS is followed by a failed freelist attempt.
@@ -53,10 +59,9 @@ func TestNofragWatermarkDefragModeStallsAndFallsBackAndTheSeriesRecovers(t *test
 	// is: the new rule applies to ALLOC_NOFRAGMENT requests, and
 	// alloc_flags_nofragment makes every ZONE_NORMAL fast-path request
 	// one on a one-node machine, so patch 2's zone_watermark_fast acts
-	// there too. The seed's defrag_mode=0 column with the series: 20698
-	// folios against 20750, within 5%; at this scale pagesim's differ
-	// by 8% since commit 6bd1726 (the band is the default scale's:
-	// docs/FIDELITY.md, seed 001), so the test holds the direction.
+	// there too. The seed's band (defrag0's folios with the series
+	// within 5% of without) is the default scale's; this test holds the
+	// direction.
 	assert.NotEqual(t, d0, d0s, "the series acts on defrag0's fast path")
 	change := func(a, b float64) float64 { return math.Abs(b-a) / a }
 	assert.Less(t, change(d0["mthp_64k_alloc"], d0s["mthp_64k_alloc"]), change(d1["mthp_64k_alloc"], d1s["mthp_64k_alloc"]),
@@ -64,8 +69,11 @@ func TestNofragWatermarkDefragModeStallsAndFallsBackAndTheSeriesRecovers(t *test
 	// Patch 3: with patches 1-2 alone, an order-4 direct reclaim frees
 	// fewer pages under defrag_mode than without it: compaction_ready()
 	// still counts the other types' large free pages and stops reclaim.
-	// Patch 3 makes it count only what the fault can take, so reclaim
-	// goes on and frees more.
+	// Patch 3 makes its first test (the allocation can already succeed)
+	// count only what the fault can take, so reclaim goes on in a zone
+	// whose free pages stay below its second test's mark
+	// (compaction_suitable at the high watermark, which counts every free
+	// page and which patch 3 leaves alone), and frees more.
 	assert.Less(t, p12["reclaim_per_order4"], d0["reclaim_per_order4"], "pages per order-4 reclaim, patches 1-2, defrag1 / defrag0")
 	assert.Greater(t, d1s["reclaim_per_order4"], 2*p12["reclaim_per_order4"], "pages per order-4 reclaim, patches 1-3 / 1-2")
 }
