@@ -71,10 +71,58 @@ package mm
 // pages sit at every other PFN, in step with the sample, and was not kept
 // for want of time to rewrite them.)
 //
+// # Lock contention
+//
+// Async compaction backs off from contended locks, by today's rule (Mel
+// Gorman's "mm, compaction: Finish pageblock scanning on contention",
+// v5.1): compact_lock_irqsave() first tries zone->lock (the free
+// scanner, isolate_freepages_block) or the lruvec's lru_lock (the migrate
+// scanner, compact_folio_lruvec_lock_irqsave); if another task holds it,
+// it records cc->contended and then takes the lock anyway. From then on
+// the migrate scanner isolates to the end of its block ("isolate quickly
+// to potentially remove one source of contention"), and
+// __compact_finished() returns COMPACT_CONTENDED at its out label: after
+// the scanners-met check, the "finish a pageblock" rule and the search
+// for a suitable page, so a contended run still completes the block it is
+// in and still succeeds if a page of the order is free. Sync runs
+// (kcompactd, SYNC_LIGHT and SYNC_FULL direct compaction, compact_memory)
+// just take the lock. fast_isolate_freepages and fast_find_migrateblock
+// take zone->lock with a plain spin_lock_irqsave: they wait, and never
+// mark a run contended. The callers do nothing special with the result:
+// try_to_compact_pages defers only after a run at a priority other than
+// COMPACT_PRIO_ASYNC, and a costly __GFP_NORETRY request's slow path is
+// the same whatever its compaction returned (COMPACT_CONTENDED is neither
+// COMPACT_SKIPPED nor, in the 2018 check, COMPACT_DEFERRED).
+//
+// The trylock reads the lock's timeline (sim.Lock) at the compacting
+// task's time: it fails if a hold recorded there covers that time, or a
+// hold asked for by then is still queued. A step runs to completion, so
+// the timeline holds only what the steps run so far recorded: a task
+// whose step runs later but at an earlier or equal simulated time is not
+// seen, and a trylock can succeed where a machine's would have failed (the
+// out-of-order caveat the block device and the lock waits share; see
+// docs/FIDELITY.md). pagesim takes the free scanner's zone->lock once per
+// block and the lru_lock once per folio, where the kernel drops and takes
+// them again at every COMPACT_CLUSTER_MAX PFNs and keeps the lru_lock
+// across a run of isolations: the trylock is tried at those takes, so it
+// is tried about as often as the kernel's until the run is contended.
+//
 // # Simplifications
 //
-//   - No lock contention aborts (COMPACT_CONTENDED) and no
-//     too_many_isolated(): a step runs to completion.
+//   - No too_many_isolated() and no need_resched(): an async run is not
+//     marked contended when its task should reschedule, and
+//     try_to_compact_pages does not stop before the next zone for it (the
+//     kernel's `prio == COMPACT_PRIO_ASYNC && need_resched()`); the
+//     engine's tasks are not preempted inside a step.
+//   - Seed 003's 2018 kernels ran the older rule, which pagesim does not
+//     have (it runs today's for every seed): before the two v5.1 patches
+//     ("Finish pageblock scanning on contention" and "Do not consider a
+//     need to reschedule as contention") a failed trylock returned
+//     without the lock and abandoned the block, need_resched() in an
+//     async run counted as contention, compaction_alloc isolated no more
+//     targets once contended, and __compact_finished() returned
+//     COMPACT_CONTENDED before any other check. The first half needs
+//     need_resched(), which the engine lacks.
 //   - Non-LRU movable pages (zsmalloc, balloon) do not exist.
 //   - compact_gap(order) is 2 << order, the mainline form (some trees cap
 //     it at COMPACT_CLUSTER_MAX).
@@ -188,8 +236,15 @@ type compactControl struct {
 	proactive           bool
 	wholeZone           bool
 	finishPageblock     bool
-	freePFN             PFN
-	migratePFN          PFN
+	// contended is cc->contended: set by compactLockIrqsave when an async
+	// run finds zone->lock or an lru_lock held (once set, later takes
+	// do not try again); from then on the migrate scanner isolates to the
+	// end of its block, and _compactFinished ends the run with
+	// COMPACT_CONTENDED at the next block boundary where no suitable page
+	// is free. Never set in a sync run.
+	contended  bool
+	freePFN    PFN
+	migratePFN PFN
 	// fastStartPFN is cc->fast_start_pfn: 0 until fast_find_migrateblock
 	// finds a block, then the lowest free PFN it found there;
 	// fastStartPFNUsed (the kernel's ULONG_MAX) once reinit_migrate_pfn
@@ -567,10 +622,11 @@ func (m *Machine) _compactFinished(cc *compactControl) CompactResult {
 		if m.kswapdIsRunning(z.Node) {
 			return COMPACT_PARTIAL_SKIPPED
 		}
+		ret := COMPACT_SUCCESS
 		if extfragForOrder(z, compactionHPageOrder) > uint64(m.fragmentationScoreWmark(true)) {
-			return COMPACT_CONTINUE
+			ret = COMPACT_CONTINUE
 		}
-		return COMPACT_SUCCESS
+		return cc.compactFinishedOut(ret)
 	}
 	if cc.order < 0 {
 		return COMPACT_CONTINUE
@@ -605,7 +661,19 @@ func (m *Machine) _compactFinished(cc *compactControl) CompactResult {
 			}
 		}
 	}
-	return COMPACT_NO_SUITABLE_PAGE
+	return cc.compactFinishedOut(COMPACT_NO_SUITABLE_PAGE)
+}
+
+// compactFinishedOut is __compact_finished()'s out label: a run that met a
+// contended lock ends with COMPACT_CONTENDED (fatal signals are not
+// modelled). Only the proactive check and the search for a suitable page
+// get there: a run whose scanners met, or that is still inside a
+// pageblock, or that found a page, returns before it.
+func (cc *compactControl) compactFinishedOut(ret CompactResult) CompactResult {
+	if cc.contended {
+		return COMPACT_CONTENDED
+	}
+	return ret
 }
 
 // ---------------------------------------------------------------------------
@@ -653,6 +721,20 @@ func (m *Machine) suitableMigrationTarget(cc *compactControl, pfn PFN) bool {
 	return mt == MIGRATE_MOVABLE || mt == MIGRATE_CMA
 }
 
+// compactLockIrqsave is compact_lock_irqsave() (linux-mm @04e60ad1): an
+// async run that has not yet met contention first tries the lock, and if
+// some task holds it (or waits for it) at t's time, records cc.contended;
+// either way it then takes the lock, waiting as Lock does. Sync runs just
+// take it. The trylock reads the lock's timeline at t's time, which holds
+// what the steps run so far recorded: a task whose step runs later, at an
+// earlier or the same simulated time, is not seen (see the essay).
+func (cc *compactControl) compactLockIrqsave(t *sim.Task, l *sim.Lock) {
+	if cc.mode == migrateAsync && !cc.contended && l.HeldAt(t, t.Now) {
+		cc.contended = true
+	}
+	l.Lock(t)
+}
+
 // isolateFreepagesBlock is isolate_freepages_block() (not strict) for one
 // block: walk [start, end) with the stride, stepping over compound pages
 // and taking free chunks until there are enough targets. Returns the PFN
@@ -683,7 +765,7 @@ func (m *Machine) isolateFreepagesBlock(t *sim.Task, cc *compactControl, start, 
 			continue
 		}
 		if !locked {
-			z.Lock.Lock(t)
+			cc.compactLockIrqsave(t, &z.Lock)
 			locked = true
 		}
 		order := Order(p.order)
@@ -1191,7 +1273,7 @@ func (m *Machine) isolateMigratepagesBlock(t *sim.Task, cc *compactControl, low,
 				}
 				nr := m.folioNr(low)
 				lv := m.lruvecOf(low)
-				lv.Lock.Lock(t)
+				cc.compactLockIrqsave(t, &lv.Lock)
 				m.isolateLRUFolio(low)
 				lv.Lock.Unlock(t)
 				cc.migratepages = append(cc.migratepages, low)
@@ -1199,7 +1281,10 @@ func (m *Machine) isolateMigratepagesBlock(t *sim.Task, cc *compactControl, low,
 				isolated += nr
 				scanned += nr - 1
 				low += PFN(nr)
-				if cc.nrMigratepages >= compactClusterMax && !cc.finishPageblock {
+				// Enough for one migration, unless the block is being
+				// finished or a lock was contended ("isolate quickly
+				// to potentially remove one source of contention").
+				if cc.nrMigratepages >= compactClusterMax && !cc.finishPageblock && !cc.contended {
 					break
 				}
 				continue
