@@ -482,7 +482,16 @@ func (cc *compactControl) isolationSuitable(b *pageblock) bool {
 	return cc.ignoreSkipHint || !b.skip
 }
 
-// updateCachedMigrate is update_cached_migrate().
+// updateCachedMigrate is update_cached_migrate(): raise the cached migrate
+// scanner positions to pageblock_end_pfn(pfn). Its callers pass the end of
+// the block just scanned or passed (isolate_migratepages:
+// update_cached_migrate(cc, block_end_pfn); isolate_migratepages_block:
+// update_cached_migrate(cc, low_pfn) with low_pfn == end_pfn; linux-mm
+// mm/compaction.c @04e60ad1), and pageblock_end_pfn() is
+// ALIGN(pfn + 1, pageblock_nr_pages) (include/linux/pageblock-flags.h): for
+// an aligned end that is one block further, so the next run starts one
+// block past the one just finished and never scans the block right after
+// it. pagesim keeps that quirk.
 func (cc *compactControl) updateCachedMigrate(pfn PFN) {
 	pfn = alignUp(pfn+1, PageblockNrPages)
 	c := &cc.zone.compact
@@ -1315,7 +1324,7 @@ func (m *Machine) isolateMigratepagesBlock(t *sim.Task, cc *compactControl, low,
 		if validPage && !skipUpdated {
 			b.skip = true
 		}
-		cc.updateCachedMigrate(low - 1)
+		cc.updateCachedMigrate(low)
 	}
 	t.Charge(m.Cost.CompactScanPage * sim.Time(visits))
 	m.Trace.Emit(t, TraceMmCompactionIsolateMigratepages, int64(start), int64(low), int64(scanned), int64(isolated))
@@ -1488,7 +1497,7 @@ func (m *Machine) isolateMigratepages(t *sim.Task, cc *compactControl) isolateRe
 		}
 		if !m.suitableMigrationSource(cc, blockStart) {
 			passed++
-			cc.updateCachedMigrate(blockEnd - 1)
+			cc.updateCachedMigrate(blockEnd)
 			continue
 		}
 		t.Charge(m.Cost.PageblockFlags * passed)

@@ -10,6 +10,8 @@ package mm
 // PSI memory stall; proactive compaction is not.
 
 import (
+	"slices"
+
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -23,6 +25,12 @@ type kcompactdData struct {
 	// next step runs (an earlier wakeup may move it to its own time).
 	wokenAt sim.Time
 	woken   bool
+	// asks holds the wakeups' orders and zone indexes not yet merged
+	// into maxOrder and highestZoneidx: those asked at a time the
+	// thread's clock has not reached (see vmscan_kswapd.go's essay).
+	// Sorted by time; an ask another one asked no later already covers
+	// is not kept.
+	asks    []daemonAsk
 	timeout sim.Time
 	// proactiveTrigger is set by writing vm.compaction_proactiveness.
 	proactiveTrigger bool
@@ -58,19 +66,55 @@ func (p kcompactdProgram) Step(w *sim.World, t *sim.Task) sim.Time {
 	return p.m.kcompactdStep(t, p.node)
 }
 
-// kcompactdNodeSuitable is kcompactd_node_suitable().
-func (m *Machine) kcompactdNodeSuitable(n *Node) bool {
-	kc := &n.kcompactd
+// kcompactdAskCovers reports whether a later ask adds nothing to an
+// earlier one: wakeup_kcompactd() raises kcompactd_max_order and lowers
+// kcompactd_highest_zoneidx.
+func kcompactdAskCovers(earlier, later daemonAsk) bool {
+	return later.order <= earlier.order && later.highest >= earlier.highest
+}
+
+// kcompactdAsked returns pgdat->kcompactd_max_order and
+// kcompactd_highest_zoneidx as they stand at now: the merged values with
+// the wakeups asked at or before now merged in, as wakeup_kcompactd()
+// merges them.
+func kcompactdAsked(kc *kcompactdData, now sim.Time) (Order, ZoneType) {
+	order, highest := kc.maxOrder, kc.highestZoneidx
+	for _, a := range kc.asks {
+		if a.at > now {
+			break
+		}
+		order = max(order, a.order)
+		highest = min(highest, a.highest)
+	}
+	return order, highest
+}
+
+// takeKcompactdAsks merges the wakeups asked at or before now and keeps
+// the later ones.
+func takeKcompactdAsks(kc *kcompactdData, now sim.Time) {
+	kc.maxOrder, kc.highestZoneidx = kcompactdAsked(kc, now)
+	i := 0
+	for i < len(kc.asks) && kc.asks[i].at <= now {
+		i++
+	}
+	if i > 0 {
+		kc.asks = slices.Delete(kc.asks, 0, i)
+	}
+}
+
+// kcompactdNodeSuitable is kcompactd_node_suitable(), for
+// kcompactd_max_order and kcompactd_highest_zoneidx at order and highest.
+func (m *Machine) kcompactdNodeSuitable(n *Node, order Order, highest ZoneType) bool {
 	flags := ALLOC_WMARK_MIN
 	if m.Sysctl.DefragMode != 0 {
 		flags = ALLOC_WMARK_HIGH
 	}
-	for i := ZoneType(0); i <= kc.highestZoneidx && i < MAX_NR_ZONES; i++ {
+	for i := ZoneType(0); i <= highest && i < MAX_NR_ZONES; i++ {
 		z := n.Zones[i]
 		if !z.Populated() {
 			continue
 		}
-		if m.compactionSuitAllocationOrder(nil, z, kc.maxOrder, kc.highestZoneidx, flags, false, true, MIGRATE_UNMOVABLE) == COMPACT_CONTINUE {
+		if m.compactionSuitAllocationOrder(nil, z, order, highest, flags, false, true, MIGRATE_UNMOVABLE) == COMPACT_CONTINUE {
 			return true
 		}
 	}
@@ -83,16 +127,14 @@ func (m *Machine) wakeupKcompactd(t *sim.Task, n *Node, order Order, highest Zon
 		return
 	}
 	kc := &n.kcompactd
-	if kc.maxOrder < order {
-		kc.maxOrder = order
-	}
-	if kc.highestZoneidx > highest {
-		kc.highestZoneidx = highest
-	}
 	now := m.World.Now()
 	if t != nil && t.Now > now {
 		now = t.Now
 	}
+	// The kernel raises pgdat->kcompactd_max_order and lowers
+	// kcompactd_highest_zoneidx here; pagesim does when kcompactd's
+	// clock reaches now.
+	kc.asks = addDaemonAsk(kc.asks, daemonAsk{at: now, order: order, highest: highest}, kcompactdAskCovers)
 	// A step that ran ahead may have woken the thread at a later time
 	// than now, and its step has not run yet: at now the thread still
 	// sleeps, so this wakeup is the one that wakes it.
@@ -100,7 +142,7 @@ func (m *Machine) wakeupKcompactd(t *sim.Task, n *Node, order Order, highest Zon
 	if !kc.waitActive && !earlier {
 		return
 	}
-	if !m.kcompactdNodeSuitable(n) {
+	if order, highest := kcompactdAsked(kc, now); !m.kcompactdNodeSuitable(n, order, highest) {
 		return
 	}
 	m.Trace.Emit(t, TraceMmCompactionWakeupKcompactd, int64(n.ID), int64(order), int64(highest))
@@ -114,6 +156,7 @@ func (m *Machine) wakeupKcompactd(t *sim.Task, n *Node, order Order, highest Zon
 func (m *Machine) kcompactdStep(t *sim.Task, n *Node) sim.Time {
 	kc := &n.kcompactd
 	kc.woken = false
+	takeKcompactdAsks(kc, t.Now)
 	defaultTimeout := hpageFragCheckIntervalMsec * sim.Millisecond
 	if kc.maxOrder > 0 && !kc.proactiveTrigger {
 		// Woken with work.
@@ -178,6 +221,9 @@ func (m *Machine) kcompactdDoWork(t *sim.Task, n *Node) {
 		m.countVMEvents(KCOMPACTD_MIGRATE_SCANNED, cc.totalMigrateScanned)
 		m.countVMEvents(KCOMPACTD_FREE_SCANNED, cc.totalFreeScanned)
 	}
+	// A wakeup during the work raised what kcompactd keeps for its next
+	// pass.
+	takeKcompactdAsks(kc, t.Now)
 	if kc.maxOrder <= order {
 		kc.maxOrder = 0
 	}

@@ -92,3 +92,52 @@ func TestKswapdGoingToSleepClearsSkipBitsOfBlocksWithLRUPagesAndPaysForTheWalk(t
 	m.resetIsolationSuitablePgdat(tk, m.Nodes[0])
 	assert.Equal(t, start, tk.Now)
 }
+
+// update_cached_migrate() raises compact_cached_migrate_pfn to
+// pageblock_end_pfn() of what its callers pass, and both pass the end of the
+// block they finished, already aligned (isolate_migratepages:
+// update_cached_migrate(cc, block_end_pfn) for a block that is not a
+// suitable source; isolate_migratepages_block: update_cached_migrate(cc,
+// low_pfn) with low_pfn == end_pfn; linux-mm mm/compaction.c @04e60ad1).
+// ALIGN(end + 1, pageblock_nr_pages) is the end of the NEXT block
+// (include/linux/pageblock-flags.h), so the next run starts one block past
+// the block just finished. Only a run that is not async moves the sync
+// position.
+func TestTheCachedMigratePositionLandsOneBlockPastTheBlockJustFinished(t *testing.T) {
+	tests := []struct {
+		name string
+		mode migrateMode
+		// unmovable is true when block 2 is a MIGRATE_UNMOVABLE block
+		// that an async direct compaction for a movable page passes
+		// without scanning; else block 2 is scanned and yields nothing.
+		unmovable bool
+		// async and sync are the cached positions afterwards, in blocks
+		// from the zone start.
+		async, sync int
+	}{
+		{"an async scan of a block that isolated nothing moves the async position to the end of the block after it", migrateAsync, false, 4, 0},
+		{"a sync-light scan of a block that isolated nothing moves both positions to the end of the block after it", migrateSyncLight, false, 4, 4},
+		{"an async direct compaction passing a block of another migratetype moves the async position to the end of the block after it", migrateAsync, true, 4, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 16*PageblockNrPages, 1, 2)
+			l := carveZone(t, m, nil, func(block, off int) role { return roleKernel })
+			z := l.zone
+			require.Zero(t, z.StartPFN%PageblockNrPages, "the zone starts on a block boundary")
+			block := func(b int) PFN { return z.StartPFN + PFN(b)*PageblockNrPages }
+			resetCachedPositions(z)
+			cc := &compactControl{zone: z, order: 2, gfp: GFP_HIGHUSER_MOVABLE, migratetype: MIGRATE_MOVABLE,
+				mode: tc.mode, directCompaction: true, migratePFN: block(2), freePFN: block(3), searchOrder: 1}
+			tk := m.testTask(0)
+			if tc.unmovable {
+				m.pageblockOf(block(2)).mt = MIGRATE_UNMOVABLE
+				require.Equal(t, isolateNone, m.isolateMigratepages(tk, cc))
+			} else {
+				m.isolateMigratepagesBlock(tk, cc, block(2), block(3))
+				require.Zero(t, cc.nrMigratepages, "kernel pages are not isolated")
+			}
+			assert.Equal(t, [2]PFN{block(tc.async), block(tc.sync)}, z.compact.cachedMigPFN)
+		})
+	}
+}

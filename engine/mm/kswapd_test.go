@@ -301,21 +301,22 @@ func lowNode(t *testing.T, m *Machine) {
 	require.Less(t, uint64(z.Stat[NR_FREE_PAGES]), z.WmarkPages(WMARK_LOW))
 }
 
-func TestAnEarlierWakeupWakesKswapdAtItsOwnTimeWithTheOrdersMerged(t *testing.T) {
+func TestAnEarlierWakeupWakesKswapdAtItsOwnTimeWithItsOwnOrder(t *testing.T) {
 	m := newQuietMachine(t, 8192, 1, 3)
 	lowNode(t, m)
 	z := m.Nodes[0].Zones[ZONE_NORMAL]
 	// The task whose clock is at 10 ms wakes kswapd first (in wall
-	// order), then the one at 1 ms: at 1 ms kswapd was asleep.
-	orders := []Order{2, 3}
+	// order), then the one at 1 ms: at 1 ms kswapd was asleep, and
+	// nobody had asked for order 3 yet.
+	orders := []Order{3, 2}
 	wakeupAt(m, []sim.Time{10 * sim.Millisecond, sim.Millisecond}, func(t *sim.Task, i int) {
 		m.wakeupKswapd(t, z, GFP_KERNEL, orders[i], ZONE_NORMAL)
 	})
 	runWorld(t, m, 50*sim.Millisecond)
 	assert.Equal(t, []sim.Time{sim.Millisecond}, traceAt(m, "mm_vmscan_kswapd_wake"),
 		"kswapd wakes once, at the earlier wakeup's time")
-	assert.Equal(t, []string{"nid=0 order=3"}, traceFields(m, "mm_vmscan_kswapd_wake"),
-		"with the larger of the two orders (kswapd_order is raised, never lowered)")
+	assert.Equal(t, []string{"nid=0 order=2"}, traceFields(m, "mm_vmscan_kswapd_wake"),
+		"with the order asked at 1 ms, not the one asked at 10 ms")
 	assert.Equal(t, uint64(1), m.Nodes[0].kswapd.Wakeups, "one wakeup woke the thread")
 }
 
@@ -323,23 +324,34 @@ func TestAWakeupWhileKswapdRunsOnlyRaisesItsOrder(t *testing.T) {
 	m := newQuietMachine(t, 8192, 1, 3)
 	lowNode(t, m)
 	z := m.Nodes[0].Zones[ZONE_NORMAL]
-	// The task at 1 ms wakes kswapd first; the one at 2 ms then finds it
-	// woken earlier in simulated time: running, so it only raises the
-	// order kswapd reads.
-	orders := []Order{1, 4}
-	wakeupAt(m, []sim.Time{sim.Millisecond, 2 * sim.Millisecond}, func(t *sim.Task, i int) {
+	// The task at 1 ms wakes kswapd first, at order 0; the one at 1 ms
+	// and 1 us then finds it woken earlier in simulated time: running,
+	// so it only raises pgdat->kswapd_order. kswapd's wake at 1 ms does
+	// not see it (it was asked later); kswapd() reads it at its loop's
+	// top after balance_pgdat() returns (reclaim_order 0 is not below
+	// alloc_order 0): alloc_order = reclaim_order = 4.
+	orders := []Order{0, 4}
+	wakeupAt(m, []sim.Time{sim.Millisecond, sim.Millisecond + sim.Microsecond}, func(t *sim.Task, i int) {
 		m.wakeupKswapd(t, z, GFP_KERNEL, orders[i], ZONE_NORMAL)
 	})
 	runWorld(t, m, 50*sim.Millisecond)
 	assert.Equal(t, []sim.Time{sim.Millisecond}, traceAt(m, "mm_vmscan_wakeup_kswapd"), "the second wakeup is not traced")
 	assert.Equal(t, []sim.Time{sim.Millisecond}, traceAt(m, "mm_vmscan_kswapd_wake"))
-	assert.Equal(t, uint64(1), m.Nodes[0].kswapd.Wakeups)
+	assert.Equal(t, []string{"nid=0 order=0"}, traceFields(m, "mm_vmscan_kswapd_wake"), "the wake reads what was asked by 1 ms")
+	k := &m.Nodes[0].kswapd
+	assert.Equal(t, uint64(1), k.Wakeups)
+	assert.Equal(t, Order(4), k.allocOrder, "the loop's top read the raised order")
+	assert.Equal(t, Order(4), k.reclaimOrder)
+	assert.Empty(t, k.asks)
 }
 
 func TestADaemonWakesAtTheEarliestWakeupWhateverOrderTheStepsRanIn(t *testing.T) {
 	// The invariant: wakeups asked while a daemon sleeps wake it once, at
-	// the earliest asked time, with the largest order asked, whichever
-	// step ran first.
+	// the earliest asked time, with the largest order asked at that time,
+	// whichever step ran first; the orders asked later reach
+	// pgdat->kswapd_order (kcompactd_max_order) when the daemon's clock
+	// reaches them, as a wakeup that finds the daemon running raises what
+	// the daemon reads on its next loop.
 	rng := sim.NewRand(7)
 	for round := 0; round < 20; round++ {
 		delays := make([]sim.Time, 6)
@@ -351,8 +363,16 @@ func TestADaemonWakesAtTheEarliestWakeupWhateverOrderTheStepsRanIn(t *testing.T)
 			if earliest == sim.Never || delays[i] < earliest {
 				earliest = delays[i]
 			}
-			largest = max(largest, orders[i])
 		}
+		later := false
+		for i := range delays {
+			if delays[i] == earliest {
+				largest = max(largest, orders[i])
+			} else {
+				later = true
+			}
+		}
+		require.True(t, later, "round %d asks at more than one time", round)
 		t.Run("kswapd", func(t *testing.T) {
 			m := newQuietMachine(t, 8192, 1, len(delays)+1)
 			lowNode(t, m)

@@ -332,8 +332,7 @@ func TestDefragModeMakesKswapdAndKcompactdCountWholeFreeBlocks(t *testing.T) {
 			n := m.Nodes[0]
 			assert.Equal(t, tc.balanced9, m.pgdatBalanced(n, PageblockOrder, ZONE_NORMAL), "pgdat_balanced(order 9)")
 			assert.Equal(t, tc.balanced0, m.pgdatBalanced(n, 0, ZONE_NORMAL), "pgdat_balanced(order 0)")
-			n.kcompactd.maxOrder, n.kcompactd.highestZoneidx = PageblockOrder, ZONE_NORMAL
-			assert.Equal(t, tc.kcompactd, m.kcompactdNodeSuitable(n), "kcompactd_node_suitable(order 9)")
+			assert.Equal(t, tc.kcompactd, m.kcompactdNodeSuitable(n, PageblockOrder, ZONE_NORMAL), "kcompactd_node_suitable(order 9)")
 		})
 	}
 }

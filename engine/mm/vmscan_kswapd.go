@@ -13,8 +13,20 @@ package mm
 // priority iteration of balance_pgdat (one kswapd_shrink_node), so its
 // work interleaves with the allocations that woke it; the whole balance run
 // is one PSI memory stall, as in the kernel.
+//
+// A task's step may run ahead of the daemon in simulated time, so a wakeup
+// can arrive (in the order the steps run) asking at a time later than the
+// daemon's next read of pgdat->kswapd_order. In the kernel that wakeup
+// raises kswapd_order while kswapd runs and kswapd reads it when its loop
+// comes round after that time (kswapd(): alloc_order =
+// READ_ONCE(pgdat->kswapd_order) at the loop's top). pagesim keeps each
+// wakeup's order and zone index as a daemonAsk with its time and hands it
+// to the daemon when the daemon's clock reaches that time
+// (takeKswapdAsks): a wake takes only what was asked at or before it.
 
 import (
+	"slices"
+
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -40,8 +52,13 @@ type kswapdData struct {
 	// asked for it (valid while woken). woken is true from that wakeup
 	// until the thread's next step runs: the wakeup is still an event
 	// in the queue, which an earlier wakeup may move to its own time.
-	wokenAt                  sim.Time
-	woken                    bool
+	wokenAt sim.Time
+	woken   bool
+	// asks holds the wakeups' orders and zone indexes not yet merged
+	// into order and highestZoneidx: those asked at a time the thread's
+	// clock has not reached. Sorted by time; an ask another one
+	// asked no later already covers is not kept.
+	asks                     []daemonAsk
 	allocOrder, reclaimOrder Order
 	highest                  ZoneType
 	napEnd                   sim.Time
@@ -111,6 +128,66 @@ func itoa(i int) string {
 		b[p] = '-'
 	}
 	return string(b[p:])
+}
+
+// daemonAsk is one wakeup_kswapd() or wakeup_kcompactd() call's request:
+// the order and highest zone index it asked for, at the time it asked.
+type daemonAsk struct {
+	at      sim.Time
+	order   Order
+	highest ZoneType
+}
+
+// addDaemonAsk adds a to asks (sorted by time) unless an ask no later
+// than a covers it (covers(earlier, later): merging the later one after
+// the earlier changes nothing), and drops the later asks a covers. The
+// list stays short: along it the order or the zone index grows.
+func addDaemonAsk(asks []daemonAsk, a daemonAsk, covers func(earlier, later daemonAsk) bool) []daemonAsk {
+	i := 0
+	for i < len(asks) && asks[i].at <= a.at {
+		if covers(asks[i], a) {
+			return asks
+		}
+		i++
+	}
+	if i == len(asks) {
+		return append(asks, a)
+	}
+	out := asks[:i]
+	rest := slices.Clone(asks[i:])
+	out = append(out, a)
+	for _, b := range rest {
+		if !covers(a, b) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// kswapdAskCovers reports whether a later ask adds nothing to an earlier
+// one: wakeup_kswapd() raises kswapd_order and kswapd_highest_zoneidx.
+func kswapdAskCovers(earlier, later daemonAsk) bool {
+	return later.order <= earlier.order && later.highest <= earlier.highest
+}
+
+// takeKswapdAsks merges into pgdat->kswapd_order and
+// kswapd_highest_zoneidx the wakeups asked at or before now, as
+// wakeup_kswapd() does (raise the order; set the index if unset or
+// lower), and keeps the later ones.
+func takeKswapdAsks(k *kswapdData, now sim.Time) {
+	i := 0
+	for ; i < len(k.asks) && k.asks[i].at <= now; i++ {
+		a := k.asks[i]
+		if k.highestZoneidx == MAX_NR_ZONES || k.highestZoneidx < a.highest {
+			k.highestZoneidx = a.highest
+		}
+		if k.order < a.order {
+			k.order = a.order
+		}
+	}
+	if i > 0 {
+		k.asks = slices.Delete(k.asks, 0, i)
+	}
 }
 
 // kswapdHighestZoneidx is kswapd_highest_zoneidx(): the pending index, or
@@ -185,20 +262,18 @@ func (m *Machine) wakeupKswapd(t *sim.Task, z *Zone, gfp GFP, order Order, highe
 	}
 	n := z.Node
 	k := &n.kswapd
-	if k.highestZoneidx == MAX_NR_ZONES || k.highestZoneidx < highest {
-		k.highestZoneidx = highest
-	}
-	if k.order < order {
-		k.order = order
-	}
 	now := m.World.Now()
 	if t != nil && t.Now > now {
 		now = t.Now
 	}
+	// The kernel raises pgdat->kswapd_highest_zoneidx and kswapd_order
+	// here; pagesim raises them when kswapd's clock reaches now.
+	k.asks = addDaemonAsk(k.asks, daemonAsk{at: now, order: order, highest: highest}, kswapdAskCovers)
 	// A step that ran ahead may have woken the thread at a later time
 	// than now, and its step has not run yet: at now the thread is
 	// still on its waitqueue, so this wakeup is the one that wakes it
-	// (the orders are merged above, as the kernel's are).
+	// (with what was asked by now: the later wakeup's order waits for
+	// the thread's clock).
 	earlier := !k.waitActive && k.woken && k.wokenAt > now
 	if !k.waitActive && !earlier {
 		return
@@ -232,6 +307,7 @@ func (m *Machine) kswapdStep(t *sim.Task, n *Node) sim.Time {
 	k := &n.kswapd
 	k.woken = false
 	for {
+		takeKswapdAsks(k, t.Now)
 		switch k.state {
 		case ksSleep:
 			// schedule() returned: someone woke us.
@@ -289,6 +365,7 @@ func (m *Machine) kswapdStep(t *sim.Task, n *Node) sim.Time {
 				continue
 			}
 			// Top of the loop: alloc_order = reclaim_order = kswapd_order.
+			takeKswapdAsks(k, t.Now)
 			k.allocOrder = k.order
 			k.reclaimOrder = k.order
 			k.highest = kswapdHighestZoneidx(k, k.highest)
