@@ -76,9 +76,7 @@ func TestNoretryCompactionRefusesImpossibleParameters(t *testing.T) {
 // The bands at the default parameters (24 GiB, 96 CPUs, 1024
 // clients, 0.4 s measured), without invariant checks (a run takes about
 // 4 s of CPU): patched/baseline TPS at least 1.8 (the band's upper end,
-// 3.5, does not hold since the skip walks' cost: 6.66 at seed 1, the
-// baseline's mean WAL pwrite 19.8 ms; docs/FIDELITY.md),
-// the patch's
+// 3.5, is not held: it misses at seed 1, docs/FIDELITY.md), the patch's
 // compact_stall and drain_all_pages() calls at most a tenth of the
 // baseline's, kswapd and kcompactd still woken.
 func TestNoretryCompactionBandsHoldAtTheDefaultParameters(t *testing.T) {

@@ -741,12 +741,22 @@ func (w *World) Fork(name string, parentCPU int, p Program, start Time) *Task {
 
 // Wake makes a sleeping task runnable at time at (try_to_wake_up).
 // Waking a runnable task whose next step is later moves the step earlier.
+// A task is not woken before its own clock, where its last step ended: a
+// step runs to completion, so a task whose step ran ahead of the world to
+// a sleep may be woken by a step run afterwards at an earlier time, when
+// on a machine it was still running; it sees the wakeup once that work is
+// done (until December 2026 its next step started at the waker's time,
+// before the previous one had ended, and the task did more work than its
+// time allowed: kswapd's skip-bit resets, docs/FIDELITY.md).
 func (w *World) Wake(t *Task, at Time) {
 	if t.state == taskExited {
 		return
 	}
 	if at < w.now {
 		at = w.now
+	}
+	if at < t.Now {
+		at = t.Now
 	}
 	if t.state == taskSleeping {
 		t.state = taskRunnable

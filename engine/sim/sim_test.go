@@ -561,3 +561,51 @@ func TestAnEmptyHoldFarAheadDoesNotHoldTheLock(t *testing.T) {
 	w.RunUntil(Second, nil)
 	assert.Equal(t, []run{{"a", 0, 0, 1005}, {"b", 1, 10, 20}}, *runs)
 }
+
+// A task whose step ran ahead of the world's clock to a sleep (a timed
+// nap or an indefinite one) and is woken by a task whose step runs
+// afterwards at an earlier time does not start its next step before its
+// previous one ended: on a machine it was still running then, and sees the
+// wakeup once its work is done (the kernel's kswapd puts itself on its
+// waitqueue before it resets the skip bits, then naps: a wakeup during the
+// reset ends the nap as soon as it starts).
+func TestAWakeupAskedBeforeATasksStepEndedStartsItsNextStepAtThatEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		nap  Time // the sleeper's step returns now+nap; Never for an indefinite sleep
+	}{
+		{"a timed nap", 100 * Millisecond},
+		{"an indefinite sleep", Never},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := NewWorld([]int{0, 0}, 1)
+			runs := recorder(w)
+			steps := 0
+			sleeper := w.NewTask("sleeper", 0, ProgramFunc(func(w *World, t *Task) Time {
+				steps++
+				if steps > 1 {
+					return Exit
+				}
+				t.Charge(5 * Millisecond)
+				if tc.nap == Never {
+					return Never
+				}
+				return t.Now + tc.nap
+			}), 0)
+			// The waker runs after the sleeper's first step, at 1 ms.
+			w.NewTask("waker", 1, ProgramFunc(func(w *World, t *Task) Time {
+				w.Wake(sleeper, t.Now)
+				return Exit
+			}), Millisecond)
+			w.RunUntil(Second, nil)
+			require.Equal(t, 2, steps)
+			var starts []Time
+			for _, r := range *runs {
+				if r.name == "sleeper" {
+					starts = append(starts, r.start)
+				}
+			}
+			assert.Equal(t, []Time{0, 5 * Millisecond}, starts)
+		})
+	}
+}
