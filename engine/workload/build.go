@@ -32,8 +32,25 @@ package workload
 //     pages) and frees the old block when the transaction commits. The
 //     btrfs-transaction thread commits every commit interval (30 s, the
 //     commit= default): it writes the dirty metadata back and frees the
-//     blocks replaced and the log tree. fdatasync logs the synced inodes
-//     in log-tree leaves (CHOICE: 300 bytes an inode), written at once.
+//     blocks replaced and the log tree. fdatasync logs the synced inode
+//     in log-tree leaves (CHOICE: 300 bytes an inode; the leaves a round
+//     of 50 fdatasyncs needs are allocated at its first) and commits the
+//     log, each call on its own (btrfs_sync_file -> btrfs_sync_log,
+//     fs/btrfs/tree-log.c): the log tree's leaves written and waited for,
+//     then the log root tree's leaf (btrfs_write_marked_extents and
+//     btrfs_wait_tree_log_extents on log_root_tree), then the primary
+//     super block (write_all_supers(fs_info, 1): a 4 KiB page of the
+//     block device's page cache, allocated GFP_NOFS by write_dev_supers
+//     in fs/btrfs/disk-io.c, written with
+//     REQ_PREFLUSH|REQ_FUA and waited for; the flush costs nothing on
+//     the modelled drive, blk_mq.go). Simplified: a log leaf is
+//     rewritten in place at each commit of the round, where btrfs copies
+//     a leaf written by an earlier log commit to a new block when it
+//     changes it (so the kernel allocates more log pages than pagesim),
+//     and concurrent fdatasyncs of several workers do not share a log
+//     commit (btrfs lets a task that finds a commit under way wait for
+//     it and join the next: so pagesim writes more often than the kernel
+//     when the workers' syncs overlap).
 //     A leaf that reclaim evicted is read back (four pages, a read) when an
 //     unlink or an uncached inode needs it.
 //   - data: 1-64 KiB of page cache per file on btrfs (the mapping's mask
@@ -274,6 +291,9 @@ type BuildFS struct {
 	// the leaves, the leaf new items go to, the next free block, the
 	// blocks copy-on-write replaced in this transaction.
 	btree, logTree *mm.File
+	// logRoot is the log root tree's leaf, super the block device's page
+	// holding the primary super block (btrfs_sync_log writes both).
+	logRoot, super *mm.File
 	leaves         []fsLeaf
 	hot            int32
 	nextBlock      uint64
@@ -309,6 +329,8 @@ func NewBuildFS(m *mm.Machine, kind FSKind, cg *mm.Memcg, cpu int, start, interv
 	fs.inodes = newObjCache(m, "btrfs_inode", cg, btrfsInodeSize, true, cpus)
 	fs.btree = m.NewFile("btree_inode", nil)
 	fs.logTree = m.NewFile("log_tree", nil)
+	fs.logRoot = m.NewFile("log_root_tree", nil)
+	fs.super = m.NewFile("bdev_super", nil)
 	fs.trans = 1
 	fs.Shrinker = &mm.Shrinker{Name: "super_cache", Seeks: mm.DEFAULT_SEEKS, MemcgAware: true,
 		Ops: superCache{fs}}
@@ -323,13 +345,13 @@ func NewBuildFS(m *mm.Machine, kind FSKind, cg *mm.Memcg, cpu int, start, interv
 // Files returns the number of live files.
 func (fs *BuildFS) Files() uint64 { return fs.Created - fs.Unlinked }
 
-// MetadataPages returns the btree's and the log tree's cached pages
-// (btrfs; 0 on tmpfs).
+// MetadataPages returns the cached pages of the btree, the log tree, the
+// log root tree and the super block (btrfs; 0 on tmpfs).
 func (fs *BuildFS) MetadataPages() uint64 {
 	if fs.btree == nil {
 		return 0
 	}
-	return fs.btree.Resident() + fs.logTree.Resident()
+	return fs.btree.Resident() + fs.logTree.Resident() + fs.logRoot.Resident() + fs.super.Resident()
 }
 
 // Slab returns the pages of the dentry and inode caches.
@@ -534,6 +556,9 @@ type piece struct {
 	cache *objCache
 	file  *mm.File
 	idx   uint64
+	// pages and gfp of a pieceWrite (0: a btree block, btrfsMetaGFP).
+	pages uint64
+	gfp   mm.GFP
 }
 
 type pieceKind uint8
@@ -559,7 +584,11 @@ func (fs *BuildFS) resume(t *sim.Task, c *fsCtx) res {
 			p.cache.addSlab(head)
 		}
 	case pieceWrite:
-		if r := fs.writeBlock(t, c, p.file, p.idx); r == resPending {
+		n, gfp := p.pages, p.gfp
+		if n == 0 {
+			n, gfp = btrfsLeafPages, btrfsMetaGFP
+		}
+		if r := fs.writePages(t, c, p.file, p.idx, n, gfp, false); r == resPending {
 			return r
 		}
 	case pieceRead:
@@ -660,13 +689,19 @@ func (fs *BuildFS) readBlock(t *sim.Task, c *fsCtx, idx uint64) res {
 // writeBlock writes (allocates, dirty) the block at index idx of the btree
 // or the log tree.
 func (fs *BuildFS) writeBlock(t *sim.Task, c *fsCtx, f *mm.File, idx uint64) res {
-	if fs.M.FileCached(f, idx, btrfsLeafPages) && !fs.M.AllocPending(t) {
+	return fs.writePages(t, c, f, idx, btrfsLeafPages, btrfsMetaGFP, false)
+}
+
+// writePages is writeBlock for n pages allocated with gfp; with again,
+// pages already cached are written again (dirtied) too.
+func (fs *BuildFS) writePages(t *sim.Task, c *fsCtx, f *mm.File, idx, n uint64, gfp mm.GFP, again bool) res {
+	if !again && fs.M.FileCached(f, idx, n) && !fs.M.AllocPending(t) {
 		return resDone
 	}
-	fs.M.FileWrite(t, f, idx, btrfsLeafPages, btrfsMetaGFP)
-	r := fs.outcome(t, fs.M.FileCached(f, idx, btrfsLeafPages))
+	fs.M.FileWrite(t, f, idx, n, gfp)
+	r := fs.outcome(t, fs.M.FileCached(f, idx, n))
 	if r == resPending {
-		c.pend = piece{kind: pieceWrite, file: f, idx: idx}
+		c.pend = piece{kind: pieceWrite, file: f, idx: idx, pages: n, gfp: gfp}
 	}
 	return r
 }
@@ -744,21 +779,52 @@ func (fs *BuildFS) insertItems(t *sim.Task, c *fsCtx) (int32, res) {
 	return fs.hot, resDone
 }
 
-// logInodes writes the log tree leaves fdatasync of n inodes needs and
-// waits for them (btrfs_sync_file -> btrfs_log_inode, btrfs_sync_log).
-func (fs *BuildFS) logInodes(t *sim.Task, c *fsCtx, n int) res {
-	if c.nlog == 0 {
-		c.nlog = (uint64(n)*btrfsLogPerInode + btrfsNodesize - 1) / btrfsNodesize
-		c.log = fs.nextLog
-		fs.nextLog += c.nlog * btrfsLeafPages
+// Steps of one fdatasync (the build worker's sync stage and syncLog), in
+// order.
+const (
+	logStepData uint8 = iota
+	logStepLeaves
+	logStepRoot
+	logStepSuper
+	logStepDone
+)
+
+// syncLog is the log commit of one fdatasync in a round of n
+// (btrfs_sync_file -> btrfs_log_inode, btrfs_sync_log), from *step on:
+// the log tree's leaves the round reserved at its first fdatasync (for n
+// inodes), written again and waited for, the log root tree's leaf, then
+// the super block (see the file's comment). *step says how far it got, so
+// a step that stopped at a pending allocation goes on from there.
+func (fs *BuildFS) syncLog(t *sim.Task, c *fsCtx, step *uint8, n int) res {
+	m := fs.M
+	if *step == logStepLeaves {
+		if c.nlog == 0 {
+			c.nlog = (uint64(n)*btrfsLogPerInode + btrfsNodesize - 1) / btrfsNodesize
+			c.log = fs.nextLog
+			fs.nextLog += c.nlog * btrfsLeafPages
+		}
+		for b := uint64(0); b < c.nlog; b++ {
+			if r := fs.writePages(t, c, fs.logTree, c.log+b*btrfsLeafPages, btrfsLeafPages, btrfsMetaGFP, true); r != resDone {
+				return r
+			}
+		}
+		m.FileSync(t, fs.logTree)
+		*step = logStepRoot
 	}
-	for b := uint64(0); b < c.nlog; b++ {
-		if r := fs.writeBlock(t, c, fs.logTree, c.log+b*btrfsLeafPages); r != resDone {
+	if *step == logStepRoot {
+		if r := fs.writePages(t, c, fs.logRoot, 0, btrfsLeafPages, btrfsMetaGFP, true); r != resDone {
 			return r
 		}
+		m.FileSync(t, fs.logRoot)
+		*step = logStepSuper
 	}
-	c.nlog = 0
-	fs.M.FileSync(t, fs.logTree)
+	if *step == logStepSuper {
+		if r := fs.writePages(t, c, fs.super, 0, 1, mm.GFP_NOFS, true); r != resDone {
+			return r
+		}
+		m.FileSync(t, fs.super)
+		*step = logStepDone
+	}
 	return resDone
 }
 
@@ -772,6 +838,7 @@ func (fs *BuildFS) commit(t *sim.Task) {
 	}
 	fs.cowFreed = fs.cowFreed[:0]
 	m.FileTruncate(t, fs.logTree)
+	m.FileTruncate(t, fs.logRoot)
 	fs.nextLog = 0
 	fs.trans++
 	fs.Commits++
@@ -857,6 +924,10 @@ type buildOp struct {
 	charged, unlinkIt bool
 	// opened: the read's file is open (BuildFS.files[old].open).
 	opened bool
+	// synced counts the round's fdatasyncs done, logStep how far the
+	// next one got.
+	synced  int
+	logStep uint8
 }
 
 type buildStage uint8
@@ -994,18 +1065,23 @@ func (b *BuildWorker) Step(w *sim.World, t *sim.Task) sim.Time {
 			op.stage = stageSync
 		case stageSync:
 			if fs.Kind == FSBtrfs && b.creates%50 == 0 && len(b.unsynced) > 0 {
-				var synced int
-				for _, id := range b.unsynced {
-					if f := &fs.files[id]; f.live && f.f != nil {
-						m.FileSync(t, f.f)
-						synced++
+				// One fdatasync for each file created since the
+				// last round, each with its own log commit.
+				for ; op.synced < len(b.unsynced); op.synced++ {
+					f := &fs.files[b.unsynced[op.synced]]
+					if !f.live || f.f == nil {
+						continue
 					}
-				}
-				if synced > 0 {
-					if r := fs.logInodes(t, c, synced); r != resDone {
+					if op.logStep == logStepData {
+						m.FileSync(t, f.f)
+						op.logStep = logStepLeaves
+					}
+					if r := fs.syncLog(t, c, &op.logStep, len(b.unsynced)); r != resDone {
 						return b.stopped(t, r)
 					}
+					op.logStep = logStepData
 				}
+				c.nlog = 0
 				b.unsynced = b.unsynced[:0]
 			}
 			*op = buildOp{}

@@ -12,7 +12,7 @@ import (
 )
 
 // seed002Small is seed 002's reproducer (see seed002Machine) scaled down
-// to one 1 GiB Normal zone and 4 CPUs, with 24 MiB above the high watermark so that the
+// to one 1 GiB Normal zone and 4 CPUs, with 8 MiB above the high watermark so that the
 // build workers reach the storm within seconds.
 func seed002Small(t *testing.T, fixed bool) (*mm.Machine, []*BuildWorker) {
 	t.Helper()
@@ -23,7 +23,7 @@ func seed002Small(t *testing.T, fixed bool) (*mm.Machine, []*BuildWorker) {
 	m.Patches.PromotedOrderRetries = fixed
 	cg := m.NewMemcg("build")
 	tk := m.World.NewTask("setup", 0, nil, sim.Never)
-	fill := &PinnedFill{Cg: cg, Margin: 24 << 20 / mm.PAGE_SIZE, Protect: 32 << 20, PinFraction: 0.98, FreeEvery: 8}
+	fill := &PinnedFill{Cg: cg, Margin: 8 << 20 / mm.PAGE_SIZE, Protect: 32 << 20, PinFraction: 0.98, FreeEvery: 8}
 	require.NoError(t, fill.Run(m, tk))
 	fs := NewBuildFS(m, FSBtrfs, cg, 0, tk.Now, 0)
 	var ws []*BuildWorker
@@ -41,7 +41,7 @@ func seed002Small(t *testing.T, fixed bool) (*mm.Machine, []*BuildWorker) {
 // progress, and should_reclaim_retry() resets no_progress_loops for ever.
 // The storm must happen, and the world must go on around it: the clock
 // reaches each target, PSI records the stall, the engine's memory stays
-// flat (the storm takes some 3 million steps here). The posted fix (PromotedOrderRetries) gives up after
+// flat (the storm takes some 6 million steps here). The posted fix (PromotedOrderRetries) gives up after
 // MAX_RECLAIM_RETRIES and does not storm.
 func TestSeed002StormsOnRC5WhileTheClockAdvances(t *testing.T) {
 	const span = 4100 * sim.Millisecond // past the second PSI average (4.002 s)
@@ -82,8 +82,12 @@ func TestSeed002StormsOnRC5WhileTheClockAdvances(t *testing.T) {
 	// booked by interval, 149,766 when a task that ran ahead delayed every
 	// other task's I/O.)
 	assert.Greater(t, rc5.runs, uint64(41000))
-	// Both kernels stall the workers in reclaim before the storm; the
-	// storm keeps some avg10 up (seed 002 measured 42% over 180 s).
-	assert.Greater(t, rc5.some, 10.0, "some avg10 rises")
+	// The storm keeps the looping workers in memory stalls (direct
+	// reclaim and direct compaction, each inside psi_memstall_enter), so
+	// some avg10 ends above the fixed kernel's (seed 002: 42% against 22%
+	// over 180 s). Since fdatasync commits the btrfs log per call the
+	// workers make a fifth of the operations and the storm starts about
+	// 3 s in, so avg10 has only its last second (9.1 against 4.4 here).
+	assert.Greater(t, rc5.some, 1.5*fix.some, "some avg10 rises above the fixed kernel's")
 	assert.Less(t, rc5.grew, int64(64<<20), "the engine's heap stays bounded during the storm")
 }
