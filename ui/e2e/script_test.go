@@ -42,18 +42,31 @@ print huge.chunks compact_stall
 // error, and the files the extra arguments name, read back.
 func nativeScript(t *testing.T, src string, args ...string) (stdout, stderr string, dir string) {
 	t.Helper()
-	dir = t.TempDir()
+	return nativeScriptStart(t, src, args...)()
+}
+
+// nativeScriptStart starts nativeScript in the background (cores the page
+// leaves idle run it while the page runs its own) and returns the
+// function that waits for it and returns what nativeScript does.
+func nativeScriptStart(t *testing.T, src string, args ...string) func() (stdout, stderr string, dir string) {
+	t.Helper()
+	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "script.txt"), []byte(src), 0o644))
 	cmd := exec.Command(pagesimBin, append([]string{"script", "script.txt"}, args...)...)
 	cmd.Dir = dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatalf("pagesim script: %v", err)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Run() }()
+	return func() (string, string, string) {
+		t.Helper()
+		err := <-done
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("pagesim script: %v", err)
+		}
+		return out.String(), errb.String(), dir
 	}
-	return out.String(), errb.String(), dir
 }
 
 // waitScriptEnded waits until the Script mode's run has ended.
@@ -63,10 +76,12 @@ func (p *Page) waitScriptEnded() {
 }
 
 func TestAScriptWrittenInThePagePrintsWhatPagesimScriptPrints(t *testing.T) {
-	want, _, _ := nativeScript(t, pageScript)
+	native := nativeScriptStart(t, pageScript) // while the page opens
+	traced := nativeScriptStart(t, pageScript, "--trace", "native.json", "--trace-report", "native.report.txt")
+	p := Open(t, "")
+	want, _, _ := native()
 	require.Contains(t, want, "Node 0, zone   Normal")
 
-	p := Open(t, "")
 	p.Click("script-open")
 	p.WaitJS(`document.getElementById("script-src") !== null`)
 	p.SetField("script-src", pageScript)
@@ -88,9 +103,9 @@ func TestAScriptWrittenInThePagePrintsWhatPagesimScriptPrints(t *testing.T) {
 		assert.Equal(t, link[len(server.URL)+1:], Eval[string](q, "location.hash"), "the scenarios did not take the address bar")
 	})
 
+	_, _, dir := traced()
 	t.Run("the traces download as pagesim script --trace writes them", func(t *testing.T) {
 		p.t = t
-		_, _, dir := nativeScript(t, pageScript, "--trace", "native.json", "--trace-report", "native.report.txt")
 		down := t.TempDir()
 		_, err := chromedp.CallBrowser(p.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: down})
 		require.NoError(t, err)
@@ -289,8 +304,9 @@ echo end
 `
 
 func TestTheMapShowsAScriptsMachineUnderThePagesClock(t *testing.T) {
-	want, _, _ := nativeScript(t, liveScript)
+	native := nativeScriptStart(t, liveScript) // while the page opens
 	p := Open(t, "")
+	want, _, _ := native()
 	scenarioCols := p.Debug().Columns
 	require.NotEmpty(t, scenarioCols)
 	p.Click("script-open")
@@ -386,11 +402,12 @@ func TestAScenarioRunsOnAnImportedMachineAsAScriptOrSaysWhyNot(t *testing.T) {
 	assert.Equal(t, "<missing #script-scenario-error>", p.Text("script-scenario-error"))
 	src := Eval[string](p, `document.getElementById("script-src").value`)
 	require.Contains(t, src, "\nimport\n")
-	want, stderr, _ := nativeScript(t, src, "--import", dir)
-	require.Empty(t, stderr)
+	native := nativeScriptStart(t, src, "--import", dir) // while the page runs it
 	p.Click("script-run-end")
 	p.WaitJS(`(() => { const d = JSON.parse(window.pagesimDebug()); return d.columns && d.columns[0] === "script.txt"; })()`)
 	p.waitScriptEnded()
+	want, stderr, _ := native()
+	require.Empty(t, stderr)
 	assert.Equal(t, "done", p.Text("script-status"))
 	assert.Equal(t, want, p.Text("script-output"), "what pagesim script --import prints")
 	assert.Contains(t, want, "pgalloc_normal")
@@ -409,11 +426,12 @@ func TestNofragWatermarkAsAScriptStartsFromSeed001sExample(t *testing.T) {
 	src := Eval[string](p, `document.getElementById("script-src").value`)
 	assert.Contains(t, src, "randread")
 	assert.Contains(t, src, "slabcycle")
-	want, stderr, _ := nativeScript(t, src)
-	require.Empty(t, stderr)
-	require.Contains(t, want, "thp.64kB.anon_fault_fallback")
+	native := nativeScriptStart(t, src) // while the page runs it
 	p.Click("script-run-end")
 	p.waitScriptEnded()
+	want, stderr, _ := native()
+	require.Empty(t, stderr)
+	require.Contains(t, want, "thp.64kB.anon_fault_fallback")
 	assert.Equal(t, "done", p.Text("script-status"))
 	assert.Equal(t, want, p.Text("script-output"), "what pagesim script prints")
 }

@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +24,12 @@ import (
 // table pagesim run prints, byte for byte.
 func TestALinksTimeReachedByTheEngineWorkersShowsTheTableOfANativeRun(t *testing.T) {
 	link := smallLink(t, "thp-thisnode") + "&t=1000"
+	cat, err := app.DefaultCatalog()
+	require.NoError(t, err)
+	st, err := cat.Decode(link)
+	require.NoError(t, err)
+	in, _ := cat.Lookup("thp-thisnode")
+	native := runCommands(app.CommandArgs(in, st)) // while the page runs
 	p := OpenWithin(t, link, 6*time.Minute)
 	p.WaitJSWithin(`!JSON.parse(window.pagesimDebug()).restoring`, 5*time.Minute)
 	d := p.WaitSettled()
@@ -32,19 +37,9 @@ func TestALinksTimeReachedByTheEngineWorkersShowsTheTableOfANativeRun(t *testing
 	assert.True(t, d.Ended)
 	assert.Greater(t, d.Checkpoints, 2, "the workers' checkpoints, besides the start's")
 	p.WaitJS(`document.getElementById("results-state").textContent.startsWith("Final")`)
-	cat, err := app.DefaultCatalog()
+	st, err = cat.Decode(d.Link)
 	require.NoError(t, err)
-	st, err := cat.Decode(d.Link)
-	require.NoError(t, err)
-	in, _ := cat.Lookup("thp-thisnode")
-	args := app.CommandArgs(in, st)
-	for _, format := range []string{"text", "json"} {
-		cmd := exec.Command(pagesimBin, append(args, "--format", format)...)
-		want, err := cmd.Output()
-		require.NoError(t, err, "%v", cmd.Args)
-		id := map[string]string{"text": "results", "json": "results-json"}[format]
-		assert.Equal(t, string(want), p.Text(id), "%v: the page's %s equals the command's byte for byte", cmd.Args, format)
-	}
+	native.check(t, p, app.CommandArgs(in, st))
 }
 
 // A browser without Web Workers gets the same page: the main thread
