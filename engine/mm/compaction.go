@@ -102,10 +102,14 @@ package mm
 // seen, and a trylock can succeed where a machine's would have failed (the
 // out-of-order caveat the block device and the lock waits share; see
 // docs/FIDELITY.md). pagesim takes the free scanner's zone->lock once per
-// block and the lru_lock once per folio, where the kernel drops and takes
-// them again at every COMPACT_CLUSTER_MAX PFNs and keeps the lru_lock
-// across a run of isolations: the trylock is tried at those takes, so it
-// is tried about as often as the kernel's until the run is contended.
+// block and the lru_lock once per isolated folio, where the kernel drops
+// and takes them again at every COMPACT_CLUSTER_MAX PFNs and keeps the
+// lru_lock across a run of isolations (isolate_migratepages_block retakes
+// it only when lruvec != locked). The trylock is tried at those takes, so
+// pagesim's migrate scanner tries it up to 32 times as often as the
+// kernel's in a block dense with LRU folios (an async run meets contention
+// more readily), and its free scanner less often (once a block against
+// once per COMPACT_CLUSTER_MAX PFNs after each drop).
 //
 // # Simplifications
 //
