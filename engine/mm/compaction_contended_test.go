@@ -46,7 +46,7 @@ func TestAsyncCompactionThatFindsALockHeldEndsAtTheBlocksEndWithCompactContended
 		contended bool
 	}{
 		{"async compaction that finds the lru_lock held ends at the first block's end", COMPACT_PRIO_ASYNC, true, true},
-		{"async compaction that finds the lru_lock free scans on until the scanners meet", COMPACT_PRIO_ASYNC, false, false},
+		{"async compaction that finds the lru_lock free scans on past the first block", COMPACT_PRIO_ASYNC, false, false},
 		{"sync compaction waits for the held lru_lock and does not abort", COMPACT_PRIO_SYNC_LIGHT, true, false},
 	}
 	for _, tc := range tests {
