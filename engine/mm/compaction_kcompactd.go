@@ -174,8 +174,15 @@ func (m *Machine) kcompactdStep(t *sim.Task, n *Node) sim.Time {
 		}
 		kc.proactiveTrigger = false
 	}
-	kc.waitActive = true
 	m.Trace.Emit(t, TraceMmCompactionKcompactdSleep, int64(n.ID))
+	if kc.maxOrder > 0 {
+		// wait_event_freezable_timeout() tests kcompactd_work_requested()
+		// before it sleeps: a wakeup during the pass raised
+		// kcompactd_max_order above the pass's order, so the loop passes
+		// again at once.
+		return t.Now
+	}
+	kc.waitActive = true
 	if m.Sysctl.CompactionProactiveness == 0 {
 		return sim.Never
 	}

@@ -5,6 +5,7 @@ package mm
 // gives up on a node it cannot reclaim.
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/pagesim/pagesim/engine/sim"
@@ -403,8 +404,52 @@ func TestADaemonWakesAtTheEarliestWakeupWhateverOrderTheStepsRanIn(t *testing.T)
 			runWorld(t, m, 20*sim.Millisecond)
 			require.NotEmpty(t, traceAt(m, "mm_compaction_kcompactd_wake"))
 			assert.Equal(t, earliest, traceAt(m, "mm_compaction_kcompactd_wake")[0], "delays %v", delays)
-			assert.Contains(t, traceFields(m, "mm_compaction_kcompactd_wake")[0], "order="+itoa(int(largest))+" ")
-			assert.Equal(t, uint64(1), m.Event(KCOMPACTD_WAKE))
+			wakes := traceFields(m, "mm_compaction_kcompactd_wake")
+			assert.Contains(t, wakes[0], "order="+itoa(int(largest))+" ")
+			// A later pass follows at once only for an order asked
+			// during the pass above the pass's own (kcompactd()'s
+			// wait_event tests kcompactd_work_requested() first), so
+			// the passes' orders rise.
+			assert.Equal(t, uint64(len(wakes)), m.Event(KCOMPACTD_WAKE))
+			prev := largest
+			for _, w := range wakes[1:] {
+				o := 0
+				for o = 0; o <= MAX_PAGE_ORDER && !strings.Contains(w, "order="+itoa(o)+" "); o++ {
+				}
+				assert.Greater(t, o, int(prev), "round %d: %v", round, wakes)
+				prev = Order(o)
+			}
 		})
 	}
+}
+
+// TestKcompactdPassesAgainAtOnceWhenAWakeupDuringItsPassRaisedTheOrder:
+// kcompactd() tests kcompactd_work_requested() before it sleeps
+// (wait_event_freezable_timeout, linux-mm mm/compaction.c @04e60ad1), so an
+// order raised above the pass's by a wakeup during the pass is worked at
+// once, not at the next timeout (never, with proactiveness 0).
+func TestKcompactdPassesAgainAtOnceWhenAWakeupDuringItsPassRaisedTheOrder(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 3)
+	m.Sysctl.CompactionProactiveness = 0
+	carveZone(t, m, nil, func(block, off int) role {
+		if off%2 == 1 {
+			return roleFree
+		}
+		return roleFile
+	})
+	n := m.Nodes[0]
+	delays := []sim.Time{sim.Millisecond, sim.Millisecond + sim.Microsecond}
+	orders := []Order{2, 9}
+	wakeupAt(m, delays, func(t *sim.Task, i int) {
+		m.wakeupKcompactd(t, n, orders[i], ZONE_NORMAL)
+	})
+	runWorld(t, m, 100*sim.Millisecond)
+	wakes := traceFields(m, "mm_compaction_kcompactd_wake")
+	require.Len(t, wakes, 2, "a pass at order 2, then one at the order 9 asked during it")
+	assert.Contains(t, wakes[0], "order=2 ")
+	assert.Contains(t, wakes[1], "order=9 ")
+	sleeps := traceAt(m, "mm_compaction_kcompactd_sleep")
+	require.NotEmpty(t, sleeps)
+	assert.Equal(t, sleeps[0], traceAt(m, "mm_compaction_kcompactd_wake")[1], "the second pass starts where the first one ended")
+	assert.Equal(t, uint64(2), m.Event(KCOMPACTD_WAKE))
 }
