@@ -76,6 +76,13 @@ func runCommands() []*command {
 				if c.has("max") && !c.has("until") {
 					return fmt.Errorf("max= goes with until=")
 				}
+				asked := c.kv["max"]
+				if len(c.pos) == 1 {
+					asked = c.pos[0]
+				}
+				if d, err := parseDuration(asked); err == nil && d > maxRunAhead {
+					return fmt.Errorf("%s is longer than %s, the most one run advances (an idle machine costs about 2 ms of CPU a simulated hour, a busy one far more): split it", asked, formatDuration(maxRunAhead))
+				}
 				if c.has("until") {
 					u := c.str("until", "")
 					if u != "all-done" && (!strings.HasSuffix(u, "-done") || checkName(strings.TrimSuffix(u, "-done")) != nil) {
@@ -661,6 +668,11 @@ func startAllocTask(in *Interp, c *call) (sim.Program, func() workload.Progress,
 
 // defaultRunMax bounds run until= when max= is not given.
 const defaultRunMax = 3600 * sim.Second
+
+// maxRunAhead bounds the simulated time one run command may ask for (its
+// DURATION or max=), so that a typo such as 2500000h is refused before it
+// runs instead of costing hours of CPU; longer runs are several commands.
+const maxRunAhead = 1000 * 3600 * sim.Second
 
 func runRun(in *Interp, c *call) error {
 	w := in.m.World
