@@ -615,6 +615,11 @@ type decoder struct {
 	size  []uintptr
 	start []uint64
 	keep  []reflect.Value
+	// of is each object's type, its element type for an array object:
+	// a pointer into an object must point at a value of its own type
+	// there (holdsAt), so bytes cannot make a *T alias memory of
+	// another type (a pointer the garbage collector does not know of).
+	of []reflect.Type
 	// planes is the flags' wirePlanes: the arrays EncodePlanes wrote
 	// as planes are those of at least planesMin bytes.
 	planes bool
@@ -747,6 +752,10 @@ func Decode[T any](b []byte) (root *T, err error) {
 			d.fail("two objects overlap")
 		}
 		d.keep = append(d.keep, v)
+		d.of = append(d.of, t)
+		if t.Kind() == reflect.Slice {
+			d.of[i] = t.Elem()
+		}
 		d.base = append(d.base, v.UnsafePointer())
 		d.size = append(d.size, sz)
 		d.start = append(d.start, at)
@@ -778,12 +787,14 @@ func Decode[T any](b []byte) (root *T, err error) {
 	return out.Interface().(*T), nil
 }
 
-// at returns the address of cnt values of es bytes each at an address
-// of the encoded graph read from the bytes (inside the outermost object
-// that starts at or before it), or nil for a nil pointer. The size is
+// at returns the address of cnt values of type et at an address of the
+// encoded graph read from the bytes (inside the outermost object that
+// starts at or before it), or nil for a nil pointer. The size is
 // compared by division: es*cnt can wrap around (2^16-byte elements and a
-// capacity of 2^48), which would let a slice reach past its object.
-func (d *decoder) at(es, cnt uintptr) unsafe.Pointer {
+// capacity of 2^48), which would let a slice reach past its object. The
+// address must hold an et in its object (holdsAt).
+func (d *decoder) at(et reflect.Type, cnt uintptr) unsafe.Pointer {
+	es := et.Size()
 	addr := d.uint()
 	if addr == 0 {
 		return nil
@@ -800,7 +811,34 @@ func (d *decoder) at(es, cnt uintptr) unsafe.Pointer {
 	if off > uint64(size) || es > 0 && cnt > (size-uintptr(off))/es {
 		d.fail("a pointer past its object's end")
 	}
+	if es > 0 && !holdsAt(d.of[i], uintptr(off)%d.of[i].Size(), et) {
+		d.fail("a pointer to a " + et.String() + " into a " + d.of[i].String())
+	}
 	return unsafe.Add(d.base[i], off)
+}
+
+// holdsAt reports whether a value of type t holds a value of type want
+// at byte offset off: t itself at 0, or a field's or an array element's
+// value that does. (An object's element type has a non-zero size here:
+// at's caller only asks for types that take memory.)
+func holdsAt(t reflect.Type, off uintptr, want reflect.Type) bool {
+	if off == 0 && t == want {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if off >= f.Offset && off-f.Offset < f.Type.Size() && holdsAt(f.Type, off-f.Offset, want) {
+				return true
+			}
+		}
+	case reflect.Array:
+		if es := t.Elem().Size(); es > 0 && off < t.Size() {
+			return holdsAt(t.Elem(), off%es, want)
+		}
+	}
+	return false
 }
 
 // wireMin is the fewest bytes Encode writes for a value of type t (a
@@ -861,7 +899,7 @@ func (d *decoder) value(v reflect.Value) {
 			*(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr())) = p
 			return
 		}
-		if p := d.at(t.Elem().Size(), 1); p != nil {
+		if p := d.at(t.Elem(), 1); p != nil {
 			*(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr())) = p
 		}
 	case reflect.Struct:
@@ -890,7 +928,7 @@ func (d *decoder) value(v reflect.Value) {
 			settable(v).Set(reflect.MakeSlice(t, 0, 0))
 			return
 		}
-		p := d.at(t.Elem().Size(), uintptr(capacity))
+		p := d.at(t.Elem(), uintptr(capacity))
 		if p == nil {
 			d.fail("a slice of no array")
 		}

@@ -163,3 +163,32 @@ func TestASliceWhoseSizeWrapsAroundIsRefused(t *testing.T) {
 	_, err := Decode[bigs](e.buf)
 	require.ErrorContains(t, err, "a pointer past its object's end")
 }
+
+// aliasing points a *uint64 and a **uint64 into its pair.
+type aliasing struct {
+	p *pair
+	a *uint64
+	b **uint64
+}
+
+type pair struct{ x, y uint64 }
+
+func TestAPointerIntoAValueOfAnotherTypeIsRefused(t *testing.T) {
+	hand := func(a, b uint64) []byte {
+		e := hostile[aliasing](typeName(reflect.TypeFor[aliasing]()), uint64(0),
+			typeName(reflect.TypeFor[pair]()), uint64(0))
+		e.uint(2 << 20)                            // aliasing.p: the pair
+		e.uint(a)                                  // aliasing.a
+		e.uint(b)                                  // aliasing.b
+		e.buf = append(e.buf, make([]byte, 16)...) // the pair
+		e.uint(1 << 20)                            // the root: the first object
+		return e.buf
+	}
+	got, err := Decode[aliasing](hand(2<<20+8, 0))
+	require.NoError(t, err, "a *uint64 at the pair's y holds a uint64")
+	assert.Same(t, &got.p.y, got.a)
+	_, err = Decode[aliasing](hand(2<<20+8, 2<<20))
+	require.ErrorContains(t, err, "a pointer to a *uint64 into a deepcopy.pair")
+	_, err = Decode[aliasing](hand(2<<20+4, 0))
+	require.ErrorContains(t, err, "a pointer to a uint64 into a deepcopy.pair", "half-way into x")
+}
