@@ -192,3 +192,24 @@ func TestAPointerIntoAValueOfAnotherTypeIsRefused(t *testing.T) {
 	_, err = Decode[aliasing](hand(2<<20+4, 0))
 	require.ErrorContains(t, err, "a pointer to a uint64 into a deepcopy.pair", "half-way into x")
 }
+
+// FuzzDecode feeds Decode bytes near a real encoding: whatever they
+// are, it returns a graph or an error, never panics, and a graph it
+// returns encodes again. `go test` runs the seeds; `go test -fuzz
+// FuzzDecode ./engine/internal/deepcopy/` searches further.
+func FuzzDecode(f *testing.F) {
+	b, err := Encode(wireHolder())
+	require.NoError(f, err)
+	f.Add(b)
+	f.Add(b[:len(b)/2])
+	f.Add(hostile[aliasing](typeName(reflect.TypeFor[aliasing]()), uint64(0)).buf)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		h, err := Decode[holder](in)
+		if err != nil {
+			require.Nil(t, h)
+			return
+		}
+		_, err = Encode(h)
+		require.NoError(t, err)
+	})
+}
