@@ -134,113 +134,6 @@ var btrfsDataGFP = mm.MustParseGFP("GFP_NOFS|__GFP_HIGHMEM|__GFP_MOVABLE|__GFP_H
 // btrfsReadGFP is the data mapping's mask (mapping_gfp_mask).
 var btrfsReadGFP = mm.GFP_HIGHUSER_MOVABLE
 
-// objCache is a kmem_cache with its objects counted per slab.
-type objCache struct {
-	c       *mm.SlabCache
-	objSize uint64
-	gfp     mm.GFP
-	slabs   []slabRec
-	// partial holds slabs with a free object (some may have filled or
-	// gone since: they are skipped when popped); freeRecs recycles
-	// records of discarded slabs.
-	partial  []int32
-	freeRecs []int32
-	// Objects counts live objects.
-	Objects uint64
-}
-
-type slabRec struct {
-	head      mm.PFN
-	live, cap uint32
-	inPartial bool
-}
-
-func newObjCache(m *mm.Machine, name string, cg *mm.Memcg, objSize uint64, reclaimable bool, cpus int) *objCache {
-	c := m.NewSlabCache(name, cg, mm.SlubOrder(objSize, cpus), reclaimable)
-	return &objCache{c: c, objSize: objSize, gfp: mm.GFP_NOFS}
-}
-
-// alloc takes an object (kmem_cache_alloc): from a partial slab, or from a
-// new slab. It returns the slab record, or -1 with m.AllocPending(t) set
-// when the slab allocation stopped at a cond_resched() (call again), or -1
-// when it failed.
-func (o *objCache) alloc(m *mm.Machine, t *sim.Task) int32 {
-	for len(o.partial) > 0 {
-		i := o.partial[len(o.partial)-1]
-		r := &o.slabs[i]
-		if r.head == mm.NilPFN || r.live >= r.cap {
-			r.inPartial = false
-			o.partial = o.partial[:len(o.partial)-1]
-			if r.head == mm.NilPFN {
-				o.freeRecs = append(o.freeRecs, i)
-			}
-			continue
-		}
-		r.live++
-		o.Objects++
-		if r.live == r.cap {
-			r.inPartial = false
-			o.partial = o.partial[:len(o.partial)-1]
-		}
-		return i
-	}
-	head := m.AllocateSlab(t, o.c, o.gfp, -1)
-	if head == mm.NilPFN {
-		return -1
-	}
-	rec := slabRec{head: head, live: 1, cap: uint32((mm.PAGE_SIZE << o.c.LastOrder) / o.objSize)}
-	i := o.store(rec)
-	o.Objects++
-	if rec.live < rec.cap {
-		o.slabs[i].inPartial = true
-		o.partial = append(o.partial, i)
-	}
-	return i
-}
-
-// store files rec in a free slot of o.slabs (one a freed slab left), or
-// at the end, and returns its index.
-func (o *objCache) store(rec slabRec) int32 {
-	if k := len(o.freeRecs); k > 0 {
-		i := o.freeRecs[k-1]
-		o.freeRecs = o.freeRecs[:k-1]
-		o.slabs[i] = rec
-		return i
-	}
-	o.slabs = append(o.slabs, rec)
-	return int32(len(o.slabs) - 1)
-}
-
-// addSlab files a slab that an allocation resumed after its caller moved
-// on: it waits empty on the partial list (SLUB keeps a few empty slabs).
-func (o *objCache) addSlab(head mm.PFN) {
-	rec := slabRec{head: head, cap: uint32((mm.PAGE_SIZE << o.c.LastOrder) / o.objSize), inPartial: true}
-	i := o.store(rec)
-	o.partial = append(o.partial, i)
-}
-
-// free returns an object to its slab (kmem_cache_free); the slab goes back
-// to the page allocator when it is empty.
-func (o *objCache) free(m *mm.Machine, t *sim.Task, i int32) {
-	r := &o.slabs[i]
-	r.live--
-	o.Objects--
-	if r.live == 0 {
-		// discard_slab. A record still on the partial list is dropped
-		// when popped.
-		m.DiscardSlab(t, o.c, r.head)
-		r.head = mm.NilPFN
-		if !r.inPartial {
-			o.freeRecs = append(o.freeRecs, i)
-		}
-		return
-	}
-	if !r.inPartial {
-		r.inPartial = true
-		o.partial = append(o.partial, i)
-	}
-}
-
 // fsFile is one file of a BuildFS.
 type fsFile struct {
 	f *mm.File // data (btrfs); nil on tmpfs
@@ -282,7 +175,7 @@ type BuildFS struct {
 	Cg   *mm.Memcg
 	Kind FSKind
 
-	dentries, inodes *objCache
+	dentries, inodes *kmemCache
 	files            []fsFile
 	freeIDs          []int32
 	dLRU, iLRU       lruList
@@ -321,12 +214,12 @@ func NewBuildFS(m *mm.Machine, kind FSKind, cg *mm.Memcg, cpu int, start, interv
 	}
 	cpus := len(m.World.CPUs)
 	fs := &BuildFS{M: m, Cg: cg, Kind: kind, dLRU: newLRU(), iLRU: newLRU(), hot: -1}
-	fs.dentries = newObjCache(m, "dentry", cg, dentrySize, true, cpus)
+	fs.dentries = kmemCacheCreate(m, "dentry", cg, dentrySize, true, cpus)
 	if kind == FSTmpfs {
-		fs.inodes = newObjCache(m, "shmem_inode_cache", cg, shmemInodeSize, false, cpus)
+		fs.inodes = kmemCacheCreate(m, "shmem_inode_cache", cg, shmemInodeSize, false, cpus)
 		return fs
 	}
-	fs.inodes = newObjCache(m, "btrfs_inode", cg, btrfsInodeSize, true, cpus)
+	fs.inodes = kmemCacheCreate(m, "btrfs_inode", cg, btrfsInodeSize, true, cpus)
 	fs.btree = m.NewFile("btree_inode", nil)
 	fs.logTree = m.NewFile("log_tree", nil)
 	fs.logRoot = m.NewFile("log_root_tree", nil)
@@ -509,7 +402,7 @@ func (fs *BuildFS) shrinkScan(t *sim.Task, sc *mm.ShrinkControl) (uint64, bool) 
 				continue
 			}
 		}
-		fs.inodes.free(m, t, f.inode)
+		fs.inodes.kmemCacheFree(m, t, f.inode)
 		f.inode = -1
 		fs.ShrunkInodes++
 		freed++
@@ -522,7 +415,7 @@ func (fs *BuildFS) shrinkScan(t *sim.Task, sc *mm.ShrinkControl) (uint64, bool) 
 func (fs *BuildFS) dropDentry(t *sim.Task, id int32) {
 	f := &fs.files[id]
 	fs.lruDel(&fs.dLRU, id, true)
-	fs.dentries.free(fs.M, t, f.dentry)
+	fs.dentries.kmemCacheFree(fs.M, t, f.dentry)
 	f.dentry = -1
 	if f.inode >= 0 && !f.onILRU {
 		fs.lruAdd(&fs.iLRU, id, false)
@@ -553,7 +446,7 @@ type fsCtx struct {
 // piece is an allocation a worker's step left pending.
 type piece struct {
 	kind  pieceKind
-	cache *objCache
+	cache *kmemCache
 	file  *mm.File
 	idx   uint64
 	// pages and gfp of a pieceWrite (0: a btree block, btrfsMetaGFP).
@@ -581,7 +474,7 @@ func (fs *BuildFS) resume(t *sim.Task, c *fsCtx) res {
 				return r
 			}
 		} else {
-			p.cache.addSlab(head)
+			p.cache.addPartial(head)
 		}
 	case pieceWrite:
 		n, gfp := p.pages, p.gfp
@@ -611,8 +504,8 @@ func (fs *BuildFS) reserveBlock(c *fsCtx) uint64 {
 }
 
 // allocObj takes an object of cache o for worker c.
-func (fs *BuildFS) allocObj(t *sim.Task, c *fsCtx, o *objCache) (int32, res) {
-	r := o.alloc(fs.M, t)
+func (fs *BuildFS) allocObj(t *sim.Task, c *fsCtx, o *kmemCache) (int32, res) {
+	r := o.kmemCacheAlloc(fs.M, t)
 	if r < 0 {
 		out := fs.outcome(t, false)
 		if out == resPending {
@@ -882,9 +775,9 @@ func (fs *BuildFS) unlinkFile(t *sim.Task, c *fsCtx, id int32) res {
 		t.Charge(m.Cost.TmpfsUnlink)
 	}
 	fs.lruDel(&fs.dLRU, id, true)
-	fs.dentries.free(m, t, f.dentry)
+	fs.dentries.kmemCacheFree(m, t, f.dentry)
 	fs.lruDel(&fs.iLRU, id, false)
-	fs.inodes.free(m, t, f.inode)
+	fs.inodes.kmemCacheFree(m, t, f.inode)
 	*f = fsFile{live: false}
 	fs.freeIDs = append(fs.freeIDs, id)
 	fs.Unlinked++

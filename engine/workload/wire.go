@@ -22,6 +22,6 @@ func init() {
 	deepcopy.Register[*pgSession]()
 	deepcopy.Register[*bgWriter]()
 	deepcopy.Register[*PageCacheWriter]()
-	deepcopy.Register[*objCache]()
+	deepcopy.Register[*kmemCache]()
 	deepcopy.Register[*superCache]()
 }
