@@ -474,7 +474,7 @@ func (fs *BuildFS) resume(t *sim.Task, c *fsCtx) res {
 				return r
 			}
 		} else {
-			p.cache.addPartial(head)
+			p.cache.newSlab(head)
 		}
 	case pieceWrite:
 		n, gfp := p.pages, p.gfp

@@ -3,21 +3,35 @@ package workload
 // slab.go holds the workloads' slab caches, seen from two sides.
 //
 // kmemCache is a kmem_cache with its objects counted per slab, as SLUB
-// keeps them (linux-mm/linux-mm mm/slub.c): kmem_cache_alloc takes an
-// object from a slab on the cache's partial list, or from a new slab
-// (allocate_slab, mm.Machine.AllocateSlab); kmem_cache_free returns it to
-// its slab, puts a slab that was full on the partial list, and gives the
-// slab back to the page allocator when its last object is freed
-// (__slab_free -> discard_slab). A cache whose objects die one by one, in
+// keeps them (linux-mm/linux-mm mm/slub.c @0349fd01). kmem_cache_alloc
+// takes an object from the first slab on the node's partial list
+// (get_from_partial_node walks n->partial from its head), or from a new
+// slab (allocate_slab, mm.Machine.AllocateSlab), which goes on the list
+// while it has free objects. kmem_cache_free (__slab_free) returns the
+// object to its slab: a slab that was full goes on the list's tail
+// (add_partial ADD_TO_TAIL); a slab left empty is discarded (discard_slab)
+// when the list already holds s->min_partial slabs, itself counted
+// (n->nr_partial >= s->min_partial), and otherwise stays on the list,
+// empty, for the next allocations. do_kmem_cache_create sets
+// s->min_partial to ilog2(s->size) / 2 clamped to [MIN_PARTIAL,
+// MAX_PARTIAL] = [5, 10]. So a cache whose objects die one by one, in
 // whatever order their users let them go, frees a slab page only when
-// every object in it has gone. What it leaves out: the per-CPU slabs and
-// per-CPU partial lists, and s->min_partial (every empty slab is
-// discarded at once).
+// every object in it has gone, and keeps a few empty slabs besides.
 //
-// SlabChurner and SlabCycler work on whole slabs: they allocate and free
-// slabs as units, with no objects inside.
+// What it leaves out: the per-CPU sheaves (arrays of free objects in
+// front of the slabs, which keep freed objects counted in slab->inuse
+// until a sheaf is flushed: the kernel's slabs empty later than these),
+// the per-node partial lists (one list for the cache), object sizes
+// rounded to alignment, and the CPU time of the object operations
+// (the callers charge their own).
+//
+// ObjectCycler churns a kmemCache's objects. SlabChurner and SlabCycler
+// work on whole slabs: they allocate and free slabs as units, with no
+// objects inside, as the scripts' slab and slabcycle programs do.
 
 import (
+	"math/bits"
+
 	"github.com/pagesim/pagesim/engine/mm"
 	"github.com/pagesim/pagesim/engine/sim"
 )
@@ -143,55 +157,66 @@ type kmemCache struct {
 	c       *mm.SlabCache
 	objSize uint64
 	gfp     mm.GFP
-	slabs   []slab
-	// partial holds slabs with a free object (s->node[]->partial; some
-	// may have filled or gone since: they are skipped when popped);
+	// minPartial is s->min_partial: the slabs the partial list keeps
+	// before an empty slab is discarded, ilog2(objSize)/2 clamped to
+	// [MIN_PARTIAL, MAX_PARTIAL] (do_kmem_cache_create).
+	minPartial int
+	slabs      []slab
+	// partialHead and partialTail are the ends of the partial list
+	// (s->node[]->partial, linked through slab.prev and slab.next, -1
+	// when empty); nrPartial is its length (n->nr_partial). A slab is
+	// on it exactly when it has a free object and has not been
+	// discarded: full slabs are on no list.
+	partialHead, partialTail int32
+	nrPartial                int
 	// freeRecs recycles the records of discarded slabs.
-	partial  []int32
 	freeRecs []int32
 	// Objects counts live objects.
 	Objects uint64
 }
 
+// The partial list's bounds (mm/slub.c).
+const (
+	MIN_PARTIAL = 5
+	MAX_PARTIAL = 10
+)
+
 // slab is a struct slab: its head page, slab->inuse (objects allocated)
 // and slab->objects (its capacity). head is mm.NilPFN once the slab was
-// discarded. onPartial: the slab's index is on the cache's partial list.
+// discarded. prev and next link it on the partial list (-1 at the
+// ends) while onPartial is set.
 type slab struct {
 	head           mm.PFN
 	inuse, objects uint32
+	prev, next     int32
 	onPartial      bool
 }
 
 // kmemCacheCreate is kmem_cache_create: a cache of objSize-byte objects
-// whose slabs have the order SLUB picks for that size on cpus CPUs,
-// charged to cg (nil: root), SLAB_RECLAIM_ACCOUNT when reclaimable. Its
+// whose slabs have the order SLUB picks for that size on cpus CPUs
+// (calculate_order), charged to cg (nil: root), SLAB_RECLAIM_ACCOUNT when
+// reclaimable, with s->min_partial as do_kmem_cache_create sets it. Its
 // slabs are asked for with GFP_NOFS.
 func kmemCacheCreate(m *mm.Machine, name string, cg *mm.Memcg, objSize uint64, reclaimable bool, cpus int) *kmemCache {
 	c := m.NewSlabCache(name, cg, mm.SlubOrder(objSize, cpus), reclaimable)
-	return &kmemCache{c: c, objSize: objSize, gfp: mm.GFP_NOFS}
+	minPartial := min(max(bits.Len64(max(objSize, 1))-1, 0)/2, MAX_PARTIAL)
+	return &kmemCache{c: c, objSize: objSize, gfp: mm.GFP_NOFS, minPartial: max(minPartial, MIN_PARTIAL),
+		partialHead: -1, partialTail: -1}
 }
 
-// kmemCacheAlloc takes an object (kmem_cache_alloc): from a partial slab,
-// or from a new slab. It returns the slab's index, or -1 with
-// m.AllocPending(t) set when the slab allocation stopped at a
-// cond_resched() (call again), or -1 when it failed.
+// kmemCacheAlloc takes an object (kmem_cache_alloc): from the first slab
+// on the partial list (get_from_partial_node walks it from its head), or
+// from a new slab, which goes on the list's head while it has free
+// objects. It returns the slab's index, or -1 with m.AllocPending(t) set
+// when the slab allocation stopped at a cond_resched() (call again), or
+// -1 when it failed.
 func (o *kmemCache) kmemCacheAlloc(m *mm.Machine, t *sim.Task) int32 {
-	for len(o.partial) > 0 {
-		i := o.partial[len(o.partial)-1]
+	if i := o.partialHead; i >= 0 {
 		r := &o.slabs[i]
-		if r.head == mm.NilPFN || r.inuse >= r.objects {
-			r.onPartial = false
-			o.partial = o.partial[:len(o.partial)-1]
-			if r.head == mm.NilPFN {
-				o.freeRecs = append(o.freeRecs, i)
-			}
-			continue
-		}
 		r.inuse++
 		o.Objects++
 		if r.inuse == r.objects {
-			r.onPartial = false
-			o.partial = o.partial[:len(o.partial)-1]
+			o.removePartial(i)
 		}
 		return i
 	}
@@ -199,14 +224,18 @@ func (o *kmemCache) kmemCacheAlloc(m *mm.Machine, t *sim.Task) int32 {
 	if head == mm.NilPFN {
 		return -1
 	}
-	rec := slab{head: head, inuse: 1, objects: uint32((mm.PAGE_SIZE << o.c.LastOrder) / o.objSize)}
-	i := o.store(rec)
+	i := o.store(slab{head: head, inuse: 1, objects: o.objsPerSlab(), prev: -1, next: -1})
 	o.Objects++
-	if rec.inuse < rec.objects {
-		o.slabs[i].onPartial = true
-		o.partial = append(o.partial, i)
+	if o.slabs[i].inuse < o.slabs[i].objects {
+		o.addPartial(i, true)
 	}
 	return i
+}
+
+// objsPerSlab is the objects a slab of the order the cache's latest slab
+// got holds (oo_objects).
+func (o *kmemCache) objsPerSlab() uint32 {
+	return uint32((mm.PAGE_SIZE << o.c.LastOrder) / o.objSize)
 }
 
 // store files rec in a free slot of o.slabs (one a discarded slab left),
@@ -222,32 +251,167 @@ func (o *kmemCache) store(rec slab) int32 {
 	return int32(len(o.slabs) - 1)
 }
 
-// addPartial files a new slab that an allocation resumed after its caller
-// moved on (add_partial): it waits empty on the partial list.
-func (o *kmemCache) addPartial(head mm.PFN) {
-	rec := slab{head: head, objects: uint32((mm.PAGE_SIZE << o.c.LastOrder) / o.objSize), onPartial: true}
-	i := o.store(rec)
-	o.partial = append(o.partial, i)
+// newSlab files a slab that an allocation resumed after its caller moved
+// on got: empty, at the head of the partial list, where the next
+// allocation takes from.
+func (o *kmemCache) newSlab(head mm.PFN) {
+	i := o.store(slab{head: head, objects: o.objsPerSlab(), prev: -1, next: -1})
+	o.addPartial(i, true)
 }
 
-// kmemCacheFree returns an object to slab i (kmem_cache_free); the slab
-// goes back to the page allocator when it is empty (discard_slab).
-func (o *kmemCache) kmemCacheFree(m *mm.Machine, t *sim.Task, i int32) {
+// addPartial is add_partial(): slab i goes on the partial list, at its
+// head (ADD_TO_HEAD) or its tail (ADD_TO_TAIL).
+func (o *kmemCache) addPartial(i int32, toHead bool) {
 	r := &o.slabs[i]
-	r.inuse--
-	o.Objects--
-	if r.inuse == 0 {
-		// discard_slab. A record still on the partial list is dropped
-		// when popped.
-		m.DiscardSlab(t, o.c, r.head)
-		r.head = mm.NilPFN
-		if !r.onPartial {
-			o.freeRecs = append(o.freeRecs, i)
+	r.onPartial = true
+	o.nrPartial++
+	if toHead {
+		r.prev, r.next = -1, o.partialHead
+		if o.partialHead >= 0 {
+			o.slabs[o.partialHead].prev = i
+		} else {
+			o.partialTail = i
 		}
+		o.partialHead = i
 		return
 	}
-	if !r.onPartial {
-		r.onPartial = true
-		o.partial = append(o.partial, i)
+	r.prev, r.next = o.partialTail, -1
+	if o.partialTail >= 0 {
+		o.slabs[o.partialTail].next = i
+	} else {
+		o.partialHead = i
 	}
+	o.partialTail = i
+}
+
+// removePartial is remove_partial(): slab i leaves the partial list.
+func (o *kmemCache) removePartial(i int32) {
+	r := &o.slabs[i]
+	if r.prev >= 0 {
+		o.slabs[r.prev].next = r.next
+	} else {
+		o.partialHead = r.next
+	}
+	if r.next >= 0 {
+		o.slabs[r.next].prev = r.prev
+	} else {
+		o.partialTail = r.prev
+	}
+	r.prev, r.next, r.onPartial = -1, -1, false
+	o.nrPartial--
+}
+
+// kmemCacheFree returns an object to slab i (kmem_cache_free, __slab_free):
+// a slab that was full goes on the partial list's tail (ADD_TO_TAIL); a
+// slab left empty is discarded (discard_slab) when the partial list
+// already holds s->min_partial slabs, and otherwise stays on it, empty.
+func (o *kmemCache) kmemCacheFree(m *mm.Machine, t *sim.Task, i int32) {
+	r := &o.slabs[i]
+	wasFull := r.inuse == r.objects
+	r.inuse--
+	o.Objects--
+	if r.inuse == 0 && o.nrPartial >= o.minPartial {
+		if !wasFull {
+			o.removePartial(i)
+		}
+		m.DiscardSlab(t, o.c, r.head)
+		r.head = mm.NilPFN
+		o.freeRecs = append(o.freeRecs, i)
+		return
+	}
+	if wasFull {
+		o.addPartial(i, false)
+	}
+}
+
+// NrSlabs returns the slabs the cache holds.
+func (o *kmemCache) NrSlabs() int { return o.c.NrSlabs() }
+
+// ObjectCycler is a cache of objects that grows and shrinks, the way the
+// dentry and inode caches do under a workload that creates, looks up and
+// deletes many files: it allocates Batch objects per step
+// (kmem_cache_alloc) until the cache holds Hi objects, then frees Batch
+// objects per step (kmem_cache_free) until it holds Lo, and so on. The
+// objects die in random order (drawn from Rand: files are deleted in
+// whatever order the workload deletes them, not in the order their
+// objects were allocated), and a slab goes back to the page allocator
+// only when its last object has gone and the partial list is full
+// (__slab_free), so a cache shrunk to half its objects keeps most of its
+// slabs, each half used, and grows back into them. Ops counts objects
+// allocated, Failed the allocations that got nothing (allocate_slab
+// failed); Cycles counts completed grow-and-shrink cycles.
+type ObjectCycler struct {
+	Progress
+	M        *mm.Machine
+	cache    *kmemCache
+	Lo, Hi   int
+	Batch    int
+	Rand     *sim.Rand
+	Interval sim.Time
+	Cycles   uint64
+
+	// live holds the slab of each live object, in no order.
+	live               []int32
+	shrinking, inBatch bool
+	done               int
+}
+
+// NewObjectCycler returns an ObjectCycler on a new cache (kmem_cache_create)
+// of objSize-byte objects, unmovable or SLAB_RECLAIM_ACCOUNT, whose slabs
+// are asked for with gfp, with the slab order SLUB picks for the size on
+// m's CPUs.
+func NewObjectCycler(m *mm.Machine, name string, objSize uint64, reclaimable bool, gfp mm.GFP, lo, hi, batch int, r *sim.Rand, interval sim.Time) *ObjectCycler {
+	c := kmemCacheCreate(m, name, nil, objSize, reclaimable, m.NrCPUs())
+	c.gfp = gfp
+	return &ObjectCycler{M: m, cache: c, Lo: lo, Hi: hi, Batch: batch, Rand: r, Interval: interval}
+}
+
+// ObjectsPerSlab is the objects a slab of the cache's preferred order
+// holds (oo_objects(s->oo)).
+func (s *ObjectCycler) ObjectsPerSlab() int {
+	return int((mm.PAGE_SIZE << s.cache.c.Order) / s.cache.objSize)
+}
+
+// SlabCache is the cache as the page allocator sees it.
+func (s *ObjectCycler) SlabCache() *mm.SlabCache { return s.cache.c }
+
+// Step allocates or frees one batch (or resumes an allocation that stopped
+// at a cond_resched()).
+func (s *ObjectCycler) Step(w *sim.World, t *sim.Task) sim.Time {
+	s.begin(t)
+	if !s.inBatch {
+		n := len(s.live)
+		switch {
+		case !s.shrinking && n >= s.Hi:
+			s.shrinking = true
+		case s.shrinking && n <= s.Lo:
+			s.shrinking = false
+			s.Cycles++
+		}
+		s.inBatch, s.done = true, 0
+	}
+	for ; s.done < max(s.Batch, 1); s.done++ {
+		if s.shrinking {
+			if k := len(s.live); k > s.Lo {
+				j := s.Rand.Intn(k)
+				i := s.live[j]
+				s.live[j] = s.live[k-1]
+				s.live = s.live[:k-1]
+				s.cache.kmemCacheFree(s.M, t, i)
+			}
+			continue
+		}
+		i := s.cache.kmemCacheAlloc(s.M, t)
+		if s.M.AllocPending(t) {
+			return sim.Resched
+		}
+		if i < 0 {
+			s.Failed++
+			continue
+		}
+		s.live = append(s.live, i)
+		s.Ops++
+	}
+	s.inBatch = false
+	return next(t, s.Interval)
 }

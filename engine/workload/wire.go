@@ -11,6 +11,7 @@ func init() {
 	deepcopy.Register[*Faulter]()
 	deepcopy.Register[*SlabChurner]()
 	deepcopy.Register[*SlabCycler]()
+	deepcopy.Register[*ObjectCycler]()
 	deepcopy.Register[*CacheWriter]()
 	deepcopy.Register[*CacheReader]()
 	deepcopy.Register[*RandomReader]()
