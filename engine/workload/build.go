@@ -43,16 +43,45 @@ package workload
 //     block device's page cache, allocated GFP_NOFS by write_dev_supers
 //     in fs/btrfs/disk-io.c, written with
 //     REQ_PREFLUSH|REQ_FUA and waited for; the flush costs nothing on
-//     the modelled drive, blk_mq.go). Simplified: a log leaf is
-//     rewritten in place at each commit of the round, where btrfs copies
-//     a leaf written by an earlier log commit to a new block when it
-//     changes it (so the kernel allocates more log pages than pagesim),
-//     and concurrent fdatasyncs of several workers do not share a log
-//     commit (btrfs lets a task that finds a commit under way wait for
-//     it and join the next: so pagesim writes more often than the kernel
-//     when the workers' syncs overlap).
+//     the modelled drive, blk_mq.go). A leaf an earlier log commit
+//     wrote has BTRFS_HEADER_FLAG_WRITTEN, so should_cow_block()
+//     (fs/btrfs/ctree.c) copies it to a new block when the next
+//     fdatasync changes it: each call writes its log leaves and the log
+//     root tree's leaf to new blocks (four new pages each), and the old
+//     ones stay in the page cache, clean, until reclaim takes them or
+//     the transaction's commit frees the log. Simplified: concurrent
+//     fdatasyncs of several workers do not share a log commit (btrfs
+//     lets a task that finds a commit under way wait for it and join the
+//     next: so pagesim writes, and copies, more often than the kernel
+//     when the workers' syncs overlap); the log tree is one leaf deep
+//     (no node above it to copy).
 //     A leaf that reclaim evicted is read back (four pages, a read) when an
 //     unlink or an uncached inode needs it.
+//   - with a btrfs inode in memory (created, or read back by iget): its
+//     btrfs_delayed_node (312 bytes, btrfs_get_or_create_delayed_node
+//     the first time the inode item changes: the write, an unlink, a
+//     read's atime) and its extent map (144 bytes, the write's ordered
+//     extent or btrfs_get_extent on a read), from caches created with
+//     no SLAB_RECLAIM_ACCOUNT (fs/btrfs/delayed-inode.c
+//     btrfs_delayed_inode_init, fs/btrfs/extent_map.c extent_map_init):
+//     unmovable slab, not charged to a cgroup (no SLAB_ACCOUNT or
+//     __GFP_ACCOUNT; a btrfs machine's per-memcg slab counts show them
+//     all in the root, lore message
+//     20200204043541.GA12194@xps.dhcp.thefacebook.com); and, for a file
+//     of two pages or more, the xarray node its page cache needs (584
+//     bytes, radix_tree_node: SLAB_RECLAIM_ACCOUNT, lib/radix-tree.c
+//     radix_tree_init; charged to the file's cgroup, the mapping's
+//     xarray being XA_FLAGS_ACCOUNT; a one-page file's folio sits in
+//     xa_head). They go when the inode goes (btrfs_destroy_inode,
+//     truncate_inode_pages_final). Sizes: /proc/slabinfo on x86-64
+//     (312, 144 and 584 bytes on 5.3, lore message
+//     CAMnf+PjGq2qsZzg=+H5Z5kO+PSQbo=R0MHW5rv1CWrqoS=biqw@mail.gmail.com;
+//     312 on a 2023 kernel, lore message
+//     CAMj1M403Tqg+UKT82kt2=-adHagk1MfSNDN+vzt7_GXRJKf_-w@mail.gmail.com).
+//     Simplified: the extent map shrinker (btrfs_free_extent_maps, from
+//     super_cache_scan) and the shadow nodes' shrinker do not free them
+//     apart from their inode; the struct extent_buffer of each cached
+//     tree block (280 bytes, unmovable) is not modelled.
 //   - data: 1-64 KiB of page cache per file on btrfs (the mapping's mask
 //     without __GFP_FS, btrfs_alloc_write_mask), none on tmpfs (the seed's
 //     "one million empty files").
@@ -115,6 +144,13 @@ const (
 	btrfsLeafPages    = btrfsNodesize / mm.PAGE_SIZE
 	btrfsItemsPerFile = 512
 	btrfsLogPerInode  = 300
+	// btrfsDelayedNodeSize, btrfsExtentMapSize and xaNodeSize are the
+	// object sizes /proc/slabinfo prints for btrfs_delayed_node,
+	// btrfs_extent_map and radix_tree_node on x86-64 (5.3; see the
+	// file's comment).
+	btrfsDelayedNodeSize = 312
+	btrfsExtentMapSize   = 144
+	xaNodeSize           = 584
 	// BtrfsCommitInterval is the btrfs-transaction thread's interval
 	// (the commit= mount option's default, 30 s).
 	BtrfsCommitInterval = 30 * sim.Second
@@ -141,6 +177,12 @@ type fsFile struct {
 	leaf int32
 	// dentry and inode are the objects' slab records, -1 when not cached.
 	dentry, inode int32
+	// dnode, emap and xnode are the records of the in-memory inode's
+	// companions (btrfs): its btrfs_delayed_node, its extent map and
+	// its page cache's xarray node; -1 when it has none.
+	dnode, emap, xnode int32
+	// pages is the file's size in pages (btrfs).
+	pages uint64
 	// LRU links (file IDs, -1 at the ends) and flags.
 	dPrev, dNext, iPrev, iNext int32
 	onDLRU, onILRU             bool
@@ -176,9 +218,13 @@ type BuildFS struct {
 	Kind FSKind
 
 	dentries, inodes *kmemCache
-	files            []fsFile
-	freeIDs          []int32
-	dLRU, iLRU       lruList
+	// The btrfs inode's companions' caches: btrfs_delayed_node and
+	// btrfs_extent_map (unmovable, not charged to a cgroup) and
+	// radix_tree_node (reclaimable, charged to the file's cgroup).
+	delayedNodes, extentMaps, xaNodes *kmemCache
+	files                             []fsFile
+	freeIDs                           []int32
+	dLRU, iLRU                        lruList
 
 	// btrfs metadata: the btree inode's and the log tree's page cache,
 	// the leaves, the leaf new items go to, the next free block, the
@@ -191,6 +237,7 @@ type BuildFS struct {
 	hot            int32
 	nextBlock      uint64
 	nextLog        uint64
+	nextLogRoot    uint64
 	cowFreed       []uint64
 	trans          uint64
 
@@ -220,6 +267,9 @@ func NewBuildFS(m *mm.Machine, kind FSKind, cg *mm.Memcg, cpu int, start, interv
 		return fs
 	}
 	fs.inodes = kmemCacheCreate(m, "btrfs_inode", cg, btrfsInodeSize, true, cpus)
+	fs.delayedNodes = kmemCacheCreate(m, "btrfs_delayed_node", m.RootMemcg(), btrfsDelayedNodeSize, false, cpus)
+	fs.extentMaps = kmemCacheCreate(m, "btrfs_extent_map", m.RootMemcg(), btrfsExtentMapSize, false, cpus)
+	fs.xaNodes = kmemCacheCreate(m, "radix_tree_node", cg, xaNodeSize, true, cpus)
 	fs.btree = m.NewFile("btree_inode", nil)
 	fs.logTree = m.NewFile("log_tree", nil)
 	fs.logRoot = m.NewFile("log_root_tree", nil)
@@ -251,7 +301,7 @@ func (fs *BuildFS) MetadataPages() uint64 {
 func (fs *BuildFS) Slab() (dentry, inode uint64) { return fs.dentries.c.Pages, fs.inodes.c.Pages }
 
 func (fs *BuildFS) newFile() int32 {
-	f := fsFile{leaf: -1, dentry: -1, inode: -1, dPrev: -1, dNext: -1, iPrev: -1, iNext: -1, live: true}
+	f := fsFile{leaf: -1, dentry: -1, inode: -1, dnode: -1, emap: -1, xnode: -1, dPrev: -1, dNext: -1, iPrev: -1, iNext: -1, live: true}
 	if k := len(fs.freeIDs); k > 0 {
 		id := fs.freeIDs[k-1]
 		fs.freeIDs = fs.freeIDs[:k-1]
@@ -404,6 +454,7 @@ func (fs *BuildFS) shrinkScan(t *sim.Task, sc *mm.ShrinkControl) (uint64, bool) 
 		}
 		fs.inodes.kmemCacheFree(m, t, f.inode)
 		f.inode = -1
+		fs.freeCompanions(t, id)
 		fs.ShrunkInodes++
 		freed++
 	}
@@ -441,6 +492,10 @@ type fsCtx struct {
 	// log and nlog the log-tree blocks reserved for its fdatasync.
 	haveBlock bool
 	log, nlog uint64
+	// logRoot is the log root tree's block this fdatasync writes;
+	// logCOW says log and logRoot are reserved for it.
+	logRoot uint64
+	logCOW  bool
 }
 
 // piece is an allocation a worker's step left pending.
@@ -533,7 +588,7 @@ func (fs *BuildFS) ensureDentry(t *sim.Task, c *fsCtx, id int32) res {
 func (fs *BuildFS) ensureInode(t *sim.Task, c *fsCtx, id int32, create bool) res {
 	f := &fs.files[id]
 	if f.inode >= 0 {
-		return resDone
+		return fs.ensureCompanions(t, c, id)
 	}
 	if !create && fs.Kind == FSBtrfs {
 		if r := fs.leafResident(t, c, f.leaf); r != resDone {
@@ -550,7 +605,56 @@ func (fs *BuildFS) ensureInode(t *sim.Task, c *fsCtx, id int32, create bool) res
 		t.Charge(fs.M.Cost.BtrfsIget)
 		fs.InodeReads++
 	}
+	return fs.ensureCompanions(t, c, id)
+}
+
+// ensureCompanions gives file id's in-memory btrfs inode what comes with
+// it: a btrfs_delayed_node (btrfs_get_or_create_delayed_node, the first
+// time the inode item is updated: the write's, an unlink's or a read's
+// atime), an extent map (the write's ordered extent, or btrfs_get_extent
+// when the file is read back) and, for a file of two pages or more, the
+// xarray node its page cache needs (a one-page file's folio sits in
+// xa_head). They go with the inode (freeCompanions).
+func (fs *BuildFS) ensureCompanions(t *sim.Task, c *fsCtx, id int32) res {
+	if fs.Kind != FSBtrfs {
+		return resDone
+	}
+	for _, k := range [...]struct {
+		o    *kmemCache
+		slot func(*fsFile) *int32
+		want func(*fsFile) bool
+	}{
+		{fs.delayedNodes, func(f *fsFile) *int32 { return &f.dnode }, nil},
+		{fs.extentMaps, func(f *fsFile) *int32 { return &f.emap }, nil},
+		{fs.xaNodes, func(f *fsFile) *int32 { return &f.xnode }, func(f *fsFile) bool { return f.pages >= 2 }},
+	} {
+		f := &fs.files[id]
+		if *k.slot(f) >= 0 || (k.want != nil && !k.want(f)) {
+			continue
+		}
+		r, out := fs.allocObj(t, c, k.o)
+		if out != resDone {
+			return out
+		}
+		*k.slot(&fs.files[id]) = r
+	}
 	return resDone
+}
+
+// freeCompanions frees what ensureCompanions gave file id's inode
+// (btrfs_destroy_inode's btrfs_remove_delayed_node, the extent maps
+// dropped at eviction, the xarray node with the page cache).
+func (fs *BuildFS) freeCompanions(t *sim.Task, id int32) {
+	f := &fs.files[id]
+	for _, k := range [...]struct {
+		o    *kmemCache
+		slot *int32
+	}{{fs.delayedNodes, &f.dnode}, {fs.extentMaps, &f.emap}, {fs.xaNodes, &f.xnode}} {
+		if *k.slot >= 0 {
+			k.o.kmemCacheFree(fs.M, t, *k.slot)
+			*k.slot = -1
+		}
+	}
 }
 
 // leafResident reads leaf l back if reclaim evicted any of its pages.
@@ -693,11 +797,20 @@ func (fs *BuildFS) syncLog(t *sim.Task, c *fsCtx, step *uint8, n int) res {
 	if *step == logStepLeaves {
 		if c.nlog == 0 {
 			c.nlog = (uint64(n)*btrfsLogPerInode + btrfsNodesize - 1) / btrfsNodesize
+		}
+		if !c.logCOW {
+			// The leaves the last log commit wrote are copied to new
+			// blocks (should_cow_block: BTRFS_HEADER_FLAG_WRITTEN);
+			// the old ones stay cached, clean, until reclaim or the
+			// transaction's commit drops them.
 			c.log = fs.nextLog
 			fs.nextLog += c.nlog * btrfsLeafPages
+			c.logRoot = fs.nextLogRoot
+			fs.nextLogRoot += btrfsLeafPages
+			c.logCOW = true
 		}
 		for b := uint64(0); b < c.nlog; b++ {
-			if r := fs.writePages(t, c, fs.logTree, c.log+b*btrfsLeafPages, btrfsLeafPages, btrfsMetaGFP, true); r != resDone {
+			if r := fs.writePages(t, c, fs.logTree, c.log+b*btrfsLeafPages, btrfsLeafPages, btrfsMetaGFP, false); r != resDone {
 				return r
 			}
 		}
@@ -705,10 +818,11 @@ func (fs *BuildFS) syncLog(t *sim.Task, c *fsCtx, step *uint8, n int) res {
 		*step = logStepRoot
 	}
 	if *step == logStepRoot {
-		if r := fs.writePages(t, c, fs.logRoot, 0, btrfsLeafPages, btrfsMetaGFP, true); r != resDone {
+		if r := fs.writePages(t, c, fs.logRoot, c.logRoot, btrfsLeafPages, btrfsMetaGFP, false); r != resDone {
 			return r
 		}
 		m.FileSync(t, fs.logRoot)
+		c.logCOW = false
 		*step = logStepSuper
 	}
 	if *step == logStepSuper {
@@ -732,7 +846,7 @@ func (fs *BuildFS) commit(t *sim.Task) {
 	fs.cowFreed = fs.cowFreed[:0]
 	m.FileTruncate(t, fs.logTree)
 	m.FileTruncate(t, fs.logRoot)
-	fs.nextLog = 0
+	fs.nextLog, fs.nextLogRoot = 0, 0
 	fs.trans++
 	fs.Commits++
 }
@@ -778,6 +892,7 @@ func (fs *BuildFS) unlinkFile(t *sim.Task, c *fsCtx, id int32) res {
 	fs.dentries.kmemCacheFree(m, t, f.dentry)
 	fs.lruDel(&fs.iLRU, id, false)
 	fs.inodes.kmemCacheFree(m, t, f.inode)
+	fs.freeCompanions(t, id)
 	*f = fsFile{live: false}
 	fs.freeIDs = append(fs.freeIDs, id)
 	fs.Unlinked++
@@ -855,6 +970,7 @@ func (b *BuildWorker) Step(w *sim.World, t *sim.Task) sim.Time {
 				op.old, op.victim = -1, -1
 				if fs.Kind == FSBtrfs {
 					op.pages = uint64(1 + b.Rng.Intn(16))
+					fs.files[op.id].pages = op.pages
 					fs.files[op.id].f = m.NewFile("obj", fs.Cg)
 					t.Charge(m.Cost.BtrfsCreate)
 				} else {
@@ -975,6 +1091,7 @@ func (b *BuildWorker) Step(w *sim.World, t *sim.Task) sim.Time {
 					op.logStep = logStepData
 				}
 				c.nlog = 0
+				c.logCOW = false
 				b.unsynced = b.unsynced[:0]
 			}
 			*op = buildOp{}

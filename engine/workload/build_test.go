@@ -113,3 +113,67 @@ func TestTheSuperblockShrinkerLeavesAnOpenFileAlone(t *testing.T) {
 	assert.Less(t, fs.files[id].dentry, int32(0), "then the shrinker frees it")
 	require.NoError(t, m.CheckInvariants())
 }
+
+// A btrfs inode in memory comes with a btrfs_delayed_node and an extent
+// map, both from caches created without SLAB_RECLAIM_ACCOUNT or
+// SLAB_ACCOUNT (unmovable slab, the root cgroup's), and a file of two
+// pages or more with the xarray node its page cache needs
+// (radix_tree_node: reclaimable, the file's cgroup); an unlink frees
+// them with the inode.
+func TestABtrfsInodeComesWithItsDelayedNodeExtentMapAndXarrayNode(t *testing.T) {
+	m, fs := buildMachine(t, FSBtrfs)
+	w := &BuildWorker{FS: fs, Rng: m.World.Stream("workload/build#0"), Files: 600}
+	tk := m.World.NewTask("build", 0, w, 0)
+	runToEnd(t, m, tk, 60*sim.Second)
+	require.True(t, w.Done)
+	require.Greater(t, fs.Unlinked, uint64(0))
+	var multi uint64
+	for _, f := range fs.files {
+		if f.live && f.pages >= 2 {
+			multi++
+		}
+	}
+	require.Greater(t, multi, fs.Files()/2, "most files have 2-16 pages")
+	require.Less(t, multi, fs.Files(), "and some one")
+	assert.Equal(t, fs.Files(), fs.delayedNodes.Objects, "one delayed node an inode (no reclaim ran)")
+	assert.Equal(t, fs.Files(), fs.extentMaps.Objects, "one extent map an inode")
+	assert.Equal(t, multi, fs.xaNodes.Objects, "one xarray node a file of two pages or more")
+	assert.False(t, fs.delayedNodes.c.Reclaimable)
+	assert.False(t, fs.extentMaps.c.Reclaimable)
+	assert.True(t, fs.xaNodes.c.Reclaimable)
+	assert.Greater(t, fs.delayedNodes.c.Pages+fs.extentMaps.c.Pages, uint64(0))
+	require.NoError(t, m.CheckInvariants())
+}
+
+// Each fdatasync commits the log on its own (btrfs_sync_log), and the
+// leaves the last log commit wrote carry BTRFS_HEADER_FLAG_WRITTEN, so
+// the next fdatasync's changes copy the log tree's leaf and the log root
+// tree's leaf to new blocks (should_cow_block): four new pages of each a
+// call, the old ones left cached and clean until the transaction's
+// commit drops the log.
+func TestEveryFdatasyncCopiesTheLogLeavesTheLastOneWrote(t *testing.T) {
+	cfg, err := mm.SimpleLayout(65536, 1, 2)
+	require.NoError(t, err)
+	m, err := mm.NewMachine(cfg)
+	require.NoError(t, err)
+	fs := NewBuildFS(m, FSBtrfs, m.NewMemcg("build"), 1, 0, 0)
+	w := &BuildWorker{FS: fs, Rng: m.World.Stream("workload/build#0"), Files: 50}
+	tk := m.World.NewTask("build", 0, w, 0)
+	runToEnd(t, m, tk, 10*sim.Second)
+	require.True(t, w.Done)
+	require.Zero(t, fs.Commits, "no transaction commit within the run")
+	synced := uint64(0)
+	for _, id := range w.mine {
+		if fs.files[id].live {
+			synced++
+		}
+	}
+	synced += fs.Unlinked // unlinked after their fdatasync
+	require.Equal(t, uint64(50), synced)
+	assert.Equal(t, 50*btrfsLeafPages, int(fs.logTree.Resident()), "a log leaf a call")
+	assert.Equal(t, 50*btrfsLeafPages, int(fs.logRoot.Resident()), "a log root leaf a call")
+	assert.Zero(t, m.FileFdatawrite(tk, fs.logTree)+m.FileFdatawrite(tk, fs.logRoot), "each call wrote its leaves")
+	fs.commit(tk)
+	assert.Zero(t, fs.logTree.Resident()+fs.logRoot.Resident(), "the commit frees the log")
+	require.NoError(t, m.CheckInvariants())
+}

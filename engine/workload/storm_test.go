@@ -12,8 +12,15 @@ import (
 )
 
 // seed002Small is seed 002's reproducer (see seed002Machine) scaled down
-// to one 1 GiB Normal zone and 4 CPUs, with 8 MiB above the high watermark so that the
-// build workers reach the storm within seconds.
+// to one 1 GiB Normal zone and 4 CPUs, with 24 MiB above the high
+// watermark so that the build workers reach the storm within seconds.
+// The margin was chosen with the outcome in view: 24 MiB when the test
+// was written; a665d12 cut it to 8 so that rc5 still stormed within the
+// span after fdatasync's log commit cut the workers' operations; since
+// the btrfs inode brings its delayed node, extent map and xarray node
+// and each fdatasync copies the log leaves (build.go) the 24 MiB storm
+// again, and the span was cut to 2.1 s for the test's cost (the storm is
+// millions of steps).
 func seed002Small(t *testing.T, fixed bool) (*mm.Machine, []*BuildWorker) {
 	t.Helper()
 	cfg, err := mm.SimpleLayout(1<<30/mm.PAGE_SIZE, 1, 4)
@@ -23,7 +30,7 @@ func seed002Small(t *testing.T, fixed bool) (*mm.Machine, []*BuildWorker) {
 	m.Patches.PromotedOrderRetries = fixed
 	cg := m.NewMemcg("build")
 	tk := m.World.NewTask("setup", 0, nil, sim.Never)
-	fill := &PinnedFill{Cg: cg, Margin: 8 << 20 / mm.PAGE_SIZE, Protect: 32 << 20, PinFraction: 0.98, FreeEvery: 8}
+	fill := &PinnedFill{Cg: cg, Margin: 24 << 20 / mm.PAGE_SIZE, Protect: 32 << 20, PinFraction: 0.98, FreeEvery: 8}
 	require.NoError(t, fill.Run(m, tk))
 	fs := NewBuildFS(m, FSBtrfs, cg, 0, tk.Now, 0)
 	var ws []*BuildWorker
@@ -41,10 +48,10 @@ func seed002Small(t *testing.T, fixed bool) (*mm.Machine, []*BuildWorker) {
 // progress, and should_reclaim_retry() resets no_progress_loops for ever.
 // The storm must happen, and the world must go on around it: the clock
 // reaches each target, PSI records the stall, the engine's memory stays
-// flat (the storm takes some 6 million steps here). The posted fix (PromotedOrderRetries) gives up after
+// flat. The posted fix (PromotedOrderRetries) gives up after
 // MAX_RECLAIM_RETRIES and does not storm.
 func TestSeed002StormsOnRC5WhileTheClockAdvances(t *testing.T) {
-	const span = 4100 * sim.Millisecond // past the second PSI average (4.002 s)
+	const span = 2100 * sim.Millisecond // past the first PSI average (2.002 s)
 	type result struct {
 		runs  uint64
 		some  float64
@@ -75,19 +82,15 @@ func TestSeed002StormsOnRC5WhileTheClockAdvances(t *testing.T) {
 	rc5, fix := run(false), run(true)
 	t.Logf("rc5 %+v fixed %+v", rc5, fix)
 	assert.Greater(t, rc5.runs, 10*fix.runs, "rc5 storms in order-9 reclaim; the fix does not")
-	// At least 10,000 runs per simulated second. (The workers also wait
-	// for the block device: each file is a write request and every 50th
-	// create an fdatasync, so the storm's rate depends on how much of the
-	// 4.1 s they spend in I/O wait; 58,655 runs with the device's pipe
-	// booked by interval, 149,766 when a task that ran ahead delayed every
-	// other task's I/O.)
-	assert.Greater(t, rc5.runs, uint64(41000))
+	// The storm rule of docs/FIDELITY.md: at least 10,000 order-9
+	// reclaim runs a simulated second.
+	assert.Greater(t, rc5.runs, uint64(10000*span/sim.Second))
 	// The storm keeps the looping workers in memory stalls (direct
 	// reclaim and direct compaction, each inside psi_memstall_enter), so
 	// some avg10 ends above the fixed kernel's (seed 002: 42% against 22%
-	// over 180 s). Since fdatasync commits the btrfs log per call the
-	// workers make a fifth of the operations and the storm starts about
-	// 3 s in, so avg10 has only its last second (9.1 against 4.4 here).
+	// over 180 s). The factor 1.5 was chosen with the runs in view
+	// (a665d12); avg10 has at most the first two-second update of the
+	// storm here.
 	assert.Greater(t, rc5.some, 1.5*fix.some, "some avg10 rises above the fixed kernel's")
 	assert.Less(t, rc5.grew, int64(64<<20), "the engine's heap stays bounded during the storm")
 }
