@@ -421,3 +421,30 @@ func TestTheFirstRequestInTimeIsServedAsOnAnIdleDeviceWhateverRanAhead(t *testin
 		assert.Equal(t, xfers, m.Blk.pipe.Held, "round %d: every transfer booked once", round)
 	}
 }
+
+// A file system that writes and waits for the blocks it marked
+// (filemap_write_and_wait_range) writes only the dirty folios of the
+// range, however large the file, and waits for those requests, not for
+// writeback queued elsewhere in the file.
+func TestFileSyncRangeWritesAndWaitsForItsRangeOnly(t *testing.T) {
+	m := newQuietMachine(t, 65536, 1, 2)
+	steadyDevice(m)
+	f := dirtyFile(t, m, m.testTask(0), "btree", 8192)
+	var syncEnd sim.Time
+	var wrote uint64
+	spawn(m, "flusher", 0, 0, func(tk *sim.Task) sim.Time {
+		n, _ := m.writebackRange(tk, f, 0, 4096)
+		require.Equal(t, uint64(4096), n)
+		return sim.Exit
+	})
+	spawn(m, "syncer", 1, sim.Microsecond, func(tk *sim.Task) sim.Time {
+		wrote = m.FileSyncRange(tk, f, 6000, 4)
+		syncEnd = tk.Now
+		return sim.Exit
+	})
+	runWorld(t, m, sim.Second)
+	xfer := sim.Time(4096 * PAGE_SIZE * uint64(sim.Second) / m.Blk.Props.WriteBandwidth)
+	assert.Equal(t, uint64(4), wrote, "the range's four pages")
+	assert.Less(t, syncEnd, xfer/2, "not behind the other range's writeback")
+	assert.Equal(t, uint64(8192-4096-4), m.FileFdatawrite(m.testTask(1), f), "the rest stayed dirty")
+}

@@ -408,6 +408,18 @@ func (m *Machine) FileFdatawait(t *sim.Task, f *File) {
 	m.ioSchedule(t, f.wbEnd)
 }
 
+// FileSyncRange is filemap_write_and_wait_range() over pages [index,
+// index+nr) of f, as a file system writes and waits for the blocks it
+// marked (btrfs_write_marked_extents, btrfs_wait_tree_log_extents): the
+// dirty folios that start in the range go under writeback and the task
+// waits until this call's requests complete. It returns the pages
+// written.
+func (m *Machine) FileSyncRange(t *sim.Task, f *File, index, nr uint64) uint64 {
+	n, last := m.writebackRange(t, f, index, index+nr)
+	m.ioSchedule(t, last)
+	return n
+}
+
 // FileSync is fdatasync(): file_write_and_wait_range() over the whole
 // file, FileFdatawrite then FileFdatawait. Writeback already queued for
 // the file (an earlier FileFdatawrite) is waited for too. It returns the

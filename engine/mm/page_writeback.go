@@ -142,6 +142,13 @@ func (m *Machine) folioWaitWriteback(t *sim.Task, head PFN) {
 // contiguous indexes is one plugged submission. It returns the pages
 // submitted and when the last of them completes.
 func (m *Machine) writebackFile(t *sim.Task, f *File) (uint64, sim.Time) {
+	return m.writebackRange(t, f, 0, ^uint64(0))
+}
+
+// writebackRange is writebackFile for the folios that start in [lo, hi)
+// (filemap_fdatawrite_range); only the extents that cover the range are
+// walked.
+func (m *Machine) writebackRange(t *sim.Task, f *File, lo, hi uint64) (uint64, sim.Time) {
 	var total uint64
 	var last sim.Time
 	var run []PFN
@@ -156,9 +163,13 @@ func (m *Machine) writebackFile(t *sim.Task, f *File) (uint64, sim.Time) {
 		total += runPages
 		run, runPages = nil, 0
 	}
-	for _, o := range f.extents {
+	first := min(lo/fileExtentPages, uint64(len(f.extents)))
+	for _, o := range f.extents[first:] {
 		if o == nil {
 			continue
+		}
+		if o.file.base >= hi {
+			break
 		}
 		pages := o.file.pages
 		for i := 0; i < len(pages); {
@@ -169,7 +180,7 @@ func (m *Machine) writebackFile(t *sim.Task, f *File) (uint64, sim.Time) {
 			}
 			nr := m.folioNr(head)
 			idx := o.file.base + uint64(i)
-			if m.pages[head].flags&pgDirty != 0 {
+			if idx >= lo && idx < hi && m.pages[head].flags&pgDirty != 0 {
 				if m.pages[head].flags&pgWriteback != 0 {
 					// Redirtied while under writeback: a data-integrity
 					// sync waits for the old write first

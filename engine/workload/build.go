@@ -814,14 +814,14 @@ func (fs *BuildFS) syncLog(t *sim.Task, c *fsCtx, step *uint8, n int) res {
 				return r
 			}
 		}
-		m.FileSync(t, fs.logTree)
+		m.FileSyncRange(t, fs.logTree, c.log, c.nlog*btrfsLeafPages)
 		*step = logStepRoot
 	}
 	if *step == logStepRoot {
 		if r := fs.writePages(t, c, fs.logRoot, c.logRoot, btrfsLeafPages, btrfsMetaGFP, false); r != resDone {
 			return r
 		}
-		m.FileSync(t, fs.logRoot)
+		m.FileSyncRange(t, fs.logRoot, c.logRoot, btrfsLeafPages)
 		c.logCOW = false
 		*step = logStepSuper
 	}
