@@ -14,9 +14,9 @@ var promotedOrderTiny = []string{"scale=0.0078125", "cpus=2", "workers=2", "dura
 // The fix's switches act only in the retry decisions of a non-movable
 // request whose reclaim and compaction were promoted to pageblock order:
 // until one request has looped there, the three kernels run the same
-// events. In this short run on a small machine no request gets there (the
-// workers use less than the whole free blocks the fill leaves; at the
-// default scale they use them up within about 2 s: docs/FIDELITY.md), so
+// events. In this short run on a small machine no request loops there
+// long enough for the retry decisions to part (the workers claim whole
+// free blocks, asserted below, but give up nothing and do not storm), so
 // every number is the same; the storm itself is tested in engine/workload
 // (storm_test.go).
 func TestPromotedOrderKernelsAgreeUntilARequestReachesThePromotedRetry(t *testing.T) {
