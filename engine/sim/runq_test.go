@@ -86,3 +86,69 @@ func TestAQueuedTaskMovesToACPUThatGoesIdle(t *testing.T) {
 	assert.Equal(t, Time(10), got["x"].start)
 	assert.Equal(t, Time(100), got["y"].start, "y waits for CPU 0 or the next free CPU")
 }
+
+// cpuTime sums the CPU time of name's steps that start in [from, to).
+func cpuTime(runs []run, name string, from, to Time) (Time, int) {
+	var d Time
+	n := 0
+	for _, r := range runs {
+		if r.name == name && r.start >= from && r.start < to {
+			d += r.end - r.start
+			n++
+		}
+	}
+	return d, n
+}
+
+func TestARunnableTaskGetsItsShareOfACPUThatAStreamOfWakeupsKeepsBusy(t *testing.T) {
+	// One CPU: three tasks that run 600 us and wait 50 us for I/O, over
+	// and over, and a task that runs 10 us steps without sleeping. Each
+	// wakeup is a sleeper placed with its lag, not ahead of every task
+	// that waits: EEVDF gives the looper about a quarter of the CPU
+	// (review finding F11: it ran 5 steps, then none for 199 ms).
+	w := NewWorld([]int{0}, 1)
+	w.Sched = DefaultSched()
+	runs := recorder(w)
+	for _, name := range []string{"s1", "s2", "s3"} {
+		w.NewTask(name, 0, ProgramFunc(func(w *World, t *Task) Time {
+			t.Charge(600 * Microsecond)
+			t.Sleep(50 * Microsecond)
+			return t.Now
+		}), 0)
+	}
+	w.NewTask("looper", 0, loop(10*Microsecond), 100*Microsecond)
+	w.RunUntil(200*Millisecond, nil)
+	got, steps := cpuTime(*runs, "looper", 100*Millisecond, 200*Millisecond)
+	assert.Greater(t, steps, 100, "the looper keeps getting steps")
+	assert.InDelta(t, float64(25*Millisecond), float64(got), float64(8*Millisecond), "the looper's CPU time in the last 100 ms, about a quarter")
+	for _, name := range []string{"s1", "s2", "s3"} {
+		d, _ := cpuTime(*runs, name, 100*Millisecond, 200*Millisecond)
+		assert.InDelta(t, float64(25*Millisecond), float64(d), float64(8*Millisecond), "%s's CPU time", name)
+	}
+}
+
+func TestATaskThatNeverSleepsYieldsItsCPUOnceItsSliceIsUsed(t *testing.T) {
+	// A task running 100 us steps from time 0 on one CPU, and three tasks
+	// that come at 1 us: they run within about one slice each, not once
+	// the looper is done (review finding F11: 200 ms, 2,000 steps).
+	w := NewWorld([]int{0}, 1)
+	w.Sched = DefaultSched()
+	runs := recorder(w)
+	w.NewTask("looper", 0, loop(100*Microsecond), 0)
+	for _, name := range []string{"a", "b", "c"} {
+		w.NewTask(name, 0, loop(100*Microsecond), Microsecond)
+	}
+	w.RunUntil(200*Millisecond, nil)
+	first := map[string]Time{}
+	for _, r := range *runs {
+		if _, ok := first[r.name]; !ok {
+			first[r.name] = r.start
+		}
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		require.Contains(t, first, name, "%s ran", name)
+		assert.LessOrEqual(t, first[name], 4*w.SchedSlice, "%s's first step starts within (tasks x slice)", name)
+		d, _ := cpuTime(*runs, name, 100*Millisecond, 200*Millisecond)
+		assert.InDelta(t, float64(25*Millisecond), float64(d), float64(5*Millisecond), "%s's CPU time in the last 100 ms", name)
+	}
+}

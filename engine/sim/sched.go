@@ -159,7 +159,7 @@ func (w *World) wakeLatency(t *Task) Time {
 		return 0
 	}
 	c := w.pickCPU(t)
-	if c.BusyUntil > w.now {
+	if w.busy(c, t) {
 		return 0
 	}
 	exit := w.idleState(c).ExitLatency

@@ -43,24 +43,71 @@
 // another task is runnable on the CPU (EEVDF's update_curr/update_deadline
 // in kernel/sched/fair.c). So a task that returns Resched after running
 // SchedSlice or more since it got its CPU, while tasks wait in that CPU's
-// queue, goes behind them; otherwise it runs on. The rule is
+// queue, joins the queue and the pick decides who runs (see Run queues);
+// otherwise it runs on. A step that returns t.Now (the task runs on at
+// once) is a preemption point too: the tick's need_resched is seen at
+// the next cond_resched() or return to user space. The rule is
 // deterministic: it depends only on event times and order. (With
 // PREEMPT_FULL or PREEMPT_LAZY the kernel would also preempt between
 // cond_resched() calls; the model preempts only at step ends.)
 //
 // # Run queues
 //
-// Each CPU keeps the tasks waiting for it in order (the CFS/EEVDF run
-// queue reduced to its order): when its step ends, one dispatch event runs
-// the head, so a CPU with many waiters costs one event per step, not one
-// per waiter. A task that was woken from a sleep (Wake, the end of a timed
-// sleep or of an I/O wait in its step) queues behind the woken tasks
-// already there but ahead of the ones that were preempted, as EEVDF's
-// wakeup preemption gives a sleeper, placed with its lag, the CPU at the
-// running task's next preemption point (here the end of its step). A task
-// that finds its CPU busy goes to an allowed CPU that is free, else to the
-// one with the shortest queue; when a queue is served and another CPU the
-// next waiter may use is idle, that waiter moves there (newidle balancing).
+// Each CPU keeps the tasks waiting for it in EEVDF's order
+// (kernel/sched/fair.c, torvalds/linux v6.12: place_entity, pick_eevdf,
+// update_curr/update_deadline, entity_lag): when its step ends, one
+// dispatch event runs the pick, so a CPU with many waiters costs one
+// event per step, not one per waiter. Every task is SCHED_NORMAL at nice
+// 0, so all weights are equal and virtual time is CPU time:
+//
+//   - A task on a CPU (running its steps there, or queued) has a vruntime
+//     in that CPU's frame; the CPU's V is their average (avg_vruntime(),
+//     kept as a sum and a count). A step of d adds d to its task's
+//     vruntime; once the vruntime passes the task's deadline, the
+//     deadline moves to vruntime + SchedSlice (update_deadline).
+//   - A task that leaves its CPU (it sleeps, exits, or moves to another
+//     CPU) keeps its lag, V - vruntime, clamped to max(2 x slice, a tick)
+//     as entity_lag() clamps it; when it joins a CPU it is placed at
+//     V - lag, the lag scaled by (n + 1) / n for the n tasks already
+//     there so that placing it keeps its lag (place_entity()'s PLACE_LAG),
+//     with the deadline vruntime + SchedSlice.
+//   - The pick is the eligible waiter (vruntime <= V: lag >= 0) with the
+//     earliest deadline (pick_eevdf()); if rounding leaves none eligible,
+//     the earliest deadline.
+//
+// So a woken sleeper, which left with a lag near 0 or above, goes ahead
+// of the waiters that have run more than their share (a preempted task
+// whose vruntime is past V is not eligible), but not of those whose
+// deadline is earlier, and V moves on as the CPU serves its queue: a
+// task waits about one slice for each task queued ahead of it, however
+// many wakeups arrive (until December 2026 a woken task went ahead of
+// every task that had been preempted or had found the CPU busy, without
+// bound: kswapd waited 0.2 s behind woken postgres backends, review
+// finding F11, docs/FIDELITY.md). The running task keeps its CPU for
+// its slice (RUN_TO_PARITY: pick_eevdf() keeps curr until its deadline
+// moves, so check_preempt_wakeup_fair() does not preempt it for a
+// wakeup before then) and yields at its next preemption point once the
+// slice is used and tasks wait (until December 2026 a step that returned
+// t.Now was no preemption point: a looping task held its CPU for as long
+// as it looped).
+//
+// Steps run whole when they start, and the order follows: while a step
+// runs on a CPU, a task joining or leaving that CPU sees V without the
+// part of the step still to come; a task whose step ends in a sleep or
+// an exit leaves the CPU's order when the CPU is done with the step; and
+// a CPU whose task's step ended now and runs on at once is not free to
+// another task whose event falls at the same instant (it joins the
+// queue). Simplified: DELAY_DEQUEUE (a sleeper with negative lag stays
+// queued until it is eligible) is not modelled, the lag it leaves with
+// is kept instead; a new task starts with lag 0 and a whole slice
+// (PLACE_DEADLINE_INITIAL gives half); a task's lag is kept in
+// nanoseconds of CPU time whatever CPU it moves to (the kernel's is in
+// each cfs_rq's virtual time, the same with equal weights).
+//
+// A task that finds its CPU busy goes to an allowed CPU that is free,
+// else to the one with the shortest queue; when a queue is served and
+// another CPU the next pick may use is idle, that task moves there
+// (newidle balancing).
 //
 // # Randomness and timing
 //
@@ -161,10 +208,18 @@ type Task struct {
 	// deferred is set while the task waits in deferredOn's run queue.
 	deferred   bool
 	deferredOn *CPU
-	// wokeUp is set while the task's next event ends a sleep (Wake, a
-	// timed sleep, an I/O wait inside its last step): it then queues
-	// ahead of preempted tasks.
-	wokeUp bool
+	// rq is the CPU whose EEVDF order the task is in (running its steps
+	// there or queued), nil while it sleeps or before it first runs.
+	// While rq is set, vruntime and deadline are in rq's virtual time
+	// and vruntime is counted in rq.vsum; otherwise vlag is the lag it
+	// left with (V - vruntime, clamped: see "Run queues"). leaving is
+	// set while the task is still in rq's order but its last step ends
+	// in a sleep or an exit: a step is run whole when it starts, and
+	// the task leaves when the CPU is done with it (settle).
+	rq                 *CPU
+	vruntime, deadline Time
+	vlag               Time
+	leaving            bool
 }
 
 type taskState uint8
@@ -215,17 +270,20 @@ type CPU struct {
 	Waiters int
 	// curr is the task that ran the CPU's latest step.
 	curr *Task
-	// runq holds the tasks waiting for the CPU (the CFS/EEVDF run queue
-	// reduced to its order): the first nwake of them were woken from a
-	// sleep, the others were preempted or found the CPU busy while
-	// runnable. When the CPU's step ends, one dispatch event (at
-	// dispatchAt, queued while dispatchArmed) runs the head; the others
-	// stay queued, so a busy CPU costs one event per step however many
-	// tasks wait for it.
+	// runq holds the tasks waiting for the CPU, sorted by deadline
+	// (equal deadlines in the order they came). When the CPU's step
+	// ends, one dispatch event (at dispatchAt, queued while
+	// dispatchArmed) runs the pick (pickEEVDF); the others stay queued,
+	// so a busy CPU costs one event per step however many tasks wait
+	// for it.
 	runq          []*Task
-	nwake         int
 	dispatchAt    Time
 	dispatchArmed bool
+	// vsum is the sum of the vruntimes of the nr tasks whose rq is this
+	// CPU, so V, avg_vruntime(), is vsum / nr; v is V when nr last fell
+	// to 0, where the next task to come is placed.
+	vsum, v Time
+	nr      int
 }
 
 // Lock is a lock timeline: the intervals of simulated time during which
@@ -760,7 +818,6 @@ func (w *World) Wake(t *Task, at Time) {
 	}
 	if t.state == taskSleeping {
 		t.state = taskRunnable
-		t.wokeUp = true
 		w.scheduleWake(t, at, true)
 		return
 	}
@@ -768,7 +825,6 @@ func (w *World) Wake(t *Task, at Time) {
 		return // runnable already, waiting in a run queue
 	}
 	if t.pending && at < t.wakeAt {
-		t.wokeUp = true
 		w.scheduleWake(t, at, true) // the later event becomes stale
 	}
 }
@@ -884,9 +940,9 @@ func (w *World) step() {
 		// cond_resched(): schedule() if TIF_NEED_RESCHED is set.
 		t.resched = false
 		if cpu := w.CPUs[t.CPU]; cpu.Waiters > 0 && cpu.curr == t && w.now-t.sliceStart >= w.SchedSlice {
-			// Behind the tasks queued on this CPU.
+			// Into the queue, for pick_eevdf() to choose.
 			cpu.curr = nil
-			w.enqueue(t, cpu, false)
+			w.enqueue(t, cpu)
 			return
 		}
 	}
@@ -901,36 +957,132 @@ func (w *World) step() {
 		}
 	}
 	cpu := w.pickCPU(t)
-	if cpu.BusyUntil > w.now {
+	if w.busy(cpu, t) {
 		// The CPU is running someone else: wait in its run queue.
-		w.enqueue(t, cpu, e.wake || t.wokeUp)
+		w.enqueue(t, cpu)
 		return
 	}
 	w.run(t, cpu)
 }
 
-// enqueue puts t in cpu's run queue; the CPU's dispatch event runs it in
-// its turn. A task that was woken from a sleep waits behind the woken
-// tasks before it but ahead of the ones that were preempted: the waking
-// path's wakeup preemption (check_preempt_wakeup_fair: EEVDF places a
-// sleeper with its lag, so it is eligible with an early deadline) lets it
-// take the CPU at the running task's next preemption point, which in the
-// model is the end of the running step.
-func (w *World) enqueue(t *Task, cpu *CPU, wake bool) {
+// enqueue puts t in cpu's run queue, in deadline order behind the tasks
+// with the same deadline; the CPU's dispatch event runs the pick.
+func (w *World) enqueue(t *Task, cpu *CPU) {
+	w.attach(t, cpu)
 	t.deferred = true
 	t.deferredOn = cpu
 	t.pending = true
 	t.wakeAt = Never // no event of t's is live while it waits
 	cpu.Waiters++
-	if wake {
-		cpu.runq = append(cpu.runq, nil)
-		copy(cpu.runq[cpu.nwake+1:], cpu.runq[cpu.nwake:])
-		cpu.runq[cpu.nwake] = t
-		cpu.nwake++
-	} else {
-		cpu.runq = append(cpu.runq, t)
+	q := cpu.runq
+	lo, hi := 0, len(q)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if q[mid].deadline <= t.deadline {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
 	}
+	q = append(q, nil)
+	copy(q[lo+1:], q[lo:])
+	q[lo] = t
+	cpu.runq = q
 	w.armDispatch(cpu)
+}
+
+// attach places t in cpu's EEVDF order (place_entity()): at V - lag, the
+// lag scaled by (n + 1) / n for the n tasks already there, with a
+// deadline one slice on. A task in another CPU's order leaves it first.
+func (w *World) attach(t *Task, cpu *CPU) {
+	w.settle(cpu)
+	if t.rq == cpu && !t.leaving {
+		return
+	}
+	if t.rq != nil {
+		w.detach(t)
+	}
+	v, lag := cpu.v, Time(0)
+	if cpu.nr > 0 {
+		v = w.avgVruntime(cpu, t)
+		lag = t.vlag * Time(cpu.nr+1) / Time(cpu.nr)
+	}
+	t.rq = cpu
+	t.vruntime = v - lag
+	t.deadline = t.vruntime + w.SchedSlice
+	cpu.vsum += t.vruntime
+	cpu.nr++
+}
+
+// detach takes t out of its CPU's EEVDF order, keeping its lag as
+// entity_lag() clamps it: to max(2 x slice, a tick).
+func (w *World) detach(t *Task) {
+	cpu := t.rq
+	if cpu == nil {
+		return
+	}
+	v := w.avgVruntime(cpu, t)
+	tick := Second / 250
+	if w.Sched != nil && w.Sched.HZ > 0 {
+		tick = Second / Time(w.Sched.HZ)
+	}
+	limit := max(2*w.SchedSlice, tick)
+	t.vlag = min(max(v-t.vruntime, -limit), limit)
+	cpu.vsum -= t.vruntime
+	cpu.nr--
+	if cpu.nr == 0 {
+		cpu.vsum, cpu.v = 0, v
+	}
+	t.rq, t.leaving = nil, false
+}
+
+// settle takes out of cpu's order the task whose last step there ended
+// in a sleep or an exit, once the CPU is done with that step.
+func (w *World) settle(cpu *CPU) {
+	if c := cpu.curr; c != nil && c.leaving && c.rq == cpu && cpu.BusyUntil <= w.now {
+		w.detach(c)
+	}
+}
+
+// busy reports whether cpu is running a task other than t: a step's,
+// or a task whose step ended now and runs on at once (its event is due
+// now but has not run yet: the CPU is not free in between).
+func (w *World) busy(cpu *CPU, t *Task) bool {
+	if cpu.BusyUntil > w.now {
+		return true
+	}
+	c := cpu.curr
+	return c != nil && c != t && c.resched && c.pending && c.wakeAt == w.now && c.rq == cpu
+}
+
+// avgVruntime returns cpu's V at the world's time as t, joining or
+// leaving, sees it: the average vruntime of the tasks in its order
+// (avg_vruntime(); nr > 0), rounded down. A step is charged whole when
+// it starts, so while another task's step runs on the CPU the part of it
+// still to come is not counted yet.
+func (w *World) avgVruntime(cpu *CPU, t *Task) Time {
+	sum, n := cpu.vsum, Time(cpu.nr)
+	if c := cpu.curr; c != nil && c != t && c.rq == cpu && cpu.BusyUntil > w.now {
+		sum -= cpu.BusyUntil - w.now
+	}
+	if sum < 0 {
+		return (sum - (n - 1)) / n
+	}
+	return sum / n
+}
+
+// pickEEVDF returns the index in cpu's run queue of the task to run next
+// (pick_eevdf()): the first, in deadline order, that is eligible (its
+// vruntime at most V, vruntime_eligible() without the division), or the
+// first if none is.
+func pickEEVDF(cpu *CPU) int {
+	n := Time(cpu.nr)
+	for i, t := range cpu.runq {
+		if t.vruntime*n <= cpu.vsum {
+			return i
+		}
+	}
+	return 0
 }
 
 // armDispatch makes sure a dispatch event for cpu is queued at the end of
@@ -958,31 +1110,28 @@ func (w *World) dispatch(cpu *CPU, at Time) {
 	if len(cpu.runq) == 0 {
 		return
 	}
-	if cpu.BusyUntil > w.now {
+	if w.busy(cpu, nil) {
 		w.armDispatch(cpu)
 		return
 	}
-	t := w.dequeue(cpu)
+	w.settle(cpu)
+	t := w.dequeue(cpu, pickEEVDF(cpu))
 	w.run(t, cpu)
 	if len(cpu.runq) > 0 {
-		next := cpu.runq[0]
-		if idle := w.idleCPU(next, cpu); idle != nil {
-			wake := cpu.nwake > 0
-			w.dequeue(cpu)
-			w.enqueue(next, idle, wake)
+		i := pickEEVDF(cpu)
+		if idle := w.idleCPU(cpu.runq[i], cpu); idle != nil {
+			w.enqueue(w.dequeue(cpu, i), idle)
 		}
 	}
 }
 
-// dequeue takes the head of cpu's run queue.
-func (w *World) dequeue(cpu *CPU) *Task {
-	t := cpu.runq[0]
-	copy(cpu.runq, cpu.runq[1:])
+// dequeue takes the i'th task of cpu's run queue out of it (it stays in
+// the CPU's EEVDF order).
+func (w *World) dequeue(cpu *CPU, i int) *Task {
+	t := cpu.runq[i]
+	copy(cpu.runq[i:], cpu.runq[i+1:])
 	cpu.runq[len(cpu.runq)-1] = nil
 	cpu.runq = cpu.runq[:len(cpu.runq)-1]
-	if cpu.nwake > 0 {
-		cpu.nwake--
-	}
 	cpu.Waiters--
 	t.deferred = false
 	t.deferredOn = nil
@@ -994,27 +1143,34 @@ func (w *World) dequeue(cpu *CPU) *Task {
 func (w *World) idleCPU(t *Task, not *CPU) *CPU {
 	if t.AllowedCPUs == nil {
 		for _, c := range w.CPUs {
-			if c != not && c.BusyUntil <= w.now && len(c.runq) == 0 {
+			if c != not && !w.busy(c, nil) && len(c.runq) == 0 {
 				return c
 			}
 		}
 		return nil
 	}
 	for _, id := range t.AllowedCPUs {
-		if c := w.CPUs[id]; c != not && c.BusyUntil <= w.now && len(c.runq) == 0 {
+		if c := w.CPUs[id]; c != not && !w.busy(c, nil) && len(c.runq) == 0 {
 			return c
 		}
 	}
 	return nil
 }
 
+// leave takes t, whose step on cpu just ran and ends in a sleep or an
+// exit, out of cpu's order when the CPU is done with the step.
+func (w *World) leave(t *Task, cpu *CPU) {
+	t.leaving = true
+	w.settle(cpu)
+}
+
 // run runs one step of t on cpu, which is free now.
 func (w *World) run(t *Task, cpu *CPU) {
-	t.wokeUp = false
 	if cpu.curr != t || cpu.BusyUntil < w.now {
 		// A new slice: the CPU ran another task or idled.
 		t.sliceStart = w.now
 	}
+	w.attach(t, cpu)
 	cpu.curr = t
 	t.pending = false
 	t.CPU = cpu.ID
@@ -1030,6 +1186,12 @@ func (w *World) run(t *Task, cpu *CPU) {
 		cpu.BusyUntil = ran
 	}
 	cpu.Busy += ran - start
+	// update_curr(), update_deadline().
+	t.vruntime += ran - start
+	cpu.vsum += ran - start
+	if t.vruntime >= t.deadline {
+		t.deadline = t.vruntime + w.SchedSlice
+	}
 	if w.Observer != nil {
 		w.Observer.TaskStepped(t, cpu, start, ran)
 	}
@@ -1039,10 +1201,12 @@ func (w *World) run(t *Task, cpu *CPU) {
 	switch {
 	case next == Exit:
 		t.state = taskExited
+		w.leave(t, cpu)
 	case next == Never:
 		if !t.pending {
 			t.state = taskSleeping
 		}
+		w.leave(t, cpu)
 	case next == Resched:
 		t.resched = true
 		w.schedule(t, t.Now)
@@ -1055,10 +1219,18 @@ func (w *World) run(t *Task, cpu *CPU) {
 			// A timed sleep: it ends when its timer fires.
 			next, wake = w.timerExpiry(t, t.Now, next), true
 		}
-		if !t.pending || next < t.wakeAt {
+		runsOn := next == t.Now && t.slept == 0
+		if !runsOn {
 			// A task that slept in its step (an I/O wait) or asks
-			// to run later (a timed sleep) comes back as a wakeup.
-			t.wokeUp = next > ran || t.slept > 0
+			// to run later (a timed sleep) leaves the CPU's order
+			// with its lag and comes back as a wakeup.
+			w.leave(t, cpu)
+		}
+		if !t.pending || next < t.wakeAt {
+			// A task that runs on at once is at a preemption point
+			// (the tick's need_resched, seen at its next
+			// cond_resched() or return to user space), as a Resched.
+			t.resched = runsOn
 			w.scheduleWake(t, next, wake)
 		}
 	}
@@ -1073,12 +1245,12 @@ func (w *World) run(t *Task, cpu *CPU) {
 // first (lowest ID on ties).
 func (w *World) pickCPU(t *Task) *CPU {
 	cur := w.CPUs[t.CPU]
-	if cur.BusyUntil <= w.now || len(t.AllowedCPUs) == 1 {
+	if !w.busy(cur, t) || len(t.AllowedCPUs) == 1 {
 		return cur
 	}
 	best := cur
 	better := func(c *CPU) bool {
-		cf, bf := c.BusyUntil <= w.now, best.BusyUntil <= w.now
+		cf, bf := !w.busy(c, t), !w.busy(best, t)
 		switch {
 		case cf != bf:
 			return cf
