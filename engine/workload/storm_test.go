@@ -53,10 +53,11 @@ func seed002Small(t *testing.T, fixed bool) (*mm.Machine, []*BuildWorker) {
 func TestSeed002StormsOnRC5WhileTheClockAdvances(t *testing.T) {
 	const span = 2100 * sim.Millisecond // past the first PSI average (2.002 s)
 	type result struct {
-		runs  uint64
-		some  float64
-		grew  int64
-		steps uint64
+		runs    uint64
+		giveups uint64
+		some    float64
+		grew    int64
+		steps   uint64
 	}
 	run := func(fixed bool) result {
 		m, _ := seed002Small(t, fixed)
@@ -73,15 +74,21 @@ func TestSeed002StormsOnRC5WhileTheClockAdvances(t *testing.T) {
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		return result{
-			runs:  m.Reclaim.DirectRuns[mm.PageblockOrder],
-			some:  m.PSIAvg(false)[0],
-			grew:  int64(after.HeapAlloc) - int64(before.HeapAlloc),
-			steps: m.World.Steps,
+			runs:    m.Reclaim.DirectRuns[mm.PageblockOrder],
+			giveups: m.Slow.NofragGiveUps,
+			some:    m.PSIAvg(false)[0],
+			grew:    int64(after.HeapAlloc) - int64(before.HeapAlloc),
+			steps:   m.World.Steps,
 		}
 	}
 	rc5, fix := run(false), run(true)
 	t.Logf("rc5 %+v fixed %+v", rc5, fix)
 	assert.Greater(t, rc5.runs, 10*fix.runs, "rc5 storms in order-9 reclaim; the fix does not")
+	// rc5 never drops ALLOC_NOFRAGMENT (should_reclaim_retry keeps
+	// saying retry); the fix judges the promoted order, runs out of
+	// MAX_RECLAIM_RETRIES and falls back.
+	assert.Zero(t, rc5.giveups, "rc5 gives up nothing")
+	assert.Greater(t, fix.giveups, uint64(0), "the fix gives up and falls back")
 	// The storm rule of docs/FIDELITY.md: at least 10,000 order-9
 	// reclaim runs a simulated second.
 	assert.Greater(t, rc5.runs, uint64(10000*span/sim.Second))
