@@ -20,13 +20,17 @@ package scenario
 //   - a page-cache hog: `readers` tasks read files bigger than memory at
 //     random, 16 KiB at a time (workload.RandomReader), so reclaim is busy
 //     and what it frees in movable pageblocks comes in small pieces;
-//   - slab churn: a reclaimable cache (inodes: order-3 slabs) and an
-//     unmovable one (kmalloc: order-1 slabs) that grow to a peak and shrink
-//     to half of it, freeing slabs at random (workload.SlabCycler), as
-//     dentry and inode caches do when files are created, deleted and
-//     shrunk. Under defrag_mode those caches take whole pageblocks and
-//     leave large free chunks inside unmovable and reclaimable blocks when
-//     they shrink, which movable requests below pageblock_order cannot take.
+//   - slab churn: a reclaimable cache (ext4_inode_cache: 1152-byte
+//     objects) and an unmovable one (kmalloc-256) whose objects grow to a
+//     peak and shrink to half of it, the objects dying in random order
+//     (workload.ObjectCycler), as dentry and inode caches do when files
+//     are created, deleted and shrunk. The slabs have the order SLUB
+//     picks for the size (order 3 and order 1 on 8 vCPUs), and a slab
+//     goes back to the page allocator only when its last object is freed
+//     (__slab_free), so a shrinking cache leaves half-used slabs more
+//     than free pages. Under defrag_mode those caches take whole
+//     pageblocks; what they free inside unmovable and reclaimable blocks
+//     movable requests below pageblock_order cannot take.
 //
 // The benchmark starts once the readers have read `warmup` times the VM's
 // memory from disk, and the metrics are counted from then to its end.
@@ -353,26 +357,26 @@ func (r *nofragRun) Boot(int) (*Phase, error) {
 			later = append(later, m.World.NewTask(fmt.Sprintf("reader/%d", i), 1+i%(cpus-1), rd, start))
 			p.hog = append(p.hog, rd)
 		}
-		// The caches: peak slab_pct% of memory (the unmovable one
-		// half), shrinking to half their peak; a cycle takes 2 s at the
-		// seed's scale.
+		// The caches: peak slab_pct% of memory worth of objects (the
+		// unmovable one half), shrinking to half their peak; a cycle
+		// takes 2 s at the seed's scale. Objects die at random and a
+		// slab goes back only once it is empty (workload.ObjectCycler).
 		peak := uint64(v.Float("slab_pct") / 100 * float64(managed))
 		for i, c := range []struct {
 			name        string
-			order       mm.Order
+			objSize     uint64
 			reclaimable bool
 			pages       uint64
-		}{{"ext4_inode_cache", 3, true, peak}, {"kmalloc-8k", 1, false, peak / 2}} {
-			cache := m.NewSlabCache(c.name, nil, c.order, c.reclaimable)
-			hi := int(c.pages >> c.order)
-			if hi < 2 {
+		}{{"ext4_inode_cache", ext4InodeSize, true, peak}, {"kmalloc-256", 256, false, peak / 2}} {
+			hi := int(c.pages * mm.PAGE_SIZE / c.objSize)
+			if hi < 2*int((mm.PAGE_SIZE<<mm.SlubOrder(c.objSize, cpus))/c.objSize) {
 				continue
 			}
 			batch := max(1, hi/32)
 			steps := 2 * (hi - hi/2) / batch
 			interval := sim.Time(2 * sc * float64(sim.Second) / float64(max(steps, 1)))
-			cy := &workload.SlabCycler{M: m, Cache: cache, GFP: mm.GFP_KERNEL, Lo: hi / 2, Hi: hi, Batch: batch,
-				Rand: m.World.Stream("workload/slab#" + c.name), Interval: interval}
+			cy := workload.NewObjectCycler(m, c.name, c.objSize, c.reclaimable, mm.GFP_KERNEL, hi/2, hi, batch,
+				m.World.Stream("workload/slab#"+c.name), interval)
 			later = append(later, m.World.NewTask("slab/"+c.name, 1+(readers+i)%(cpus-1), cy, start))
 		}
 	}
@@ -388,6 +392,13 @@ func (r *nofragRun) Boot(int) (*Phase, error) {
 	p.later = later
 	return &Phase{Name: "64K faults", M: m, Done: p, Status: p, End: p}, nil
 }
+
+// ext4InodeSize is the slab churn's reclaimable objects' size (CHOICE,
+// an estimate): ext4_inode_cache's object, struct ext4_inode_info with
+// its VFS inode, is about 1.0-1.2 KiB on 64-bit kernels of the 5.x-6.x
+// years as /proc/slabinfo shows it (1152 bytes, 28 to an order-3 slab, on
+// one x86-64 6.x machine read while choosing it).
+const ext4InodeSize = 1152
 
 // nofragPhase is the benchmark's phase on machine m: the fill task
 // writes files[fi] up to fillEach pages (pos so far), then wakes the
