@@ -10,8 +10,6 @@ package mm
 // PSI memory stall; proactive compaction is not.
 
 import (
-	"slices"
-
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -19,19 +17,17 @@ type kcompactdData struct {
 	task           *sim.Task
 	maxOrder       Order
 	highestZoneidx ZoneType
-	waitActive     bool
-	// wokenAt is when the wakeup that took the thread off its waitqueue
-	// asked for it; woken is true from that wakeup until the thread's
-	// next step runs (an earlier wakeup may move it to its own time).
-	wokenAt sim.Time
-	woken   bool
-	// asks holds the wakeups' orders and zone indexes not yet merged
-	// into maxOrder and highestZoneidx: those asked at a time the
-	// thread's clock has not reached (see vmscan_kswapd.go's essay).
-	// Sorted by time; an ask another one asked no later already covers
-	// is not kept.
-	asks    []daemonAsk
-	timeout sim.Time
+	// daemonWait holds waitqueue_active(&pgdat->kcompactd_wait) and
+	// the wakeups whose order and zone index are not merged into
+	// maxOrder and highestZoneidx yet (see vmscan_kswapd.go's essay).
+	daemonWait
+	// passOrder and passHighest are the order and zone index of the
+	// thread's last run, which kcompactd_do_work()'s end compares
+	// kcompactd_max_order and kcompactd_highest_zoneidx with (0 and
+	// MAX_NR_ZONES after proactive work, which resets neither).
+	passOrder   Order
+	passHighest ZoneType
+	timeout     sim.Time
 	// proactiveTrigger is set by writing vm.compaction_proactiveness.
 	proactiveTrigger bool
 }
@@ -44,8 +40,9 @@ func (m *Machine) initKcompactd() {
 		}
 		kc := &n.kcompactd
 		kc.highestZoneidx = MAX_NR_ZONES - 1
-		kc.waitActive = true
 		kc.timeout = hpageFragCheckIntervalMsec * sim.Millisecond
+		kc.park(0)
+		kc.askTimerAt = sim.Never
 		kc.task = m.World.NewTask(kthreadName("kcompactd", n.ID), cpu, kcompactdProgram{m, n}, kc.timeout)
 		m.current(kc.task).flags = PF_KTHREAD
 		kc.task.JiffiesTimeouts = true // schedule_timeout()
@@ -66,11 +63,11 @@ func (p kcompactdProgram) Step(w *sim.World, t *sim.Task) sim.Time {
 	return p.m.kcompactdStep(t, p.node)
 }
 
-// kcompactdAskCovers reports whether a later ask adds nothing to an
-// earlier one: wakeup_kcompactd() raises kcompactd_max_order and lowers
-// kcompactd_highest_zoneidx.
-func kcompactdAskCovers(earlier, later daemonAsk) bool {
-	return later.order <= earlier.order && later.highest >= earlier.highest
+// kcompactdAskMerge merges a into an ask as wakeup_kcompactd() raises
+// kcompactd_max_order and lowers kcompactd_highest_zoneidx.
+func kcompactdAskMerge(into *daemonAsk, a daemonAsk) {
+	into.order = max(into.order, a.order)
+	into.highest = min(into.highest, a.highest)
 }
 
 // kcompactdAsked returns pgdat->kcompactd_max_order and
@@ -98,7 +95,8 @@ func takeKcompactdAsks(kc *kcompactdData, now sim.Time) {
 		i++
 	}
 	if i > 0 {
-		kc.asks = slices.Delete(kc.asks, 0, i)
+		clear(kc.asks[:i])
+		kc.asks = kc.asks[i:] // no copy: the list is taken from its front
 	}
 }
 
@@ -123,33 +121,79 @@ func (m *Machine) kcompactdNodeSuitable(n *Node, order Order, highest ZoneType) 
 
 // wakeupKcompactd is wakeup_kcompactd().
 func (m *Machine) wakeupKcompactd(t *sim.Task, n *Node, order Order, highest ZoneType) {
-	if order == 0 {
-		return
-	}
-	kc := &n.kcompactd
 	now := m.World.Now()
 	if t != nil && t.Now > now {
 		now = t.Now
 	}
+	m.wakeupKcompactdAt(t, now, n, order, highest)
+}
+
+// wakeupKcompactdAt is wakeup_kcompactd() called by t at time at
+// (wakeup_kswapd()'s decision for an ask taken at the ask's time).
+func (m *Machine) wakeupKcompactdAt(t *sim.Task, at sim.Time, n *Node, order Order, highest ZoneType) {
+	if order == 0 {
+		return
+	}
+	kc := &n.kcompactd
 	// The kernel raises pgdat->kcompactd_max_order and lowers
 	// kcompactd_highest_zoneidx here; pagesim does when kcompactd's
-	// clock reaches now.
-	kc.asks = addDaemonAsk(kc.asks, daemonAsk{at: now, order: order, highest: highest}, kcompactdAskCovers)
-	// A step that ran ahead may have woken the thread at a later time
-	// than now, and its step has not run yet: at now the thread still
-	// sleeps, so this wakeup is the one that wakes it.
-	earlier := !kc.waitActive && kc.woken && kc.wokenAt > now
-	if !kc.waitActive && !earlier {
+	// clock reaches at.
+	a := daemonAsk{at: at, order: order, highest: highest, asker: t}
+	if kc.decidesAt(at, m.World.Now(), kc.task.Now) {
+		kc.addAsk(a, m.World.Now(), kcompactdAskMerge)
+		m.kcompactdDecide(n, a)
 		return
 	}
-	if order, highest := kcompactdAsked(kc, now); !m.kcompactdNodeSuitable(n, order, highest) {
+	a.due = true
+	kc.addAsk(a, m.World.Now(), kcompactdAskMerge)
+	kc.armAskTimer(m.World, daemonAskTimer{m: m, node: n, kcompactd: true})
+}
+
+// kcompactdDecide is the rest of wakeup_kcompactd() for an ask, taken for
+// the ask's time: wake the thread if it waited then (wq_has_sleeper())
+// and kcompactd_node_suitable() holds for what pgdat holds then.
+func (m *Machine) kcompactdDecide(n *Node, a daemonAsk) {
+	kc := &n.kcompactd
+	if a.at < kc.waitSince {
+		kc.removeAsk(a)
+		m.kcompactdLateAsk(n, a)
 		return
 	}
-	m.Trace.Emit(t, TraceMmCompactionWakeupKcompactd, int64(n.ID), int64(order), int64(highest))
+	if !kc.parkedAt(a.at) {
+		return
+	}
+	if order, highest := kcompactdAsked(kc, a.at); !m.kcompactdNodeSuitable(n, order, highest) {
+		return
+	}
+	m.Trace.emitAt(a.asker, a.at, TraceMmCompactionWakeupKcompactd, int64(n.ID), int64(a.order), int64(a.highest))
 	kc.waitActive = false
 	kc.woken = true
-	kc.wokenAt = now
-	m.World.Wake(kc.task, now)
+	kc.wokenAt = a.at
+	m.World.Wake(kc.task, a.at)
+}
+
+// kcompactdLateAsk takes a wakeup asked while the thread ran, before it
+// last went back to wait (waitSince), which its steps have run past: in the
+// kernel the wakeup raised kcompactd_max_order (and lowered
+// kcompactd_highest_zoneidx) during the run, kcompactd_do_work()'s end
+// kept them only above (below) the run's own, and the wait's test of
+// kcompactd_work_requested() found the order raised, so the thread runs
+// again at once, with no wakeup (nobody was on the waitqueue to wake).
+func (m *Machine) kcompactdLateAsk(n *Node, a daemonAsk) {
+	kc := &n.kcompactd
+	if a.order > kc.passOrder {
+		kc.maxOrder = max(kc.maxOrder, a.order)
+	}
+	if a.highest < kc.passHighest {
+		kc.highestZoneidx = min(kc.highestZoneidx, a.highest)
+	}
+	if kc.maxOrder == 0 || !kc.waitActive {
+		return
+	}
+	kc.waitActive = false
+	kc.woken = true
+	kc.wokenAt = kc.waitSince
+	m.World.Wake(kc.task, kc.waitSince)
 }
 
 // kcompactdStep is one turn of the kcompactd() loop.
@@ -158,9 +202,10 @@ func (m *Machine) kcompactdStep(t *sim.Task, n *Node) sim.Time {
 	kc.woken = false
 	takeKcompactdAsks(kc, t.Now)
 	defaultTimeout := hpageFragCheckIntervalMsec * sim.Millisecond
+	kc.waitActive = false
+	kc.passOrder, kc.passHighest = 0, MAX_NR_ZONES
 	if kc.maxOrder > 0 && !kc.proactiveTrigger {
 		// Woken with work.
-		kc.waitActive = false
 		m.psiMemstallEnter(t)
 		m.kcompactdDoWork(t, n)
 		m.psiMemstallLeave(t)
@@ -175,6 +220,8 @@ func (m *Machine) kcompactdStep(t *sim.Task, n *Node) sim.Time {
 		kc.proactiveTrigger = false
 	}
 	m.Trace.Emit(t, TraceMmCompactionKcompactdSleep, int64(n.ID))
+	// What was asked during the work is kcompactd_max_order now.
+	takeKcompactdAsks(kc, t.Now)
 	if kc.maxOrder > 0 {
 		// wait_event_freezable_timeout() tests kcompactd_work_requested()
 		// before it sleeps: a wakeup during the pass raised
@@ -182,7 +229,7 @@ func (m *Machine) kcompactdStep(t *sim.Task, n *Node) sim.Time {
 		// again at once.
 		return t.Now
 	}
-	kc.waitActive = true
+	kc.park(t.Now)
 	if m.Sysctl.CompactionProactiveness == 0 {
 		return sim.Never
 	}
@@ -198,6 +245,7 @@ func (m *Machine) kcompactdDoWork(t *sim.Task, n *Node) {
 	}
 	order := kc.maxOrder
 	highest := kc.highestZoneidx
+	kc.passOrder, kc.passHighest = order, highest
 	m.Trace.Emit(t, TraceMmCompactionKcompactdWake, int64(n.ID), int64(order), int64(highest))
 	m.countVMEvent(KCOMPACTD_WAKE)
 	// One compact_control for the pass, as in the kernel: the fast

@@ -5,7 +5,7 @@ package mm
 // gives up on a node it cannot reclaim.
 
 import (
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/pagesim/pagesim/engine/sim"
@@ -184,11 +184,13 @@ func TestAWatermarkBoostMakesKswapdReclaimTheBoostAndWakeKcompactd(t *testing.T)
 	// request tries to claim a block (boost_watermark), fails, steals a
 	// page, and rmqueue wakes kswapd for the boost.
 	var got PFN
-	inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, GFP_KERNEL, 0, 0, 0) })
+	tk := inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, GFP_KERNEL, 0, 0, 0) })
 	require.NotEqual(t, NilPFN, got)
 	assert.Zero(t, m.Slow.Entered, "served on the fast path")
 	boost := z.WatermarkBoost
 	require.Equal(t, uint64(PageblockNrPages), boost, "boost_watermark adds a pageblock")
+	// The wakeup is decided at the time it was asked, the task's clock.
+	runWorld(t, m, tk.Now)
 	assert.Equal(t, []string{"nid=0 order=0 gfp_flags=none"}, traceFields(m, "mm_vmscan_wakeup_kswapd"))
 	runWorld(t, m, m.World.Now()+2*sim.Second)
 	assert.Equal(t, uint64(1), m.Event(PAGEOUTRUN))
@@ -261,7 +263,8 @@ func TestWakeupKswapdOnAHopelessNodeWakesKcompactdForCallersThatCannotReclaim(t 
 			carveZone(t, m, nil, pinnedHolesLayout(true))
 			n := m.Nodes[0]
 			n.kswapd.failures = maxReclaimRetries
-			inWorld(t, m, 1, func(t *sim.Task) { m.allocSync(t, tc.gfp, 3, 0, 0) })
+			tk := inWorld(t, m, 1, func(t *sim.Task) { m.allocSync(t, tc.gfp, 3, 0, 0) })
+			runWorld(t, m, tk.Now) // to the time the wakeups were asked at
 			assert.Empty(t, traceFields(m, "mm_vmscan_wakeup_kswapd"), "a hopeless kswapd is left asleep")
 			assert.False(t, n.KswapdRunning())
 			if tc.kcompactd {
@@ -346,13 +349,47 @@ func TestAWakeupWhileKswapdRunsOnlyRaisesItsOrder(t *testing.T) {
 	assert.Empty(t, k.asks)
 }
 
+// wakeupInTime is wakeupAt without running ahead: each task starts at
+// its entry's delay and calls wake there, so every wakeup is asked at the
+// world's clock, in the order of the asked times.
+func wakeupInTime(m *Machine, delays []sim.Time, wake func(t *sim.Task, i int)) {
+	for i, d := range delays {
+		spawn(m, "waker", i+1, d, func(t *sim.Task) sim.Time {
+			wake(t, i)
+			return sim.Exit
+		})
+	}
+}
+
+// daemonRecord is what a run's kswapd and kcompactd did: their
+// tracepoints (name, time, fields) in time order and their counters.
+func daemonRecord(m *Machine) []string {
+	var out []string
+	for _, e := range m.Trace.Events() {
+		switch e.Name() {
+		case "mm_vmscan_wakeup_kswapd", "mm_vmscan_kswapd_wake", "mm_vmscan_kswapd_sleep",
+			"mm_compaction_wakeup_kcompactd", "mm_compaction_kcompactd_wake", "mm_compaction_kcompactd_sleep":
+			out = append(out, e.Time.String()+" "+e.Name()+" "+e.Fields())
+		}
+	}
+	slices.Sort(out) // the same width for every time here (under 1 s)
+	n := m.Nodes[0]
+	return append(out, "Wakeups="+itoa(int(n.kswapd.Wakeups)),
+		"kswapd_low_wmark_hit_quickly="+itoa(int(m.Event(KSWAPD_LOW_WMARK_HIT_QUICKLY))),
+		"kswapd_high_wmark_hit_quickly="+itoa(int(m.Event(KSWAPD_HIGH_WMARK_HIT_QUICKLY))),
+		"compact_daemon_wake="+itoa(int(m.Event(KCOMPACTD_WAKE))))
+}
+
 func TestADaemonWakesAtTheEarliestWakeupWhateverOrderTheStepsRanIn(t *testing.T) {
-	// The invariant: wakeups asked while a daemon sleeps wake it once, at
-	// the earliest asked time, with the largest order asked at that time,
-	// whichever step ran first; the orders asked later reach
-	// pgdat->kswapd_order (kcompactd_max_order) when the daemon's clock
-	// reaches them, as a wakeup that finds the daemon running raises what
-	// the daemon reads on its next loop.
+	// The invariant: wakeup_kswapd() and wakeup_kcompactd() decide at
+	// the time they are asked: a wakeup finding the daemon on its
+	// waitqueue then wakes it (from its nap: a premature wake) if the
+	// node needs it, one finding it running only raises what it reads
+	// next. So a run whose wakers' steps ran ahead of the daemons (all
+	// asked at time 0 in spawn order) does what a run whose wakers ask in
+	// time order does: the same wakes at the same times with the same
+	// orders, one wake per wakeup the daemon honoured. The first wake is
+	// at the earliest asked time with the largest order asked then.
 	rng := sim.NewRand(7)
 	for round := 0; round < 20; round++ {
 		delays := make([]sim.Time, 6)
@@ -375,52 +412,142 @@ func TestADaemonWakesAtTheEarliestWakeupWhateverOrderTheStepsRanIn(t *testing.T)
 		}
 		require.True(t, later, "round %d asks at more than one time", round)
 		t.Run("kswapd", func(t *testing.T) {
-			m := newQuietMachine(t, 8192, 1, len(delays)+1)
-			lowNode(t, m)
-			z := m.Nodes[0].Zones[ZONE_NORMAL]
-			wakeupAt(m, delays, func(t *sim.Task, i int) {
-				m.wakeupKswapd(t, z, GFP_KERNEL, orders[i], ZONE_NORMAL)
-			})
-			runWorld(t, m, 20*sim.Millisecond)
-			require.NotEmpty(t, traceAt(m, "mm_vmscan_kswapd_wake"))
-			assert.Equal(t, earliest, traceAt(m, "mm_vmscan_kswapd_wake")[0], "delays %v", delays)
-			assert.Equal(t, "nid=0 order="+itoa(int(largest)), traceFields(m, "mm_vmscan_kswapd_wake")[0])
-			assert.Equal(t, uint64(1), m.Nodes[0].kswapd.Wakeups)
+			var records [2][]string
+			for run, ask := range []func(*Machine, []sim.Time, func(*sim.Task, int)){wakeupAt, wakeupInTime} {
+				m := newQuietMachine(t, 8192, 1, len(delays)+1)
+				lowNode(t, m)
+				z := m.Nodes[0].Zones[ZONE_NORMAL]
+				ask(m, delays, func(t *sim.Task, i int) {
+					m.wakeupKswapd(t, z, GFP_KERNEL, orders[i], ZONE_NORMAL)
+				})
+				runWorld(t, m, 300*sim.Millisecond)
+				records[run] = daemonRecord(m)
+				require.NotEmpty(t, traceAt(m, "mm_vmscan_kswapd_wake"))
+				assert.Equal(t, earliest, traceAt(m, "mm_vmscan_kswapd_wake")[0], "delays %v", delays)
+				assert.Equal(t, "nid=0 order="+itoa(int(largest)), traceFields(m, "mm_vmscan_kswapd_wake")[0])
+				assert.Equal(t, uint64(len(traceAt(m, "mm_vmscan_wakeup_kswapd"))), m.Nodes[0].kswapd.Wakeups,
+					"one wake per wakeup honoured")
+			}
+			assert.Equal(t, records[1], records[0], "round %d: delays %v orders %v", round, delays, orders)
 		})
 		t.Run("kcompactd", func(t *testing.T) {
-			m := newQuietMachine(t, 8192, 1, len(delays)+1)
-			// Half of every block free, in single pages: compaction
-			// is suitable for every order asked.
-			carveZone(t, m, nil, func(block, off int) role {
-				if off%2 == 1 {
-					return roleFree
-				}
-				return roleFile
-			})
-			n := m.Nodes[0]
-			wakeupAt(m, delays, func(t *sim.Task, i int) {
-				m.wakeupKcompactd(t, n, orders[i], ZONE_NORMAL)
-			})
-			runWorld(t, m, 20*sim.Millisecond)
-			require.NotEmpty(t, traceAt(m, "mm_compaction_kcompactd_wake"))
-			assert.Equal(t, earliest, traceAt(m, "mm_compaction_kcompactd_wake")[0], "delays %v", delays)
-			wakes := traceFields(m, "mm_compaction_kcompactd_wake")
-			assert.Contains(t, wakes[0], "order="+itoa(int(largest))+" ")
-			// A later pass follows at once only for an order asked
-			// during the pass above the pass's own (kcompactd()'s
-			// wait_event tests kcompactd_work_requested() first), so
-			// the passes' orders rise.
-			assert.Equal(t, uint64(len(wakes)), m.Event(KCOMPACTD_WAKE))
-			prev := largest
-			for _, w := range wakes[1:] {
-				o := 0
-				for o = 0; o <= MAX_PAGE_ORDER && !strings.Contains(w, "order="+itoa(o)+" "); o++ {
-				}
-				assert.Greater(t, o, int(prev), "round %d: %v", round, wakes)
-				prev = Order(o)
+			var records [2][]string
+			for run, ask := range []func(*Machine, []sim.Time, func(*sim.Task, int)){wakeupAt, wakeupInTime} {
+				m := newQuietMachine(t, 8192, 1, len(delays)+1)
+				// Half of every block free, in single pages:
+				// compaction is suitable for every order asked.
+				carveZone(t, m, nil, func(block, off int) role {
+					if off%2 == 1 {
+						return roleFree
+					}
+					return roleFile
+				})
+				n := m.Nodes[0]
+				ask(m, delays, func(t *sim.Task, i int) {
+					m.wakeupKcompactd(t, n, orders[i], ZONE_NORMAL)
+				})
+				runWorld(t, m, 300*sim.Millisecond)
+				records[run] = daemonRecord(m)
+				require.NotEmpty(t, traceAt(m, "mm_compaction_kcompactd_wake"))
+				assert.Equal(t, earliest, traceAt(m, "mm_compaction_kcompactd_wake")[0], "delays %v", delays)
+				wakes := traceFields(m, "mm_compaction_kcompactd_wake")
+				assert.Contains(t, wakes[0], "order="+itoa(int(largest))+" ")
+				assert.Equal(t, uint64(len(wakes)), m.Event(KCOMPACTD_WAKE))
 			}
+			assert.Equal(t, records[1], records[0], "round %d: delays %v orders %v", round, delays, orders)
 		})
 	}
+}
+
+// TestAWakeupAskedAfterKswapdWentBackToItsWaitqueueWakesIt: a wakeup whose
+// step ran ahead of kswapd is decided at its own time, when kswapd has
+// gone back to its nap or to sleep (mm/vmscan.c wakeup_kswapd(),
+// kswapd_try_to_sleep()): it wakes kswapd for its order, prematurely from
+// the nap.
+func TestAWakeupAskedAfterKswapdWentBackToItsWaitqueueWakesIt(t *testing.T) {
+	tests := []struct {
+		name      string
+		second    sim.Time
+		premature uint64
+	}{
+		{"an order-9 wakeup during the nap ends it early", 50 * sim.Millisecond, 1},
+		{"an order-9 wakeup after kswapd went to sleep wakes it", 300 * sim.Millisecond, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 3)
+			lowNode(t, m)
+			z := m.Nodes[0].Zones[ZONE_NORMAL]
+			orders := []Order{0, 9}
+			// Both steps run at time 0, before kswapd's first.
+			wakeupAt(m, []sim.Time{sim.Millisecond, tc.second}, func(t *sim.Task, i int) {
+				m.wakeupKswapd(t, z, GFP_KERNEL, orders[i], ZONE_NORMAL)
+			})
+			runWorld(t, m, tc.second-sim.Microsecond)
+			k := &m.Nodes[0].kswapd
+			require.True(t, k.waitActive, "kswapd balanced at order 0 and went back to its waitqueue")
+			require.False(t, m.pgdatBalanced(m.Nodes[0], 9, ZONE_NORMAL), "the node is not balanced at order 9")
+			runWorld(t, m, tc.second+400*sim.Millisecond)
+			assert.Equal(t, []sim.Time{sim.Millisecond, tc.second}, traceAt(m, "mm_vmscan_kswapd_wake"))
+			assert.Equal(t, []string{"nid=0 order=0", "nid=0 order=9"}, traceFields(m, "mm_vmscan_kswapd_wake"))
+			assert.Equal(t, []sim.Time{sim.Millisecond, tc.second}, traceAt(m, "mm_vmscan_wakeup_kswapd"))
+			assert.Equal(t, uint64(2), k.Wakeups)
+			assert.Equal(t, tc.premature, m.Event(KSWAPD_LOW_WMARK_HIT_QUICKLY))
+		})
+	}
+}
+
+// TestAWakeupAskedAfterKcompactdWentBackToSleepWakesIt: the same for
+// kcompactd (mm/compaction.c wakeup_kcompactd(): wq_has_sleeper(), then
+// kcompactd_node_suitable() at the time asked), with
+// vm.compaction_proactiveness=0, where no timeout would ever wake it.
+func TestAWakeupAskedAfterKcompactdWentBackToSleepWakesIt(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 3)
+	carveZone(t, m, nil, func(block, off int) role {
+		if off%2 == 1 {
+			return roleFree
+		}
+		return roleFile
+	})
+	n := m.Nodes[0]
+	orders := []Order{2, 9}
+	wakeupAt(m, []sim.Time{sim.Millisecond, 300 * sim.Millisecond}, func(t *sim.Task, i int) {
+		m.wakeupKcompactd(t, n, orders[i], ZONE_NORMAL)
+	})
+	runWorld(t, m, 299*sim.Millisecond)
+	require.True(t, n.kcompactd.waitActive, "kcompactd passed at order 2 and went back to sleep")
+	runWorld(t, m, 400*sim.Millisecond)
+	assert.Equal(t, []sim.Time{sim.Millisecond, 300 * sim.Millisecond}, traceAt(m, "mm_compaction_kcompactd_wake"))
+	wakes := traceFields(m, "mm_compaction_kcompactd_wake")
+	require.Len(t, wakes, 2)
+	assert.Contains(t, wakes[0], "order=2 ")
+	assert.Contains(t, wakes[1], "order=9 ")
+	assert.Equal(t, uint64(2), m.Event(KCOMPACTD_WAKE))
+}
+
+// TestTwoWakeupsOfOneOrderAreReadTwiceWhenKswapdReadsBetweenThem: kswapd()
+// resets pgdat->kswapd_order after reading it, so a wakeup after the read
+// raises it again for the next read, even when an earlier one asked the
+// same order (mm/vmscan.c kswapd(), wakeup_kswapd()).
+func TestTwoWakeupsOfOneOrderAreReadTwiceWhenKswapdReadsBetweenThem(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 3)
+	lowNode(t, m)
+	n := m.Nodes[0]
+	z := n.Zones[ZONE_NORMAL]
+	// Both asked at time 0 in the world's order, at 1 and 60 ms of the
+	// wakers' clocks: kswapd reads the first at 1 ms and resets.
+	wakeupAt(m, []sim.Time{sim.Millisecond, 60 * sim.Millisecond}, func(t *sim.Task, i int) {
+		m.wakeupKswapd(t, z, GFP_KERNEL, 4, ZONE_NORMAL)
+	})
+	runWorld(t, m, 60*sim.Millisecond-sim.Microsecond)
+	assert.Equal(t, []string{"nid=0 order=4"}, traceFields(m, "mm_vmscan_kswapd_wake"))
+	assert.Zero(t, m.NodeViews()[0].KswapdOrder, "kswapd read and reset the order at 1 ms")
+	runWorld(t, m, 300*sim.Millisecond)
+	// At 60 ms kswapd naps on a node balanced at order 4: the wakeup
+	// does not wake it, and kswapd_order holds 4 for its next wake.
+	assert.Equal(t, []string{"nid=0 order=4"}, traceFields(m, "mm_vmscan_kswapd_wake"))
+	assert.Equal(t, "sleeping", m.NodeViews()[0].Kswapd)
+	assert.Equal(t, Order(4), m.NodeViews()[0].KswapdOrder, "the 60 ms wakeup raised it again")
 }
 
 // TestKcompactdPassesAgainAtOnceWhenAWakeupDuringItsPassRaisedTheOrder:
@@ -452,4 +579,62 @@ func TestKcompactdPassesAgainAtOnceWhenAWakeupDuringItsPassRaisedTheOrder(t *tes
 	require.NotEmpty(t, sleeps)
 	assert.Equal(t, sleeps[0], traceAt(m, "mm_compaction_kcompactd_wake")[1], "the second pass starts where the first one ended")
 	assert.Equal(t, uint64(2), m.Event(KCOMPACTD_WAKE))
+}
+
+// TestANodeViewShowsTheOrdersAskedByItsTime: pgdat->kswapd_order and
+// kcompactd_max_order hold what wakeup_kswapd() and wakeup_kcompactd()
+// raised them to by the view's time, whether or not the daemon woke and
+// read them: on a node with free memory at every order neither daemon is
+// woken, and both orders stay raised.
+func TestANodeViewShowsTheOrdersAskedByItsTime(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 3)
+	n := m.Nodes[0]
+	z := n.Zones[ZONE_NORMAL]
+	require.True(t, m.pgdatBalanced(n, 9, ZONE_NORMAL))
+	// The waker's step runs at time 0 and asks at 1 ms of its clock.
+	wakeupAt(m, []sim.Time{sim.Millisecond}, func(t *sim.Task, i int) {
+		m.wakeupKswapd(t, z, GFP_NOWAIT, 9, ZONE_NORMAL)
+	})
+	runWorld(t, m, sim.Millisecond-sim.Microsecond)
+	v := m.NodeViews()[0]
+	assert.Zero(t, v.KswapdOrder, "not asked yet at the view's time")
+	assert.Zero(t, v.KcompactdOrder)
+	runWorld(t, m, 2*sim.Millisecond)
+	v = m.NodeViews()[0]
+	assert.Empty(t, traceFields(m, "mm_vmscan_wakeup_kswapd"), "balanced: kswapd is not woken")
+	assert.Empty(t, traceFields(m, "mm_compaction_wakeup_kcompactd"), "nothing to compact: kcompactd is not woken")
+	assert.Equal(t, "sleeping", v.Kswapd)
+	assert.Equal(t, "sleeping", v.Kcompactd)
+	assert.Equal(t, Order(9), v.KswapdOrder)
+	assert.Equal(t, Order(9), v.KcompactdOrder, "GFP_NOWAIT cannot reclaim: wakeup_kswapd() asked kcompactd")
+}
+
+// TestAWakeupAfterNapEndBeforeTheTimerFiresIsPremature: kswapd's nap is
+// schedule_timeout(HZ/10), which ends when its timer fires, on a jiffy of
+// the timer wheel (after the 100 ms, not at them); a wakeup before that
+// is a premature wake (remaining != 0, kswapd_try_to_sleep()), which
+// balances for the wakeup's order, not the end of the nap.
+func TestAWakeupAfterNapEndBeforeTheTimerFiresIsPremature(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 3)
+	m.World.Sched = sim.DefaultSched()
+	lowNode(t, m)
+	n := m.Nodes[0]
+	z := n.Zones[ZONE_NORMAL]
+	wakeupInTime(m, []sim.Time{sim.Millisecond}, func(t *sim.Task, i int) {
+		m.wakeupKswapd(t, z, GFP_KERNEL, 0, ZONE_NORMAL)
+	})
+	runWorld(t, m, 50*sim.Millisecond)
+	k := &n.kswapd
+	require.Equal(t, ksNap, k.state)
+	at := k.napEnd + sim.Microsecond
+	require.False(t, m.pgdatBalanced(n, 9, ZONE_NORMAL))
+	spawn(m, "waker", 1, at, func(t *sim.Task) sim.Time {
+		m.wakeupKswapd(t, z, GFP_KERNEL, 9, ZONE_NORMAL)
+		return sim.Exit
+	})
+	runWorld(t, m, at)
+	require.Equal(t, ksNap, k.state, "the nap's timer has not fired yet")
+	runWorld(t, m, at+50*sim.Millisecond)
+	assert.Equal(t, []string{"nid=0 order=0", "nid=0 order=9"}, traceFields(m, "mm_vmscan_kswapd_wake"))
+	assert.Equal(t, uint64(1), m.Event(KSWAPD_LOW_WMARK_HIT_QUICKLY))
 }

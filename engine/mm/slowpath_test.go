@@ -102,7 +102,8 @@ func TestCostlyNoretryStopsWhereTheKernelStops(t *testing.T) {
 			m.Patches.CostlyNoretryNoThisnodeExempt = tc.noExempt
 			carveZone(t, m, nil, pinnedHolesFileLayout)
 			var got PFN
-			inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, tc.gfp, 9, 0, 0) })
+			tk := inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, tc.gfp, 9, 0, 0) })
+			runWorld(t, m, tk.Now) // the wakeups are decided at their times
 			assert.Equal(t, NilPFN, got)
 			assert.Equal(t, tc.steps, m.stepsString())
 			assert.Equal(t, tc.stalls, allocstalls(m), "allocstall_*")
@@ -241,7 +242,7 @@ func TestDefragModeFlagsGiveUpAndPromotion(t *testing.T) {
 		runs         uint64
 		steps        string // "" to skip (the trace keeps 64 steps)
 		slow         bool
-		wake         string // the one mm_vmscan_wakeup_kswapd line's prefix
+		wake         string // every mm_vmscan_wakeup_kswapd line
 	}{
 		{"an unmovable order-0 request reclaims at pageblock order until should_reclaim_retry gives up, then falls back",
 			true, sparseAnonLayout, GFP_KERNEL, 1, 9, maxReclaimRetries + 1, "", true, "nid=0 order=9 gfp_flags=GFP_KERNEL"},
@@ -260,7 +261,8 @@ func TestDefragModeFlagsGiveUpAndPromotion(t *testing.T) {
 				require.NoError(t, m.SetSysctl("vm.defrag_mode", "1"))
 			}
 			var got PFN
-			inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, tc.gfp, 0, 0, 0) })
+			tk := inWorld(t, m, 1, func(t *sim.Task) { got = m.allocSync(t, tc.gfp, 0, 0, 0) })
+			runWorld(t, m, tk.Now) // the wakeups are decided at their times
 			require.NotEqual(t, NilPFN, got, "the request is served in the end")
 			assert.Equal(t, tc.slow, m.Slow.Entered > 0, "slow path entered")
 			assert.Equal(t, tc.giveUps, m.Slow.NofragGiveUps, "defrag_mode give-ups")
@@ -289,9 +291,14 @@ func TestDefragModeFlagsGiveUpAndPromotion(t *testing.T) {
 			if tc.steps != "" {
 				assert.Equal(t, tc.steps, m.stepsString())
 			}
+			// Every retry's wakeup finding kswapd back in its nap (or
+			// asleep) wakes it again: one wake per traced wakeup.
 			wake := traceFields(m, "mm_vmscan_wakeup_kswapd")
-			require.Len(t, wake, 1)
-			assert.Equal(t, tc.wake, wake[0])
+			require.NotEmpty(t, wake)
+			for _, w := range wake {
+				assert.Equal(t, tc.wake, w)
+			}
+			assert.Equal(t, uint64(len(wake)), m.Nodes[0].kswapd.Wakeups)
 			if tc.giveUps > 0 {
 				assert.NotEqual(t, m.PageblockMigratetype(got), gfpMigratetype(tc.gfp),
 					"after the give-up the page comes from another type's block")

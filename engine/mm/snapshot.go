@@ -194,8 +194,12 @@ type NodeView struct {
 func (m *Machine) NodeViews() []NodeView {
 	out := make([]NodeView, 0, len(m.Nodes))
 	for _, n := range m.Nodes {
-		v := NodeView{Node: n.ID, CPUs: len(n.CPUs), KswapdOrder: n.kswapd.order, KswapdFailures: n.kswapd.failures,
-			KcompactdOrder: n.kcompactd.maxOrder, Kswapd: "sleeping", Kcompactd: "sleeping"}
+		// What pgdat holds at the world's time: the wakeups asked by
+		// then are in it, whether or not the daemon has read them.
+		ksOrder, _ := kswapdAsked(&n.kswapd, m.World.Now())
+		kcOrder, _ := kcompactdAsked(&n.kcompactd, m.World.Now())
+		v := NodeView{Node: n.ID, CPUs: len(n.CPUs), KswapdOrder: ksOrder, KswapdFailures: n.kswapd.failures,
+			KcompactdOrder: kcOrder, Kswapd: "sleeping", Kcompactd: "sleeping"}
 		switch n.kswapd.state {
 		case ksNap:
 			v.Kswapd = "napping"

@@ -306,8 +306,19 @@ func (t *Trace) Enable(name string, on bool) error {
 // Enabled reports whether an event is on.
 func (t *Trace) Enabled(id TraceID) bool { return t.enabled[id] }
 
-// Emit records an event for task tk.
+// Emit records an event for task tk at its clock.
 func (t *Trace) Emit(tk *sim.Task, id TraceID, args ...int64) {
+	at := sim.Time(0)
+	if tk != nil {
+		at = tk.Now
+	}
+	t.emitAt(tk, at, id, args...)
+}
+
+// emitAt records an event for task tk (nil: none) at time at: what tk did
+// at an earlier time of its clock, such as a wakeup whose decision waited
+// for the world's clock to reach the time it was asked at.
+func (t *Trace) emitAt(tk *sim.Task, at sim.Time, id TraceID, args ...int64) {
 	t.Hits[id]++
 	if !t.enabled[id] {
 		return
@@ -315,9 +326,9 @@ func (t *Trace) Emit(tk *sim.Task, id TraceID, args ...int64) {
 	e := &t.ring[t.next]
 	e.ID = id
 	if tk != nil {
-		e.Time, e.Comm, e.PID, e.CPU = tk.Now, tk.Name, int32(tk.ID+1), int16(tk.CPU)
+		e.Time, e.Comm, e.PID, e.CPU = at, tk.Name, int32(tk.ID+1), int16(tk.CPU)
 	} else {
-		e.Time, e.Comm, e.PID, e.CPU = 0, "<idle>", 0, 0
+		e.Time, e.Comm, e.PID, e.CPU = at, "<idle>", 0, 0
 	}
 	e.Args = [8]int64{}
 	copy(e.Args[:], args)

@@ -17,12 +17,32 @@ package mm
 // A task's step may run ahead of the daemon in simulated time, so a wakeup
 // can arrive (in the order the steps run) asking at a time later than the
 // daemon's next read of pgdat->kswapd_order. In the kernel that wakeup
-// raises kswapd_order while kswapd runs and kswapd reads it when its loop
-// comes round after that time (kswapd(): alloc_order =
+// raises kswapd_order at its time and kswapd reads it when its loop comes
+// round after that time (kswapd(): alloc_order =
 // READ_ONCE(pgdat->kswapd_order) at the loop's top). pagesim keeps each
-// wakeup's order and zone index as a daemonAsk with its time and hands it
+// wakeup as a daemonAsk with its time and hands its order and zone index
 // to the daemon when the daemon's clock reaches that time
 // (takeKswapdAsks): a wake takes only what was asked at or before it.
+//
+// The wakeup's other half, the decision whether to wake the thread
+// (wakeup_kswapd(): waitqueue_active(), kswapd_failures, pgdat_balanced()
+// at the asked order, and wakeup_kcompactd() instead for a caller without
+// __GFP_DIRECT_RECLAIM), depends on what the thread does at the asked
+// time, which the steps run so far may not say yet. So it is taken at that
+// time in the world's order: at once for a wakeup asked at the world's
+// clock, or for one asked while the thread's steps ran past it without
+// parking (it was running then: the wakeup only raises what it reads
+// next); otherwise the ask waits with due set and a timer
+// (daemonAskTimer) decides when the world's clock reaches it, whatever the
+// thread did meanwhile: if it parked before then, in its nap the wake is
+// premature (KSWAPD_LOW_WMARK_HIT_QUICKLY, kswapd_try_to_sleep()), asleep
+// it wakes. Decisions taken at the asked time also mean that a wakeup
+// never wakes the thread for a time an earlier wakeup, run later, would
+// have woken it before. kcompactd's decision (kcompactdDecide) is the same
+// with wakeup_kcompactd()'s test, kcompactd_node_suitable(). A wakeup
+// asked at a time the thread's clock has passed (the waker's step lags
+// the thread's) is decided at once as the thread stood then: it was on its
+// waitqueue at that time only if it parked at or before it.
 
 import (
 	"slices"
@@ -47,18 +67,7 @@ type kswapdData struct {
 	order          Order    // pgdat->kswapd_order
 	highestZoneidx ZoneType // pgdat->kswapd_highest_zoneidx (MAX_NR_ZONES = unset)
 	failures       int      // pgdat->kswapd_failures
-	waitActive     bool     // waitqueue_active(&pgdat->kswapd_wait)
-	// wokenAt is when the wakeup that took the thread off its waitqueue
-	// asked for it (valid while woken). woken is true from that wakeup
-	// until the thread's next step runs: the wakeup is still an event
-	// in the queue, which an earlier wakeup may move to its own time.
-	wokenAt sim.Time
-	woken   bool
-	// asks holds the wakeups' orders and zone indexes not yet merged
-	// into order and highestZoneidx: those asked at a time the thread's
-	// clock has not reached. Sorted by time; an ask another one
-	// asked no later already covers is not kept.
-	asks                     []daemonAsk
+	daemonWait
 	allocOrder, reclaimOrder Order
 	highest                  ZoneType
 	napEnd                   sim.Time
@@ -85,7 +94,8 @@ func (m *Machine) initKswapd() {
 		k.highestZoneidx = MAX_NR_ZONES
 		k.highest = MAX_NR_ZONES - 1
 		k.state = ksSleep
-		k.waitActive = true
+		k.park(0)
+		k.askTimerAt = sim.Never
 		k.task = m.World.NewTask(kthreadName("kswapd", n.ID), cpu, kswapdProgram{m, n}, sim.Never)
 		m.current(k.task).flags = PF_MEMALLOC | PF_KSWAPD | PF_KTHREAD
 		k.task.JiffiesTimeouts = true // schedule_timeout()
@@ -136,57 +146,221 @@ type daemonAsk struct {
 	at      sim.Time
 	order   Order
 	highest ZoneType
+	// gfp is the asker's gfp_mask (wakeup_kswapd() wakes kcompactd
+	// instead for a caller without __GFP_DIRECT_RECLAIM; the tracepoint
+	// prints it).
+	gfp GFP
+	// due is set while the decision whether to wake the thread waits
+	// for the world's clock to reach at (daemonAskTimer).
+	due bool
+	// asker is the task that asked (the wakeup tracepoints' task), or
+	// nil.
+	asker *sim.Task
 }
 
-// addDaemonAsk adds a to asks (sorted by time) unless an ask no later
-// than a covers it (covers(earlier, later): merging the later one after
-// the earlier changes nothing), and drops the later asks a covers. The
-// list stays short: along it the order or the zone index grows.
-func addDaemonAsk(asks []daemonAsk, a daemonAsk, covers func(earlier, later daemonAsk) bool) []daemonAsk {
-	i := 0
-	for i < len(asks) && asks[i].at <= a.at {
-		if covers(asks[i], a) {
-			return asks
+// daemonWait is what a daemon's waitqueue and wakeups hold:
+// waitqueue_active() and the wakeups not yet read.
+type daemonWait struct {
+	// waitActive is waitqueue_active(): the thread is parked (napping,
+	// asleep, or waiting for work) since waitSince.
+	waitActive bool
+	waitSince  sim.Time
+	// wokenAt is when the wakeup that took the thread off its waitqueue
+	// asked for it (valid while woken). woken is true from that wakeup
+	// until the thread's next step runs.
+	wokenAt sim.Time
+	woken   bool
+	// asks holds the wakeups whose order and zone index the thread has
+	// not read yet (its clock has not reached them), sorted by time.
+	// The ones asked before the world's clock are merged into one: the
+	// thread's next read, at the world's clock or later, takes them all
+	// at once, so no read can separate them. Every other ask is kept
+	// until the thread's clock reaches it.
+	asks []daemonAsk
+	// askTimerAt is the time of the earliest daemonAskTimer queued for
+	// a due ask (Never: none).
+	askTimerAt sim.Time
+}
+
+// park puts the thread on its waitqueue at now.
+func (d *daemonWait) park(now sim.Time) {
+	d.waitActive = true
+	d.waitSince = now
+}
+
+// parkedAt reports whether the thread was on its waitqueue at at: parked
+// since at or before at and not woken since (the decisions are taken at
+// the world's clock, so a wakeup that woke the thread asked no later than
+// at).
+func (d *daemonWait) parkedAt(at sim.Time) bool {
+	return d.waitActive && d.waitSince <= at
+}
+
+// decidesAt reports whether the wake decision for an ask at at can be
+// taken now, with the world's clock at now and the thread's at clock:
+// at the asked time itself, or when the thread's steps already ran past
+// at without parking before it (it was running then, so the wakeup only
+// raises what it reads next). Otherwise the thread's later steps may
+// park it before at, or a wakeup asked before at may wake it.
+func (d *daemonWait) decidesAt(at, now, clock sim.Time) bool {
+	switch {
+	case at <= now:
+		return true
+	case d.waitActive:
+		return d.waitSince > at
+	case d.woken:
+		return false
+	}
+	return clock >= at
+}
+
+// addAsk adds a to the asks (sorted by time) and merges the asks made
+// before now into one, with merge (the daemon's own rule for raising
+// its order and zone index).
+func (d *daemonWait) addAsk(a daemonAsk, now sim.Time, merge func(into *daemonAsk, a daemonAsk)) {
+	i := len(d.asks)
+	for i > 0 && d.asks[i-1].at > a.at {
+		i--
+	}
+	if i == len(d.asks) {
+		d.asks = append(d.asks, a)
+	} else {
+		d.asks = slices.Insert(d.asks, i, a)
+	}
+	d.coalesce(now, merge)
+}
+
+// coalesce merges the decided asks made before now into one: no read
+// can separate them (see asks).
+func (d *daemonWait) coalesce(now sim.Time, merge func(into *daemonAsk, a daemonAsk)) {
+	j := 0
+	for j < len(d.asks) && d.asks[j].at < now && !d.asks[j].due {
+		j++
+	}
+	if j > 1 {
+		last := d.asks[j-1]
+		for _, b := range d.asks[:j-1] {
+			merge(&last, b)
 		}
-		i++
+		last.asker = nil
+		d.asks[j-1] = last
+		clear(d.asks[:j-1])
+		d.asks = d.asks[j-1:] // no copy: the list is taken from its front
 	}
-	if i == len(asks) {
-		return append(asks, a)
+}
+
+// removeAsk removes the first ask equal to a.
+func (d *daemonWait) removeAsk(a daemonAsk) {
+	for i, b := range d.asks {
+		if b == a {
+			d.asks = slices.Delete(d.asks, i, i+1)
+			return
+		}
 	}
-	out := asks[:i]
-	rest := slices.Clone(asks[i:])
-	out = append(out, a)
-	for _, b := range rest {
-		if !covers(a, b) {
-			out = append(out, b)
+}
+
+// armAskTimer queues a daemonAskTimer for the first due ask, unless one
+// is queued no later.
+func (d *daemonWait) armAskTimer(w *sim.World, tm sim.Timer) {
+	for _, a := range d.asks {
+		if !a.due {
+			continue
+		}
+		if d.askTimerAt != sim.Never && d.askTimerAt <= a.at && d.askTimerAt >= w.Now() {
+			return
+		}
+		d.askTimerAt = a.at
+		w.AtTimer(a.at, tm)
+		return
+	}
+}
+
+// takeDue clears the due flag of the asks at or before now and returns
+// them, oldest first, for their decisions (in buf's storage).
+func (d *daemonWait) takeDue(now sim.Time, buf []daemonAsk) []daemonAsk {
+	out := buf[:0]
+	for i := range d.asks {
+		if d.asks[i].at > now {
+			break
+		}
+		if d.asks[i].due {
+			d.asks[i].due = false
+			out = append(out, d.asks[i])
 		}
 	}
 	return out
 }
 
-// kswapdAskCovers reports whether a later ask adds nothing to an earlier
-// one: wakeup_kswapd() raises kswapd_order and kswapd_highest_zoneidx.
-func kswapdAskCovers(earlier, later daemonAsk) bool {
-	return later.order <= earlier.order && later.highest <= earlier.highest
+// daemonAskTimer takes, at an ask's time, the wake decisions of a node's
+// kswapd (kcompactd false) or kcompactd that waited for that time.
+type daemonAskTimer struct {
+	m         *Machine
+	node      *Node
+	kcompactd bool
 }
 
-// takeKswapdAsks merges into pgdat->kswapd_order and
-// kswapd_highest_zoneidx the wakeups asked at or before now, as
-// wakeup_kswapd() does (raise the order; set the index if unset or
-// lower), and keeps the later ones.
-func takeKswapdAsks(k *kswapdData, now sim.Time) {
-	i := 0
-	for ; i < len(k.asks) && k.asks[i].at <= now; i++ {
-		a := k.asks[i]
-		if k.highestZoneidx == MAX_NR_ZONES || k.highestZoneidx < a.highest {
-			k.highestZoneidx = a.highest
-		}
-		if k.order < a.order {
-			k.order = a.order
+// Fire decides the asks now due and queues the timer for the next ones.
+func (tm daemonAskTimer) Fire(w *sim.World) {
+	d := &tm.node.kswapd.daemonWait
+	if tm.kcompactd {
+		d = &tm.node.kcompactd.daemonWait
+	}
+	if d.askTimerAt == w.Now() {
+		d.askTimerAt = sim.Never
+	}
+	merge := kswapdAskMerge
+	if tm.kcompactd {
+		merge = kcompactdAskMerge
+	}
+	d.coalesce(w.Now(), merge)
+	var buf [4]daemonAsk
+	for _, a := range d.takeDue(w.Now(), buf[:]) {
+		if tm.kcompactd {
+			tm.m.kcompactdDecide(tm.node, a)
+		} else {
+			tm.m.kswapdDecide(tm.node, a)
 		}
 	}
+	d.armAskTimer(w, tm)
+}
+
+// kswapdAskMerge merges a into an ask as wakeup_kswapd() raises
+// kswapd_order and kswapd_highest_zoneidx.
+func kswapdAskMerge(into *daemonAsk, a daemonAsk) {
+	into.order = max(into.order, a.order)
+	into.highest = max(into.highest, a.highest)
+}
+
+// kswapdAsked returns pgdat->kswapd_order and kswapd_highest_zoneidx as
+// they stand at now: the merged values with the wakeups asked at or
+// before now merged in, as wakeup_kswapd() merges them (raise the order;
+// set the index if unset or lower).
+func kswapdAsked(k *kswapdData, now sim.Time) (Order, ZoneType) {
+	order, highest := k.order, k.highestZoneidx
+	for _, a := range k.asks {
+		if a.at > now {
+			break
+		}
+		if highest == MAX_NR_ZONES || highest < a.highest {
+			highest = a.highest
+		}
+		order = max(order, a.order)
+	}
+	return order, highest
+}
+
+// takeKswapdAsks merges the wakeups asked at or before now into
+// pgdat->kswapd_order and kswapd_highest_zoneidx and keeps the later
+// ones.
+func takeKswapdAsks(k *kswapdData, now sim.Time) {
+	i := 0
+	for i < len(k.asks) && k.asks[i].at <= now {
+		i++
+	}
 	if i > 0 {
-		k.asks = slices.Delete(k.asks, 0, i)
+		k.order, k.highestZoneidx = kswapdAsked(k, now)
+		clear(k.asks[:i])
+		k.asks = k.asks[i:] // no copy: the list is taken from its front
 	}
 }
 
@@ -268,30 +442,37 @@ func (m *Machine) wakeupKswapd(t *sim.Task, z *Zone, gfp GFP, order Order, highe
 	}
 	// The kernel raises pgdat->kswapd_highest_zoneidx and kswapd_order
 	// here; pagesim raises them when kswapd's clock reaches now.
-	k.asks = addDaemonAsk(k.asks, daemonAsk{at: now, order: order, highest: highest}, kswapdAskCovers)
-	// A step that ran ahead may have woken the thread at a later time
-	// than now, and its step has not run yet: at now the thread is
-	// still on its waitqueue, so this wakeup is the one that wakes it
-	// (with what was asked by now: the later wakeup's order waits for
-	// the thread's clock).
-	earlier := !k.waitActive && k.woken && k.wokenAt > now
-	if !k.waitActive && !earlier {
+	a := daemonAsk{at: now, order: order, highest: highest, gfp: gfp, asker: t}
+	if k.decidesAt(now, m.World.Now(), k.task.Now) {
+		k.addAsk(a, m.World.Now(), kswapdAskMerge)
+		m.kswapdDecide(n, a)
 		return
 	}
-	if k.hopeless() || (m.pgdatBalanced(n, order, highest) && !pgdatWatermarkBoosted(n, highest)) {
-		if gfp&__GFP_DIRECT_RECLAIM == 0 {
-			m.wakeupKcompactd(t, n, order, highest)
+	a.due = true
+	k.addAsk(a, m.World.Now(), kswapdAskMerge)
+	k.armAskTimer(m.World, daemonAskTimer{m: m, node: n})
+}
+
+// kswapdDecide is the rest of wakeup_kswapd() for an ask, taken for the
+// ask's time: wake the thread if it was on its waitqueue then and the
+// node needs it, else wake kcompactd for a caller that cannot reclaim.
+func (m *Machine) kswapdDecide(n *Node, a daemonAsk) {
+	k := &n.kswapd
+	if !k.parkedAt(a.at) {
+		return // waitqueue_active() is false: kswapd runs
+	}
+	if k.hopeless() || (m.pgdatBalanced(n, a.order, a.highest) && !pgdatWatermarkBoosted(n, a.highest)) {
+		if a.gfp&__GFP_DIRECT_RECLAIM == 0 {
+			m.wakeupKcompactdAt(a.asker, a.at, n, a.order, a.highest)
 		}
 		return
 	}
-	m.Trace.Emit(t, TraceMmVmscanWakeupKswapd, int64(n.ID), int64(order), int64(gfp))
-	if !earlier {
-		k.Wakeups++ // an earlier wakeup replaces the later one
-	}
+	m.Trace.emitAt(a.asker, a.at, TraceMmVmscanWakeupKswapd, int64(n.ID), int64(a.order), int64(a.gfp))
+	k.Wakeups++
 	k.waitActive = false
 	k.woken = true
-	k.wokenAt = now
-	m.World.Wake(k.task, now)
+	k.wokenAt = a.at
+	m.World.Wake(k.task, a.at)
 }
 
 // prepareKswapdSleep is prepare_kswapd_sleep().
@@ -305,6 +486,7 @@ func (m *Machine) prepareKswapdSleep(n *Node, order Order, highest ZoneType) boo
 // kswapdStep runs the kswapd state machine one step.
 func (m *Machine) kswapdStep(t *sim.Task, n *Node) sim.Time {
 	k := &n.kswapd
+	woken := k.woken
 	k.woken = false
 	for {
 		takeKswapdAsks(k, t.Now)
@@ -314,18 +496,22 @@ func (m *Machine) kswapdStep(t *sim.Task, n *Node) sim.Time {
 			k.state = ksBalanceStart
 		case ksTrySleep:
 			if m.prepareKswapdSleep(n, k.reclaimOrder, k.highest) {
+				// On the waitqueue from prepare_to_wait(), before the
+				// reset: a wakeup during it ends the nap at once.
+				since := t.Now
 				m.resetIsolationSuitablePgdat(t, n)
 				m.wakeupKcompactd(t, n, k.allocOrder, k.highest)
 				k.state = ksNap
-				k.waitActive = true
 				k.napEnd = t.Now + 100*sim.Millisecond // HZ/10
+				k.park(since)
 				return k.napEnd
 			}
 			m.countVMEvent(KSWAPD_HIGH_WMARK_HIT_QUICKLY)
 			k.state = ksBalanceStart
 		case ksNap:
-			if t.Now < k.napEnd {
-				// Woken before the nap ended (remaining != 0).
+			if woken {
+				// Woken before the nap's timer fired (remaining != 0;
+				// the timer may fire after napEnd, on a jiffy).
 				k.highestZoneidx = kswapdHighestZoneidx(k, k.highest)
 				if k.order < k.reclaimOrder {
 					k.order = k.reclaimOrder
@@ -338,7 +524,7 @@ func (m *Machine) kswapdStep(t *sim.Task, n *Node) sim.Time {
 			if m.prepareKswapdSleep(n, k.reclaimOrder, k.highest) {
 				m.Trace.Emit(t, TraceMmVmscanKswapdSleep, int64(n.ID))
 				k.state = ksSleep
-				k.waitActive = true
+				k.park(k.waitSince) // still on the waitqueue, since the nap began
 				return sim.Never
 			}
 			m.countVMEvent(KSWAPD_HIGH_WMARK_HIT_QUICKLY)

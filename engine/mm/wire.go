@@ -11,5 +11,6 @@ func init() {
 	deepcopy.Register[*kswapdProgram]()
 	deepcopy.Register[*kcompactdProgram]()
 	deepcopy.Register[*blkRetireTimer]()
+	deepcopy.Register[*daemonAskTimer]()
 	deepcopy.Register[*psiObserver]()
 }
