@@ -37,8 +37,8 @@ func TestNofragWatermarkDefragModeStallsAndFallsBackAndTheSeriesRecovers(t *test
 	// COMPACT_SUCCESS from the other types' chunks, so compaction never
 	// defers, and every fault that falls back has failed two
 	// compactions (async, then sync-light after its one direct reclaim)
-	// and run one order-4 reclaim; the seed's 30669 stalls against
-	// 13832 fallbacks are the same two per fallback. defrag_mode=0
+	// and run one order-4 reclaim (docs/FIDELITY.md, seed 001, sets the
+	// seed's own stalls and fallbacks beside it). defrag_mode=0
 	// defers after its sync-light failures, so most of its fallbacks
 	// come without a compaction. The band (fallbacks at least 5
 	// times defrag0's) is for the default scale and is not held here:
