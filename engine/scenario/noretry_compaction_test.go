@@ -75,10 +75,11 @@ func TestNoretryCompactionRefusesImpossibleParameters(t *testing.T) {
 
 // The bands at the default parameters (24 GiB, 96 CPUs, 1024
 // clients, 0.4 s measured), without invariant checks (a run takes about
-// 4 s of CPU): patched/baseline TPS at least 1.8 (the band's upper end,
-// 3.5, is not held: it misses at seed 1, docs/FIDELITY.md), the patch's
-// compact_stall and drain_all_pages() calls at most a tenth of the
-// baseline's, kswapd and kcompactd still woken.
+// 4 s of CPU): patched/baseline TPS between 1.8 and 3.5 at seed 1 (the
+// means of seeds 1-3 are inside it too; single seeds spread wider, and
+// other scales miss it: docs/FIDELITY.md), the patch's compact_stall and
+// drain_all_pages() calls at most a tenth of the baseline's, kswapd and
+// kcompactd still woken.
 func TestNoretryCompactionBandsHoldAtTheDefaultParameters(t *testing.T) {
 	s, err := Get("noretry-compaction")
 	require.NoError(t, err)
@@ -91,6 +92,7 @@ func TestNoretryCompactionBandsHoldAtTheDefaultParameters(t *testing.T) {
 	base, patched := byName["baseline"], byName["patched"]
 	r := patched["tps"] / base["tps"]
 	assert.GreaterOrEqual(t, r, 1.8)
+	assert.LessOrEqual(t, r, 3.5)
 	assert.LessOrEqual(t, patched["compact_stall"], 0.1*base["compact_stall"])
 	assert.LessOrEqual(t, patched["drain_all_pages_calls"], 0.1*base["drain_all_pages_calls"])
 	assert.Greater(t, patched["pageoutrun"], 0.0)
