@@ -705,9 +705,16 @@ func (m *Machine) _isolateFreePage(z *Zone, pfn PFN, order Order) bool {
 	}
 	m._delPageFromFreeList(z, pfn, order, mt)
 	if order >= PageblockOrder-1 {
+		// "Set the pageblock if the isolated page is at least half of
+		// a pageblock": move_freepages_block() retypes each block and
+		// moves the block's other free chunks to the MOVABLE lists with
+		// it (mm/page_alloc.c __isolate_free_page, linux-mm @04e60ad1;
+		// since 6.10's "mm: page_alloc: close migratetype race between
+		// freeing and stealing"). Retyping alone left them on the old
+		// type's lists inside a MOVABLE block.
 		for p := pfn; p < pfn+PFN(1)<<order; p += PageblockNrPages {
 			if bmt := m.getPageblockMigratetype(p); bmt != MIGRATE_ISOLATE && bmt != MIGRATE_CMA && bmt != MIGRATE_HIGHATOMIC {
-				m.setPageblockMigratetype(p, MIGRATE_MOVABLE)
+				m.moveFreepagesBlockType(z, p, bmt, MIGRATE_MOVABLE)
 			}
 		}
 	}

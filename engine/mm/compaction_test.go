@@ -374,3 +374,43 @@ func TestDirectCompactionCountersCountOnlyRunsOfCompaction(t *testing.T) {
 		})
 	}
 }
+
+// TestIsolatingHalfABlockMovesTheBlocksOtherFreeChunks: __isolate_free_page
+// of at least half a pageblock retypes the block with move_freepages_block,
+// which moves the block's other free chunks to the MOVABLE lists too; with
+// the retype alone they stayed on the Unmovable lists of a Movable block
+// and the lists later cross-linked (review finding F16: a panic in
+// fastIsolateFreepages and an endless loop on promoted-order fs=tmpfs).
+func TestIsolatingHalfABlockMovesTheBlocksOtherFreeChunks(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	z := m.Nodes[0].Zones[ZONE_NORMAL]
+	pfn, order := NilPFN, Order(0)
+	for o := Order(MAX_PAGE_ORDER); o >= PageblockOrder; o-- {
+		if h := z.freeArea[o].list[MIGRATE_MOVABLE].head; h != NilPFN {
+			pfn, order = h, o
+			break
+		}
+	}
+	require.NotEqual(t, NilPFN, pfn)
+	// Make pfn's block Unmovable, holding a free half and a free quarter
+	// (the last quarter in use); the rest of the chunk stays free.
+	m._delPageFromFreeList(z, pfn, order, MIGRATE_MOVABLE)
+	m.accountFreepages(z, -int64(order.Pages()), MIGRATE_MOVABLE)
+	m.setPageblockMigratetype(pfn, MIGRATE_UNMOVABLE)
+	for p := pfn + PageblockNrPages; p < pfn+PFN(order.Pages()); p += PageblockNrPages {
+		m._addToFreeList(z, p, PageblockOrder, MIGRATE_MOVABLE, false)
+		m.accountFreepages(z, int64(PageblockNrPages), MIGRATE_MOVABLE)
+	}
+	half, quarter := Order(PageblockOrder-1), Order(PageblockOrder-2)
+	m._addToFreeList(z, pfn, half, MIGRATE_UNMOVABLE, false)
+	m.accountFreepages(z, int64(half.Pages()), MIGRATE_UNMOVABLE)
+	m._addToFreeList(z, pfn+PFN(half.Pages()), quarter, MIGRATE_UNMOVABLE, false)
+	m.accountFreepages(z, int64(quarter.Pages()), MIGRATE_UNMOVABLE)
+	require.NoError(t, m.CheckInvariants())
+
+	require.True(t, m._isolateFreePage(z, pfn, half))
+	require.NoError(t, m.CheckInvariants(), "the quarter left in the block is on the list of the block's type")
+	assert.Equal(t, MIGRATE_MOVABLE, m.getPageblockMigratetype(pfn))
+	assert.Equal(t, pfn+PFN(half.Pages()), z.freeArea[quarter].list[MIGRATE_MOVABLE].tail, "move_to_free_list puts it at the tail")
+	assert.Equal(t, NilPFN, z.freeArea[quarter].list[MIGRATE_UNMOVABLE].head)
+}
