@@ -412,8 +412,11 @@ func (m *Machine) FileFdatawait(t *sim.Task, f *File) {
 // index+nr) of f, as a file system writes and waits for the blocks it
 // marked (btrfs_write_marked_extents, btrfs_wait_tree_log_extents): the
 // dirty folios that start in the range go under writeback and the task
-// waits until this call's requests complete. It returns the pages
-// written.
+// waits until this call's requests complete. Simplified: the kernel's
+// __filemap_fdatawait_range also waits for folios in the range that
+// another task put under writeback; this waits only for its own requests
+// (the same for the btrfs log's blocks, which only their own fdatasync
+// writes). It returns the pages written.
 func (m *Machine) FileSyncRange(t *sim.Task, f *File, index, nr uint64) uint64 {
 	n, last := m.writebackRange(t, f, index, index+nr)
 	m.ioSchedule(t, last)
