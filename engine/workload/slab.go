@@ -121,14 +121,7 @@ type SlabCycler struct {
 func (s *SlabCycler) Step(w *sim.World, t *sim.Task) sim.Time {
 	s.begin(t)
 	if !s.inBatch {
-		n := s.Cache.NrSlabs()
-		switch {
-		case !s.shrinking && n >= s.Hi:
-			s.shrinking = true
-		case s.shrinking && n <= s.Lo:
-			s.shrinking = false
-			s.Cycles++
-		}
+		turnCycle(s.Cache.NrSlabs(), s.Lo, s.Hi, &s.shrinking, &s.Cycles)
 		s.inBatch, s.done = true, 0
 	}
 	for ; s.done < max(s.Batch, 1); s.done++ {
@@ -380,14 +373,7 @@ func (s *ObjectCycler) SlabCache() *mm.SlabCache { return s.cache.c }
 func (s *ObjectCycler) Step(w *sim.World, t *sim.Task) sim.Time {
 	s.begin(t)
 	if !s.inBatch {
-		n := len(s.live)
-		switch {
-		case !s.shrinking && n >= s.Hi:
-			s.shrinking = true
-		case s.shrinking && n <= s.Lo:
-			s.shrinking = false
-			s.Cycles++
-		}
+		turnCycle(len(s.live), s.Lo, s.Hi, &s.shrinking, &s.Cycles)
 		s.inBatch, s.done = true, 0
 	}
 	for ; s.done < max(s.Batch, 1); s.done++ {
@@ -414,4 +400,17 @@ func (s *ObjectCycler) Step(w *sim.World, t *sim.Task) sim.Time {
 	}
 	s.inBatch = false
 	return next(t, s.Interval)
+}
+
+// turnCycle turns a grow-and-shrink cycle (SlabCycler, ObjectCycler) at
+// its ends: it starts shrinking once n reaches hi, and growing again, one
+// cycle done, once n is down to lo.
+func turnCycle(n, lo, hi int, shrinking *bool, cycles *uint64) {
+	switch {
+	case !*shrinking && n >= hi:
+		*shrinking = true
+	case *shrinking && n <= lo:
+		*shrinking = false
+		*cycles++
+	}
 }
