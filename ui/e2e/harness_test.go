@@ -338,7 +338,14 @@ func (p *Page) Navigate(u string) {
 // follows a later change too: TestTheMapFollowsAChangeOfPixelDensityWithoutAReload).
 func OpenAt(t *testing.T, frag string, w, h int, dpr float64) *Page {
 	t.Helper()
-	p := OpenBlank(t)
+	return OpenAtWithin(t, frag, w, h, dpr, 90*time.Second)
+}
+
+// OpenAtWithin is OpenAt for a page that may take up to d in all, for a
+// test that opens several scenarios in one tab.
+func OpenAtWithin(t *testing.T, frag string, w, h int, dpr float64, d time.Duration) *Page {
+	t.Helper()
+	p := openTargetWithin(t, blankTarget, false, d)
 	if _, err := chromedp.Call(p.ctx, emulation.SetDeviceMetricsOverride,
 		emulation.SetDeviceMetricsOverrideParams{Width: int64(w), Height: int64(h), DeviceScaleFactor: dpr}); err != nil {
 		t.Fatalf("viewport %dx%d@%g: %v", w, h, dpr, err)

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
@@ -104,7 +105,9 @@ func TestEveryScenarioOpensUncutFrom960To2560PixelsWide(t *testing.T) {
 	for _, s := range cat.Scenarios() {
 		link := cat.Encode(cat.Opening(s.ID))
 		if p == nil {
-			p = OpenAt(t, link, 960, 600, 1)
+			// 90 s for each scenario: the tab's deadline covers them
+			// all, and a loaded machine boots one in a minute.
+			p = OpenAtWithin(t, link, 960, 600, 1, time.Duration(len(cat.Scenarios()))*90*time.Second)
 		} else {
 			p.t = t
 			p.setWindow(960, 600, 1)
