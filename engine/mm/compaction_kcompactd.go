@@ -39,7 +39,7 @@ func (m *Machine) initKcompactd() {
 			cpu = n.CPUs[0]
 		}
 		kc := &n.kcompactd
-		kc.highestZoneidx = MAX_NR_ZONES - 1
+		kc.highestZoneidx = max(n.nrZones(), 1) - 1 // kcompactd(): pgdat->nr_zones - 1
 		kc.timeout = hpageFragCheckIntervalMsec * sim.Millisecond
 		kc.park(0)
 		kc.askTimerAt = sim.Never
@@ -283,7 +283,7 @@ func (m *Machine) kcompactdDoWork(t *sim.Task, n *Node) {
 		kc.maxOrder = 0
 	}
 	if kc.highestZoneidx >= highest {
-		kc.highestZoneidx = MAX_NR_ZONES - 1
+		kc.highestZoneidx = max(n.nrZones(), 1) - 1
 	}
 }
 

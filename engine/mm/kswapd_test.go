@@ -111,7 +111,10 @@ func TestKswapdWakesKcompactdForAHighOrderRequest(t *testing.T) {
 	// to sleep, woke kcompactd for the order it was asked for.
 	assert.GreaterOrEqual(t, m.Event(PGSTEAL_KSWAPD), compactGap(9))
 	assert.Equal(t, []string{"nid=0 order=9 classzone_idx=Movable "}, traceFields(m, "mm_compaction_wakeup_kcompactd"))
-	assert.Equal(t, []string{"nid=0 order=9 classzone_idx=Movable "}, traceFields(m, "mm_compaction_kcompactd_wake"))
+	// kcompactd() starts kcompactd_highest_zoneidx at pgdat->nr_zones - 1
+	// (Normal: the empty Movable zone has no span) and wakeup_kcompactd()
+	// only lowers it, so the pass runs to Normal.
+	assert.Equal(t, []string{"nid=0 order=9 classzone_idx=Normal  "}, traceFields(m, "mm_compaction_kcompactd_wake"))
 	assert.Equal(t, uint64(1), m.Event(KCOMPACTD_WAKE), "compact_daemon_wake")
 	assert.Greater(t, m.Event(KCOMPACTD_MIGRATE_SCANNED), uint64(0), "compact_daemon_migrate_scanned")
 	assert.Zero(t, m.Event(COMPACTSTALL), "kcompactd's work is not a direct compaction stall")
@@ -573,8 +576,14 @@ func TestKcompactdPassesAgainAtOnceWhenAWakeupDuringItsPassRaisedTheOrder(t *tes
 	runWorld(t, m, 100*sim.Millisecond)
 	wakes := traceFields(m, "mm_compaction_kcompactd_wake")
 	require.Len(t, wakes, 2, "a pass at order 2, then one at the order 9 asked during it")
-	assert.Contains(t, wakes[0], "order=2 ")
-	assert.Contains(t, wakes[1], "order=9 ")
+	assert.Equal(t, "nid=0 order=2 classzone_idx=Normal  ", wakes[0])
+	// The first pass's end found kcompactd_highest_zoneidx (Normal, as the
+	// order-9 wakeup asked) no lower than the pass's and reset it to
+	// pgdat->nr_zones - 1 (kcompactd_do_work(), linux-mm mm/compaction.c
+	// @04e60ad1): the node's highest zone with pages, Normal, not
+	// MAX_NR_ZONES - 1 (Device).
+	assert.Equal(t, "nid=0 order=9 classzone_idx=Normal  ", wakes[1])
+	assert.Equal(t, ZONE_NORMAL, n.kcompactd.highestZoneidx, "the second pass's end reset it again")
 	sleeps := traceAt(m, "mm_compaction_kcompactd_sleep")
 	require.NotEmpty(t, sleeps)
 	assert.Equal(t, sleeps[0], traceAt(m, "mm_compaction_kcompactd_wake")[1], "the second pass starts where the first one ended")
@@ -609,32 +618,61 @@ func TestANodeViewShowsTheOrdersAskedByItsTime(t *testing.T) {
 	assert.Equal(t, Order(9), v.KcompactdOrder, "GFP_NOWAIT cannot reclaim: wakeup_kswapd() asked kcompactd")
 }
 
-// TestAWakeupAfterNapEndBeforeTheTimerFiresIsPremature: kswapd's nap is
-// schedule_timeout(HZ/10), which ends when its timer fires, on a jiffy of
-// the timer wheel (after the 100 ms, not at them); a wakeup before that
-// is a premature wake (remaining != 0, kswapd_try_to_sleep()), which
-// balances for the wakeup's order, not the end of the nap.
-func TestAWakeupAfterNapEndBeforeTheTimerFiresIsPremature(t *testing.T) {
-	m := newQuietMachine(t, 8192, 1, 3)
-	m.World.Sched = sim.DefaultSched()
-	lowNode(t, m)
-	n := m.Nodes[0]
-	z := n.Zones[ZONE_NORMAL]
-	wakeupInTime(m, []sim.Time{sim.Millisecond}, func(t *sim.Task, i int) {
-		m.wakeupKswapd(t, z, GFP_KERNEL, 0, ZONE_NORMAL)
-	})
-	runWorld(t, m, 50*sim.Millisecond)
-	k := &n.kswapd
-	require.Equal(t, ksNap, k.state)
-	at := k.napEnd + sim.Microsecond
-	require.False(t, m.pgdatBalanced(n, 9, ZONE_NORMAL))
-	spawn(m, "waker", 1, at, func(t *sim.Task) sim.Time {
-		m.wakeupKswapd(t, z, GFP_KERNEL, 9, ZONE_NORMAL)
-		return sim.Exit
-	})
-	runWorld(t, m, at)
-	require.Equal(t, ksNap, k.state, "the nap's timer has not fired yet")
-	runWorld(t, m, at+50*sim.Millisecond)
-	assert.Equal(t, []string{"nid=0 order=0", "nid=0 order=9"}, traceFields(m, "mm_vmscan_kswapd_wake"))
-	assert.Equal(t, uint64(1), m.Event(KSWAPD_LOW_WMARK_HIT_QUICKLY))
+// TestAWakeInTheNapsLastJiffyIsNotPremature: kswapd's nap is
+// schedule_timeout(HZ/10), which sets expire = jiffies + 25 and returns
+// expire - jiffies, clamped at 0, when woken (kernel/time/sleep_timeout.c);
+// its timer fires a jiffy after expire (the wheel's level-0 bucket). A
+// wakeup after jiffies reached expire (napEnd + 1 us here), before the timer
+// fires, makes it return 0: kswapd_try_to_sleep() (linux-mm mm/vmscan.c
+// @000fc868) counts nothing, prepare_kswapd_sleep() holds at the reclaim
+// order and kswapd goes to sleep with kswapd_order raised to the wakeup's 9
+// for its next wake. A wakeup 10 ms before napEnd is premature (remaining
+// != 0): KSWAPD_LOW_WMARK_HIT_QUICKLY and a run at order 9.
+func TestAWakeInTheNapsLastJiffyIsNotPremature(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		at        sim.Time // after napEnd
+		wakes     []string
+		premature uint64
+		sleeps    int
+		state     string
+		order     Order
+	}{
+		{"a wake after jiffies reached expire sends kswapd to sleep with the order raised", sim.Microsecond,
+			[]string{"nid=0 order=0"}, 0, 1, "sleeping", 9},
+		{"a wake 10 ms before napEnd is premature", -10 * sim.Millisecond,
+			[]string{"nid=0 order=0", "nid=0 order=9"}, 1, 0, "napping", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 3)
+			m.World.Sched = sim.DefaultSched()
+			lowNode(t, m)
+			n := m.Nodes[0]
+			z := n.Zones[ZONE_NORMAL]
+			wakeupInTime(m, []sim.Time{sim.Millisecond}, func(t *sim.Task, i int) {
+				m.wakeupKswapd(t, z, GFP_KERNEL, 0, ZONE_NORMAL)
+			})
+			runWorld(t, m, 50*sim.Millisecond)
+			k := &n.kswapd
+			require.Equal(t, ksNap, k.state)
+			require.LessOrEqual(t, k.napExpire, k.napEnd)
+			require.Greater(t, k.napExpire, k.napEnd-4*sim.Millisecond, "expire is within a jiffy of napEnd")
+			at := k.napEnd + tc.at
+			require.False(t, m.pgdatBalanced(n, 9, ZONE_NORMAL))
+			spawn(m, "waker", 1, at, func(t *sim.Task) sim.Time {
+				m.wakeupKswapd(t, z, GFP_KERNEL, 9, ZONE_NORMAL)
+				return sim.Exit
+			})
+			runWorld(t, m, at)
+			require.Equal(t, ksNap, k.state, "the nap's timer has not fired yet")
+			runWorld(t, m, at+20*sim.Millisecond)
+			assert.Len(t, traceFields(m, "mm_vmscan_wakeup_kswapd"), 2, "both wakeups woke kswapd")
+			assert.Equal(t, tc.wakes, traceFields(m, "mm_vmscan_kswapd_wake"))
+			assert.Equal(t, tc.premature, m.Event(KSWAPD_LOW_WMARK_HIT_QUICKLY))
+			assert.Len(t, traceAt(m, "mm_vmscan_kswapd_sleep"), tc.sleeps)
+			v := m.NodeViews()[0]
+			assert.Equal(t, tc.state, v.Kswapd)
+			assert.Equal(t, tc.order, v.KswapdOrder)
+		})
+	}
 }

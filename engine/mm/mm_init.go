@@ -560,6 +560,18 @@ func (n *Node) highestPopulatedZone() *Zone {
 	return nil
 }
 
+// nrZones is pgdat->nr_zones: the highest zone with spanned pages, plus
+// one (init_currently_empty_zone(), called by free_area_init_core() for
+// every zone with a span; linux-mm mm/mm_init.c @04e60ad1).
+func (n *Node) nrZones() ZoneType {
+	for t := MAX_NR_ZONES; t > 0; t-- {
+		if z := n.Zones[t-1]; z != nil && z.SpannedPages > 0 {
+			return t
+		}
+	}
+	return 0
+}
+
 // pagesPerSection is PAGES_PER_SECTION (128 MiB sections on x86-64).
 const pagesPerSection = PFN(1) << sectionShift
 

@@ -35,10 +35,11 @@ package mm
 // next); otherwise the ask waits with due set and a timer
 // (daemonAskTimer) decides when the world's clock reaches it, whatever the
 // thread did meanwhile: if it parked before then, in its nap the wake is
-// premature (KSWAPD_LOW_WMARK_HIT_QUICKLY, kswapd_try_to_sleep()), asleep
-// it wakes. Decisions taken at the asked time also mean that a wakeup
-// never wakes the thread for a time an earlier wakeup, run later, would
-// have woken it before. kcompactd's decision (kcompactdDecide) is the same
+// premature (KSWAPD_LOW_WMARK_HIT_QUICKLY, kswapd_try_to_sleep()) unless
+// jiffies had reached the nap's expire (schedule_timeout() returns 0 in
+// the last jiffy, before its timer fires), asleep it wakes. Decisions
+// taken at the asked time also mean that a wakeup never wakes the thread
+// for a time an earlier wakeup, run later, would have woken it before. kcompactd's decision (kcompactdDecide) is the same
 // with wakeup_kcompactd()'s test, kcompactd_node_suitable(). A wakeup
 // asked at a time the thread's clock has passed (the waker's step lags
 // the thread's) is decided at once as the thread stood then: it was on its
@@ -71,7 +72,11 @@ type kswapdData struct {
 	allocOrder, reclaimOrder Order
 	highest                  ZoneType
 	napEnd                   sim.Time
-	bal                      balanceState
+	// napExpire is when jiffies reach the nap's schedule_timeout()
+	// expire (at or before napEnd; its timer fires a jiffy later): a
+	// nap that ends before it was woken prematurely (remaining != 0).
+	napExpire sim.Time
+	bal       balanceState
 	// Wakeups counts wake_up_interruptible calls that woke the thread.
 	Wakeups uint64
 }
@@ -503,15 +508,19 @@ func (m *Machine) kswapdStep(t *sim.Task, n *Node) sim.Time {
 				m.wakeupKcompactd(t, n, k.allocOrder, k.highest)
 				k.state = ksNap
 				k.napEnd = t.Now + 100*sim.Millisecond // HZ/10
+				k.napExpire = m.World.JiffiesExpire(t.Now, k.napEnd)
 				k.park(since)
 				return k.napEnd
 			}
 			m.countVMEvent(KSWAPD_HIGH_WMARK_HIT_QUICKLY)
 			k.state = ksBalanceStart
 		case ksNap:
-			if woken {
-				// Woken before the nap's timer fired (remaining != 0;
-				// the timer may fire after napEnd, on a jiffy).
+			if woken && t.Now < k.napExpire {
+				// Woken before jiffies reached the nap's expire:
+				// schedule_timeout() returns remaining != 0. A wake
+				// after that, before the timer fires on the next
+				// jiffy, returns 0: not premature, and kswapd goes to
+				// sleep below with the order the wakeup raised.
 				k.highestZoneidx = kswapdHighestZoneidx(k, k.highest)
 				if k.order < k.reclaimOrder {
 					k.order = k.reclaimOrder
@@ -524,7 +533,13 @@ func (m *Machine) kswapdStep(t *sim.Task, n *Node) sim.Time {
 			if m.prepareKswapdSleep(n, k.reclaimOrder, k.highest) {
 				m.Trace.Emit(t, TraceMmVmscanKswapdSleep, int64(n.ID))
 				k.state = ksSleep
-				k.park(k.waitSince) // still on the waitqueue, since the nap began
+				if woken {
+					// The wake took it off the waitqueue;
+					// prepare_to_wait() puts it back now.
+					k.park(t.Now)
+				} else {
+					k.park(k.waitSince) // still on the waitqueue, since the nap began
+				}
 				return sim.Never
 			}
 			m.countVMEvent(KSWAPD_HIGH_WMARK_HIT_QUICKLY)

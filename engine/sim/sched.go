@@ -133,6 +133,22 @@ func (w *World) timerExpiry(t *Task, now, at Time) Time {
 	return Time(bucket-j0)*tick - phase
 }
 
+// JiffiesExpire returns when jiffies reach the expire of a
+// schedule_timeout() armed at now to end at at (expire = timeout +
+// jiffies, kernel/time/sleep_timeout.c): from then on the call returns 0
+// when woken, though its timer fires later, on the wheel's bucket
+// (timerExpiry). Without a tick (no SchedModel, or HZ 0) it is at.
+func (w *World) JiffiesExpire(now, at Time) Time {
+	s := w.Sched
+	if s == nil || s.HZ <= 0 {
+		return at
+	}
+	tick, phase, j0 := w.tick()
+	n := uint64((at - now + tick - 1) / tick)
+	j := j0 + uint64((now+phase)/tick)
+	return Time(j+n-j0)*tick - phase
+}
+
 // idleState returns the state an idle CPU is in: the deepest whose target
 // residency its idle time covers. A CPU that has never run has been idle
 // since before the run.
