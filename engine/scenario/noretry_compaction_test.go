@@ -3,6 +3,8 @@ package scenario
 import (
 	"testing"
 
+	"github.com/pagesim/pagesim/engine/sim"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -75,14 +77,22 @@ func TestNoretryCompactionRefusesImpossibleParameters(t *testing.T) {
 	}
 }
 
-// The bands at the default parameters (24 GiB, 96 CPUs, 1024
-// clients, 0.4 s measured), without invariant checks (a run takes about
-// 4 s of CPU): patched/baseline TPS between 1.8 and 3.5 at seed 1 (the
-// means of seeds 1-3 are inside it too; single seeds spread wider, and
-// other scales miss it: docs/FIDELITY.md), the patch's compact_stall and
-// drain_all_pages() calls at most a tenth of the baseline's, kswapd and
-// kcompactd still woken.
-func TestNoretryCompactionBandsHoldAtTheDefaultParameters(t *testing.T) {
+// The mechanism at the default parameters (24 GiB, 96 CPUs, 1024
+// clients, 0.4 s measured, seed 1), without invariant checks (a run
+// takes about 2 s of CPU): the patch commits more, its sessions are
+// CPU-bound (at least 90% of cpus / txn_us transactions a second: the
+// WAL's folios no longer wait in the slow path), its compact_stall and
+// drain_all_pages() calls are at most a tenth of the baseline's, and
+// kswapd and kcompactd are still woken. The band
+// (patched/baseline 1.8-3.5) is not asserted here: over a 0.4 s window
+// the baseline's TPS depends on the state its warm-up leaves, the
+// per-CPU lists' high (what each drain_all_pages() costs the
+// group-commit leader) and kcompactd's deferral (whether every direct
+// compaction rescans the zone), so one seed's ratio spreads wider than
+// the band and moves with any change to kswapd's or the scheduler's
+// timing (review finding F23). docs/FIDELITY.md compares the band with
+// the means of several seeds.
+func TestNoretryCompactionPatchMakesTheDefaultRunCPUBound(t *testing.T) {
 	s, err := Get("noretry-compaction")
 	require.NoError(t, err)
 	res, err := s.RunAll(Options{Seed: 1, Runs: 1})
@@ -92,11 +102,16 @@ func TestNoretryCompactionBandsHoldAtTheDefaultParameters(t *testing.T) {
 		byName[v.Name] = v.Mean
 	}
 	base, patched := byName["baseline"], byName["patched"]
-	r := patched["tps"] / base["tps"]
-	assert.GreaterOrEqual(t, r, 1.8)
-	assert.LessOrEqual(t, r, 3.5)
+	require.NotNil(t, base)
+	require.NotNil(t, patched)
+	t.Logf("baseline %.0f TPS, patched %.0f TPS (%.2fx)", base["tps"], patched["tps"], patched["tps"]/base["tps"])
+	// cpus / txn_us: every CPU running transactions.
+	cpuBound := float64(res.values.Int("cpus")) / (res.values.Float("txn_us") * float64(sim.Microsecond) / float64(sim.Second))
+	assert.Greater(t, patched["tps"], base["tps"], "the patch commits more")
+	assert.GreaterOrEqual(t, patched["tps"], 0.9*cpuBound, "the patched sessions are CPU-bound")
+	assert.Greater(t, base["compact_stall"], 0.0)
 	assert.LessOrEqual(t, patched["compact_stall"], 0.1*base["compact_stall"])
 	assert.LessOrEqual(t, patched["drain_all_pages_calls"], 0.1*base["drain_all_pages_calls"])
-	assert.Greater(t, patched["pageoutrun"], 0.0)
-	assert.Greater(t, patched["compact_daemon_wake"], 0.0)
+	assert.Greater(t, patched["pageoutrun"], 0.0, "kswapd still runs")
+	assert.Greater(t, patched["compact_daemon_wake"], 0.0, "kcompactd still runs")
 }
