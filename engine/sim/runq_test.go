@@ -68,9 +68,10 @@ func TestAWokenTaskRunsBeforeTasksThatWerePreempted(t *testing.T) {
 }
 
 func TestAQueuedTaskMovesToACPUThatGoesIdle(t *testing.T) {
-	// CPU 0 runs a long step with two tasks queued; CPU 1 finishes early
-	// and goes idle: when CPU 0's queue is served, its next waiter moves
-	// to the idle CPU instead of waiting its turn.
+	// CPU 0 runs a long step with two tasks arriving behind it; CPU 1
+	// finishes early and takes x, then goes idle at 60 while y waits
+	// behind CPU 0's long step: newidle balancing pulls y at 60 (until
+	// December 2026 y waited for CPU 0 until 100, review finding F21).
 	w := NewWorld([]int{0, 0}, 1)
 	runs := recorder(w)
 	w.NewTask("long", 0, once(100), 0)
@@ -82,9 +83,123 @@ func TestAQueuedTaskMovesToACPUThatGoesIdle(t *testing.T) {
 	for _, r := range *runs {
 		got[r.name] = r
 	}
-	assert.Equal(t, 1, got["x"].cpu, "x takes the idle CPU 1 at once")
+	assert.Equal(t, 1, got["x"].cpu, "x takes CPU 1 when its step ends")
 	assert.Equal(t, Time(10), got["x"].start)
-	assert.Equal(t, Time(100), got["y"].start, "y waits for CPU 0 or the next free CPU")
+	assert.Equal(t, run{"y", 1, 60, 110}, got["y"], "CPU 1, going idle at 60, pulls y")
+}
+
+func TestACPUGoingIdlePullsAWaiterFromAnotherCPUsQueue(t *testing.T) {
+	// Review finding F21's case: a 50 ms step on CPU 0, three 1 ms
+	// tasks arriving on CPU 1. The third finds both CPUs busy and queues
+	// on CPU 0 (the shorter queue); CPU 1 goes idle at 2 ms and pulls
+	// it, where it waited for CPU 0 until 50 ms.
+	w := NewWorld([]int{0, 0}, 1)
+	w.NewTask("long", 0, once(50*Millisecond), 0)
+	for i, name := range []string{"a", "b", "c"} {
+		w.NewTask(name, 1, once(Millisecond), Time(i))
+	}
+	runs := recorder(w)
+	w.AfterEvent = func() { require.Equal(t, w.waitingSum(), w.waiting, "the waiter count") }
+	w.RunUntil(100*Millisecond, nil)
+	assert.Contains(t, *runs, run{"c", 1, 2 * Millisecond, 3 * Millisecond}, "c runs on CPU 1 from 2 ms")
+	assert.Zero(t, w.waiting)
+}
+
+func TestACPUGoingIdleLeavesACacheHotWaiterUntilItCools(t *testing.T) {
+	// c runs 1.9 ms on CPU 0 and gives it to long at its preemption
+	// point; CPU 1 goes idle at 2 ms, when c ran 0.1 ms ago: cache hot
+	// (task_hot(): less than sysctl_sched_migration_cost, 0.5 ms), it is
+	// not pulled then, but when it cools, at 2.4 ms.
+	w := NewWorld([]int{0, 0}, 1)
+	c := w.NewTask("c", 0, ProgramFunc(func(w *World, t *Task) Time {
+		t.Charge(1900 * Microsecond)
+		t.Program = once(Millisecond)
+		return Resched
+	}), 0)
+	c.AllowedCPUs = []int{0, 1}
+	long := w.NewTask("long", 0, once(50*Millisecond), 1)
+	long.AllowedCPUs = []int{0}
+	for i, name := range []string{"a", "b"} {
+		w.NewTask(name, 1, once(Millisecond), Time(i)).AllowedCPUs = []int{1}
+	}
+	runs := recorder(w)
+	w.RunUntil(100*Millisecond, nil)
+	assert.Contains(t, *runs, run{"long", 0, 1900 * Microsecond, 51900 * Microsecond}, "long takes CPU 0 at c's preemption point")
+	assert.Contains(t, *runs, run{"c", 1, 2400 * Microsecond, 3400 * Microsecond}, "c moves to CPU 1 once cold")
+}
+
+func TestASleeperBurnsOffItsNegativeLagWhileItSleeps(t *testing.T) {
+	// s runs 10 slices in one step while a CPU-bound task waits, so it
+	// leaves with a negative lag; then it sleeps. The kernel keeps it
+	// queued, delayed (DELAY_DEQUEUE), while V moves on, and clips its
+	// lag to 0 (DELAY_ZERO): after a 1 s sleep it comes back at V and
+	// runs within a slice, ahead of the looper, which has run past V.
+	// After 10 us it keeps nearly all of its negative lag and waits
+	// while the looper runs several slices (review finding F17: it kept
+	// it however long it slept).
+	for _, tc := range []struct {
+		name  string
+		sleep Time
+		burnt bool
+	}{
+		{"after a 1 s sleep it runs within a slice", Second, true},
+		{"after a 10 us sleep it waits several slices", 10 * Microsecond, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := NewWorld([]int{0}, 1)
+			slice := w.SchedSlice
+			var woke Time
+			w.NewTask("s", 0, ProgramFunc(func(w *World, t *Task) Time {
+				t.Charge(10 * slice)
+				woke = t.Now + tc.sleep
+				t.Program = once(10 * Microsecond)
+				return woke
+			}), 0)
+			w.NewTask("looper", 0, loop(100*Microsecond), Microsecond)
+			runs := recorder(w)
+			w.RunUntil(tc.sleep+30*slice, nil)
+			var start Time = -1
+			for _, r := range *runs {
+				if r.name == "s" && r.start >= woke {
+					start = r.start
+				}
+			}
+			require.GreaterOrEqual(t, start, woke, "s ran again")
+			if tc.burnt {
+				assert.LessOrEqual(t, start-woke, slice+100*Microsecond, "s waits at most the looper's slice")
+			} else {
+				assert.GreaterOrEqual(t, start-woke, 3*slice, "s waits behind the looper")
+			}
+		})
+	}
+}
+
+func TestASleeperWhoseCPURanOutOfTasksComesBackAtLagZero(t *testing.T) {
+	// s leaves with a negative lag as above; the task it ran against
+	// exits at about 8 ms and the CPU idles: the kernel's CPU, with only
+	// delayed tasks left, picks s and dequeues it at lag 0. A looper
+	// comes at 9 ms and s wakes at 9.5 ms: it runs within a slice
+	// (with its lag kept it waited behind the looper 5.8 ms).
+	w := NewWorld([]int{0}, 1)
+	slice := w.SchedSlice
+	woke := 10*slice + 2500*Microsecond
+	w.NewTask("s", 0, ProgramFunc(func(w *World, t *Task) Time {
+		t.Charge(10 * slice)
+		t.Program = once(10 * Microsecond)
+		return woke
+	}), 0)
+	w.NewTask("o", 0, once(Millisecond), Microsecond)
+	w.NewTask("looper", 0, loop(100*Microsecond), woke-500*Microsecond)
+	runs := recorder(w)
+	w.RunUntil(woke+30*slice, nil)
+	var start Time = -1
+	for _, r := range *runs {
+		if r.name == "s" && r.start >= woke {
+			start = r.start
+		}
+	}
+	require.GreaterOrEqual(t, start, woke, "s ran again")
+	assert.LessOrEqual(t, start-woke, slice+100*Microsecond, "s waits at most the looper's slice")
 }
 
 // cpuTime sums the CPU time of name's steps that start in [from, to).
@@ -151,4 +266,13 @@ func TestATaskThatNeverSleepsYieldsItsCPUOnceItsSliceIsUsed(t *testing.T) {
 		d, _ := cpuTime(*runs, name, 100*Millisecond, 200*Millisecond)
 		assert.InDelta(t, float64(25*Millisecond), float64(d), float64(5*Millisecond), "%s's CPU time in the last 100 ms", name)
 	}
+}
+
+// waitingSum is the CPUs' Waiters summed.
+func (w *World) waitingSum() int {
+	n := 0
+	for _, c := range w.CPUs {
+		n += c.Waiters
+	}
+	return n
 }

@@ -97,17 +97,59 @@
 // an exit leaves the CPU's order when the CPU is done with the step; and
 // a CPU whose task's step ended now and runs on at once is not free to
 // another task whose event falls at the same instant (it joins the
-// queue). Simplified: DELAY_DEQUEUE (a sleeper with negative lag stays
-// queued until it is eligible) is not modelled, the lag it leaves with
-// is kept instead; a new task starts with lag 0 and a whole slice
+// queue).
+//
+// A task that goes to sleep with a negative lag (it ran more than its
+// share) is, in the kernel, not dequeued but left in the order, delayed
+// (DELAY_DEQUEUE), until it is eligible and picked, or woken: its
+// vruntime stays while V moves on, so it burns its negative lag off, and
+// DELAY_ZERO clips what it comes back with to 0 (dequeue_entity(),
+// update_entity_lag(), requeue_delayed_entity(); features.h, v6.12 and
+// linux-mm today). pagesim takes the task out of the order as before and
+// gives it, when it comes back, its lag raised by V's advance on the CPU
+// it left meanwhile, capped at 0: each step of d there moves that V by
+// d / (nr + 1), the delayed task counted (CPU.vclock), and a CPU that ran
+// out of other tasks in between picked it, so it comes back at 0. So a
+// task that ran long and slept long comes back at V, and one woken soon
+// after keeps most of its negative lag (until December 2026 it kept it
+// however long it slept: a kswapd that left a long balance run behind V
+// was placed behind every busy backend at its next wake, seconds later,
+// review finding F17). Simplified: V's advance counts the one delayed
+// task, not the others that may sit delayed on the CPU with it (their
+// weight slows V a little), and a delayed task's wakeup goes where
+// pickCPU puts it, where the kernel's finds it still queued on its old
+// CPU (ttwu_runnable()).
+//
+// Simplified too: a new task starts with lag 0 and a whole slice
 // (PLACE_DEADLINE_INITIAL gives half); a task's lag is kept in
 // nanoseconds of CPU time whatever CPU it moves to (the kernel's is in
 // each cfs_rq's virtual time, the same with equal weights).
 //
 // A task that finds its CPU busy goes to an allowed CPU that is free,
 // else to the one with the shortest queue; when a queue is served and
-// another CPU the next pick may use is idle, that task moves there
-// (newidle balancing).
+// another CPU the next pick may use is idle, that task moves there (an
+// idle CPU pulling it). A CPU whose step ends with nothing queued and
+// nothing to run on pulls a waiter from another CPU's queue
+// (sched_balance_newidle(), kernel/sched/fair.c, linux-mm; newidleBalance
+// says how it picks): from its own node's CPUs first, then the other
+// nodes' (the kernel's sched domains, walked from the lowest level up,
+// stop at the first that pulls), the longest queue, the least recently
+// run waiter that may run there, unless it ran less than
+// sysctl_sched_migration_cost (0.5 ms) ago (cache hot, task_hot()); a
+// CPU that only found hot waiters looks again when the first cools.
+// A count of the waiters of all CPUs keeps it cheap: a CPU going idle
+// looks only when somebody waits (until December 2026 an idle CPU
+// never pulled: a waiter queued behind a 50 ms step waited for it while
+// another CPU idled, review finding F21). Simplified: the newidle
+// balance is always tried (since v5.16 the kernel skips it when the
+// CPU's avg_idle is below the domain's max_newidle_lb_cost, the
+// measured cost of a balance, microseconds; pagesim gives a balance no
+// cost and keeps no avg_idle); within a level the source is the longest
+// queue, not the busiest group's busiest queue by load
+// (find_busiest_group(): with equal weights and one task per pull they
+// agree but for the NUMA level's allowed imbalance,
+// adjust_numa_imbalance(), which pagesim does not apply); the periodic
+// and nohz idle balances are not modelled but for the cache-hot retry.
 //
 // # Randomness and timing
 //
@@ -220,6 +262,19 @@ type Task struct {
 	vruntime, deadline Time
 	vlag               Time
 	leaving            bool
+	// sleptOn is the CPU whose order the task left to sleep with a
+	// negative lag (nil otherwise): in the kernel it stays there,
+	// delayed (DELAY_DEQUEUE), and burns its lag off as V moves on
+	// (see "Run queues"). sleptV and sleptIdles are that CPU's
+	// vclockAt() and idles when it left.
+	sleptOn    *CPU
+	sleptV     Time
+	sleptIdles uint64
+	// lastRan is when the task's latest step ended (the kernel's
+	// se.exec_start while it is off its CPU), 0 before its first:
+	// newidle balancing leaves a waiter that ran less than
+	// sysctl_sched_migration_cost ago (task_hot()).
+	lastRan Time
 }
 
 type taskState uint8
@@ -284,6 +339,17 @@ type CPU struct {
 	// to 0, where the next task to come is placed.
 	vsum, v Time
 	nr      int
+	// vclock is how far V has moved for a task that left this CPU's
+	// order to sleep and stays in it delayed (DELAY_DEQUEUE): a step
+	// of d adds d / (nr + 1), the delayed task counted. stepDV is the
+	// latest step's part of it, run from stepStart to stepEnd (a step
+	// is charged whole when it starts: vclockAt() takes out the part
+	// still to come). idles counts the times nr fell to 0: a CPU with
+	// nothing else to run picks its delayed tasks, and they leave
+	// with lag 0.
+	vclock, stepDV     Time
+	stepStart, stepEnd Time
+	idles              uint64
 }
 
 // Lock is a lock timeline: the intervals of simulated time during which
@@ -736,6 +802,10 @@ type World struct {
 	// Sched is the scheduler timing model (sched.go); nil: wakeups and
 	// timers are exact. Set it before the first event runs.
 	Sched *SchedModel
+	// waiting is the number of tasks waiting in run queues, the CPUs'
+	// Waiters summed: a CPU going idle looks for a waiter to pull
+	// (newidleBalance) only when it is not 0.
+	waiting int
 
 	seed    uint64
 	streams map[string]*Rand
@@ -974,6 +1044,7 @@ func (w *World) enqueue(t *Task, cpu *CPU) {
 	t.pending = true
 	t.wakeAt = Never // no event of t's is live while it waits
 	cpu.Waiters++
+	w.waiting++
 	q := cpu.runq
 	lo, hi := 0, len(q)
 	for lo < hi {
@@ -1002,6 +1073,7 @@ func (w *World) attach(t *Task, cpu *CPU) {
 	if t.rq != nil {
 		w.detach(t)
 	}
+	w.burnLag(t)
 	v, lag := cpu.v, Time(0)
 	if cpu.nr > 0 {
 		v = w.avgVruntime(cpu, t)
@@ -1028,12 +1100,54 @@ func (w *World) detach(t *Task) {
 	}
 	limit := max(2*w.SchedSlice, tick)
 	t.vlag = min(max(v-t.vruntime, -limit), limit)
+	t.sleptOn = nil
+	if t.leaving && t.vlag < 0 {
+		// dequeue_entity(DEQUEUE_SLEEP) of an entity that is not
+		// eligible: it stays queued, delayed (DELAY_DEQUEUE).
+		t.sleptOn, t.sleptV, t.sleptIdles = cpu, w.vclockAt(cpu), cpu.idles
+	}
 	cpu.vsum -= t.vruntime
 	cpu.nr--
 	if cpu.nr == 0 {
 		cpu.vsum, cpu.v = 0, v
+		cpu.idles++
 	}
 	t.rq, t.leaving = nil, false
+}
+
+// burnLag gives t, which left its CPU's order to sleep with a negative
+// lag, the lag it has when it comes back after sitting in that order
+// delayed (DELAY_DEQUEUE + DELAY_ZERO): its vruntime stays while V moves
+// on, so its lag rises by V's advance, and it is clipped to 0
+// (update_entity_lag() on a sched_delayed entity: vlag = max(vlag,
+// se->vlag), then min(vlag, 0)), whether the pick dequeued it once it
+// became eligible or its wakeup found it still queued
+// (requeue_delayed_entity()). A CPU that ran out of other tasks picked
+// it and it left with lag 0.
+func (w *World) burnLag(t *Task) {
+	c := t.sleptOn
+	if c == nil {
+		return
+	}
+	t.sleptOn = nil
+	if c.idles != t.sleptIdles {
+		t.vlag = 0
+		return
+	}
+	t.vlag = min(t.vlag+w.vclockAt(c)-t.sleptV, 0)
+}
+
+// vclockAt returns cpu's vclock at the world's time: without the part
+// of the running step still to come.
+func (w *World) vclockAt(cpu *CPU) Time {
+	v := cpu.vclock
+	if rest := cpu.stepEnd - w.now; rest > 0 && cpu.stepEnd > cpu.stepStart {
+		// stepDV x rest / span, rest < span: the quotient fits.
+		hi, lo := bits.Mul64(uint64(cpu.stepDV), uint64(min(rest, cpu.stepEnd-cpu.stepStart)))
+		q, _ := bits.Div64(hi, lo, uint64(cpu.stepEnd-cpu.stepStart))
+		v -= Time(q)
+	}
+	return v
 }
 
 // settle takes out of cpu's order the task whose last step there ended
@@ -1087,8 +1201,12 @@ func pickEEVDF(cpu *CPU) int {
 
 // armDispatch makes sure a dispatch event for cpu is queued at the end of
 // its current step.
-func (w *World) armDispatch(cpu *CPU) {
-	at := max(cpu.BusyUntil, w.now)
+func (w *World) armDispatch(cpu *CPU) { w.armDispatchAt(cpu, cpu.BusyUntil) }
+
+// armDispatchAt makes sure a dispatch event for cpu is queued at at, or
+// at the end of its current step if later.
+func (w *World) armDispatchAt(cpu *CPU, at Time) {
+	at = max(at, cpu.BusyUntil, w.now)
 	if cpu.dispatchArmed && cpu.dispatchAt == at {
 		return
 	}
@@ -1108,6 +1226,9 @@ func (w *World) dispatch(cpu *CPU, at Time) {
 	}
 	cpu.dispatchArmed = false
 	if len(cpu.runq) == 0 {
+		if !w.busy(cpu, nil) {
+			w.newidleBalance(cpu)
+		}
 		return
 	}
 	if w.busy(cpu, nil) {
@@ -1125,6 +1246,112 @@ func (w *World) dispatch(cpu *CPU, at Time) {
 	}
 }
 
+// sysctlSchedMigrationCost is sysctl_sched_migration_cost, 0.5 ms
+// (kernel/sched/fair.c): a task that ran less than this ago is cache hot
+// (task_hot()) and load balancing leaves it where it is.
+const sysctlSchedMigrationCost = 500 * Microsecond
+
+// newidleBalance is sched_balance_newidle() for cpu, which goes idle now
+// with nothing queued (see "Run queues"): it looks for a waiter to pull
+// among the CPUs of its node, then among the others (the kernel's
+// domains, walked from the lowest, stop at the first that pulls), and
+// runs it. The source is the CPU with the most waiters that has one cpu
+// may take (find_busiest_queue() for migrate_task; a queue whose waiters
+// may not run on cpu is passed over as LBF_ALL_PINNED redoes without
+// it), ties to the lowest ID; the waiter is its least recently run one
+// that may run on cpu (detach_tasks() walks cfs_tasks from the tail, and
+// a preemptible kernel stops newidle balancing at the first task), unless
+// that one is cache hot. When only cache-hot waiters stopped it, the
+// CPU looks again when the first of them is no longer hot: the kernel's
+// idle CPU is balanced again by the periodic or nohz idle balance
+// (sched_balance_domains() with CPU_IDLE) at its balance interval, a
+// few milliseconds, which pagesim does not model. It reports whether it
+// pulled a task.
+func (w *World) newidleBalance(cpu *CPU) bool {
+	if w.waiting == 0 {
+		return false
+	}
+	retry := Never
+	for _, local := range [2]bool{true, false} {
+		var src *CPU
+		pick := -1
+		for _, c := range w.CPUs {
+			if c == cpu || (c.Node == cpu.Node) != local || len(c.runq) == 0 ||
+				src != nil && len(c.runq) <= len(src.runq) {
+				continue
+			}
+			if i := w.detachable(c, cpu); i >= 0 {
+				src, pick = c, i
+			} else if i == -2 {
+				// The busiest queue's coldest waiter is hot: no pull
+				// at this level (load_balance() moves nothing).
+				src, pick = c, -1
+			}
+		}
+		if src == nil {
+			continue
+		}
+		if pick >= 0 {
+			w.run(w.dequeue(src, pick), cpu)
+			return true
+		}
+		if at := w.coolAt(src, cpu); retry == Never || at < retry {
+			retry = at
+		}
+	}
+	if retry != Never {
+		w.armDispatchAt(cpu, retry)
+	}
+	return false
+}
+
+// coolAt returns when the waiter of src that dst would pull stops being
+// cache hot.
+func (w *World) coolAt(src, dst *CPU) Time {
+	at := Never
+	for _, t := range src.runq {
+		if t.allowed(dst.ID) && (at == Never || t.lastRan+sysctlSchedMigrationCost < at) {
+			at = t.lastRan + sysctlSchedMigrationCost
+		}
+	}
+	return at
+}
+
+// detachable returns the index in src's run queue of the waiter dst
+// would pull (the least recently run that may run on dst, the first in
+// the queue's order on ties), -2 if that waiter is cache hot, -1 if no
+// waiter may run on dst.
+func (w *World) detachable(src, dst *CPU) int {
+	best := -1
+	for i, t := range src.runq {
+		if !t.allowed(dst.ID) {
+			continue
+		}
+		if best < 0 || t.lastRan < src.runq[best].lastRan {
+			best = i
+		}
+	}
+	if best >= 0 {
+		if t := src.runq[best]; t.lastRan > 0 && w.now-t.lastRan < sysctlSchedMigrationCost {
+			return -2
+		}
+	}
+	return best
+}
+
+// allowed reports whether t may run on CPU id.
+func (t *Task) allowed(id int) bool {
+	if t.AllowedCPUs == nil {
+		return true
+	}
+	for _, a := range t.AllowedCPUs {
+		if a == id {
+			return true
+		}
+	}
+	return false
+}
+
 // dequeue takes the i'th task of cpu's run queue out of it (it stays in
 // the CPU's EEVDF order).
 func (w *World) dequeue(cpu *CPU, i int) *Task {
@@ -1133,6 +1360,7 @@ func (w *World) dequeue(cpu *CPU, i int) *Task {
 	cpu.runq[len(cpu.runq)-1] = nil
 	cpu.runq = cpu.runq[:len(cpu.runq)-1]
 	cpu.Waiters--
+	w.waiting--
 	t.deferred = false
 	t.deferredOn = nil
 	return t
@@ -1189,6 +1417,10 @@ func (w *World) run(t *Task, cpu *CPU) {
 	// update_curr(), update_deadline().
 	t.vruntime += ran - start
 	cpu.vsum += ran - start
+	t.lastRan = ran
+	dv := (ran - start) / Time(cpu.nr+1)
+	cpu.vclock += dv
+	cpu.stepDV, cpu.stepStart, cpu.stepEnd = dv, start, ran
 	if t.vruntime >= t.deadline {
 		t.deadline = t.vruntime + w.SchedSlice
 	}
@@ -1198,6 +1430,7 @@ func (w *World) run(t *Task, cpu *CPU) {
 	if w.OnStep != nil {
 		w.OnStep(t, cpu, start, ran)
 	}
+	goesIdle := true // unless t runs on at once
 	switch {
 	case next == Exit:
 		t.state = taskExited
@@ -1209,6 +1442,7 @@ func (w *World) run(t *Task, cpu *CPU) {
 		w.leave(t, cpu)
 	case next == Resched:
 		t.resched = true
+		goesIdle = false
 		w.schedule(t, t.Now)
 	default:
 		if next < t.Now {
@@ -1220,6 +1454,7 @@ func (w *World) run(t *Task, cpu *CPU) {
 			next, wake = w.timerExpiry(t, t.Now, next), true
 		}
 		runsOn := next == t.Now && t.slept == 0
+		goesIdle = !runsOn
 		if !runsOn {
 			// A task that slept in its step (an I/O wait) or asks
 			// to run later (a timed sleep) leaves the CPU's order
@@ -1234,7 +1469,9 @@ func (w *World) run(t *Task, cpu *CPU) {
 			w.scheduleWake(t, next, wake)
 		}
 	}
-	if len(cpu.runq) > 0 {
+	if len(cpu.runq) > 0 || goesIdle && w.waiting > 0 {
+		// Serve the queue when the step ends, or, with nothing
+		// queued here, look for a waiter elsewhere then.
 		w.armDispatch(cpu)
 	}
 }
