@@ -24,13 +24,17 @@ package scenario
 //     objects) and an unmovable one (kmalloc-256) whose objects grow to a
 //     peak and shrink to half of it, the objects dying in random order
 //     (workload.ObjectCycler), as dentry and inode caches do when files
-//     are created, deleted and shrunk. The slabs have the order SLUB
-//     picks for the size (order 3 and order 1 on 8 vCPUs), and a slab
-//     goes back to the page allocator only when its last object is freed
+//     are created and deleted. The slabs have the order SLUB picks for
+//     the size (order 3 and order 1 on 8 vCPUs), and a slab goes back to
+//     the page allocator only when its last object is freed
 //     (__slab_free), so a shrinking cache leaves half-used slabs more
-//     than free pages. Under defrag_mode those caches take whole
-//     pageblocks; what they free inside unmovable and reclaimable blocks
-//     movable requests below pageblock_order cannot take.
+//     than free pages. The reclaimable cache's objects are also unused
+//     inodes on the superblock's LRU list (`shrinker`, default true):
+//     reclaim's shrink_slab frees them oldest first, as
+//     super_cache_scan does, which empties the oldest slabs whole.
+//     Under defrag_mode those caches take whole pageblocks; what they
+//     free inside unmovable and reclaimable blocks movable requests
+//     below pageblock_order cannot take.
 //
 // The benchmark starts once the readers have read `warmup` times the VM's
 // memory from disk, and the metrics are counted from then to its end.
@@ -82,6 +86,7 @@ func init() {
 			rangeParam("read_kb", "size of each of the hog's random reads, KiB", KindInt, "64", 4, 1024),
 			rangeParam("hog_mbps", "the hog's read rate in all, MB/s (0: as fast as the disk serves it)", KindFloat, "300", 0, 100000),
 			rangeParam("slab_pct", "peak of the churning slab caches, percent of memory (reclaimable; the unmovable one is half of it)", KindFloat, "3", 0, 20),
+			boolParam("shrinker", "the reclaimable cache's objects are unused inodes on the superblock's LRU, which reclaim's shrink_slab frees oldest first (false: only the churn's deletions, at random, free them)", "true"),
 			rangeParam("warmup", "the benchmark starts after the hog has read this many times the VM's memory from disk", KindFloat, "2", 0.1, 10),
 			boolParam("madvise", "the benchmark madvises its region (MADV_HUGEPAGE)", "true"),
 			rangeParam("swap_gb", "swap space, GiB at the seed's scale", KindFloat, "0", 0, 64),
@@ -376,7 +381,7 @@ func (r *nofragRun) Boot(int) (*Phase, error) {
 			steps := 2 * (hi - hi/2) / batch
 			interval := sim.Time(2 * sc * float64(sim.Second) / float64(max(steps, 1)))
 			cy := workload.NewObjectCycler(m, c.name, c.objSize, c.reclaimable, mm.GFP_KERNEL, hi/2, hi, batch,
-				m.World.Stream("workload/slab#"+c.name), interval)
+				m.World.Stream("workload/slab#"+c.name), interval, v.Bool("shrinker"))
 			later = append(later, m.World.NewTask("slab/"+c.name, 1+(readers+i)%(cpus-1), cy, start))
 		}
 	}

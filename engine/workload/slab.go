@@ -325,14 +325,31 @@ func (o *kmemCache) NrSlabs() int { return o.c.NrSlabs() }
 // deletes many files: it allocates Batch objects per step
 // (kmem_cache_alloc) until the cache holds Hi objects, then frees Batch
 // objects per step (kmem_cache_free) until it holds Lo, and so on. The
-// objects die in random order (drawn from Rand: files are deleted in
-// whatever order the workload deletes them, not in the order their
-// objects were allocated), and a slab goes back to the page allocator
-// only when its last object has gone and the partial list is full
-// (__slab_free), so a cache shrunk to half its objects keeps most of its
-// slabs, each half used, and grows back into them. Ops counts objects
+// objects it frees die in random order (drawn from Rand: files are
+// deleted in whatever order the workload deletes them, not in the order
+// their objects were allocated), and a slab goes back to the page
+// allocator only when its last object has gone and the partial list is
+// full (__slab_free), so a cache shrunk to half its objects keeps most of
+// its slabs, each half used, and grows back into them. Ops counts objects
 // allocated, Failed the allocations that got nothing (allocate_slab
 // failed); Cycles counts completed grow-and-shrink cycles.
+//
+// With a Shrinker (NewObjectCycler's shrink), the objects are also unused
+// inodes on the superblock's LRU list, and reclaim frees them through
+// shrink_slab as the superblock shrinker does, oldest first: an object
+// goes on the list's tail when it is allocated (a file created and
+// closed: list_lru_add appends, linux-mm/linux-mm mm/list_lru.c
+// @15ac173c), and super_cache_scan walks it from the head
+// (__list_lru_walk_one, prune_icache_sb in fs/inode.c, prune_dcache_sb in
+// fs/dcache.c), freeing each unreferenced object it passes
+// (inode_lru_isolate: none of these is used again, so none has
+// I_REFERENCED or i_count); it needs __GFP_FS and returns SHRINK_STOP
+// without it (super_cache_scan, fs/super.c). Objects allocated one after
+// the other share slabs, so the walk empties the oldest slabs whole where
+// random deletions empty almost none. Shrunk counts the objects it freed.
+// Simplified: one list for the machine (the kernel keeps one per node and
+// cgroup; the cache is the root's), and the dentry that pins an inode in
+// the kernel until the dentry is pruned first is not modelled.
 type ObjectCycler struct {
 	Progress
 	M        *mm.Machine
@@ -342,21 +359,57 @@ type ObjectCycler struct {
 	Rand     *sim.Rand
 	Interval sim.Time
 	Cycles   uint64
+	// Shrinker is the cache's superblock shrinker (nil: none); Shrunk
+	// counts the objects it freed.
+	Shrinker *mm.Shrinker
+	Shrunk   uint64
 
-	// live holds the slab of each live object, in no order.
-	live               []int32
+	// live holds each live object's record index, in no order; objs
+	// holds the records (a free record's slab is -1), freeObjs the free
+	// ones. lru links the live objects oldest first while Shrinker is
+	// set.
+	live     []int32
+	objs     []cycObj
+	freeObjs []int32
+	lru      objLRU
+	// pend: the batch's slab allocation stopped at a cond_resched().
+	pend               bool
 	shrinking, inBatch bool
 	done               int
+}
+
+// cycObj is one live object of an ObjectCycler: its slab's index in the
+// cache, its place in live (pos), and its LRU links (record indexes, -1
+// at the ends).
+type cycObj struct {
+	slab, pos  int32
+	prev, next int32
+}
+
+// objLRU is a list_lru of an ObjectCycler's objects: head is the oldest,
+// n the length (nr_items).
+type objLRU struct {
+	head, tail int32
+	n          uint64
 }
 
 // NewObjectCycler returns an ObjectCycler on a new cache (kmem_cache_create)
 // of objSize-byte objects, unmovable or SLAB_RECLAIM_ACCOUNT, whose slabs
 // are asked for with gfp, with the slab order SLUB picks for the size on
-// m's CPUs.
-func NewObjectCycler(m *mm.Machine, name string, objSize uint64, reclaimable bool, gfp mm.GFP, lo, hi, batch int, r *sim.Rand, interval sim.Time) *ObjectCycler {
+// m's CPUs. With shrink, a reclaimable cache's objects are on an LRU list
+// that a registered superblock shrinker (DEFAULT_SEEKS, memcg aware)
+// frees oldest first.
+func NewObjectCycler(m *mm.Machine, name string, objSize uint64, reclaimable bool, gfp mm.GFP, lo, hi, batch int, r *sim.Rand, interval sim.Time, shrink bool) *ObjectCycler {
 	c := kmemCacheCreate(m, name, nil, objSize, reclaimable, m.NrCPUs())
 	c.gfp = gfp
-	return &ObjectCycler{M: m, cache: c, Lo: lo, Hi: hi, Batch: batch, Rand: r, Interval: interval}
+	s := &ObjectCycler{M: m, cache: c, Lo: lo, Hi: hi, Batch: batch, Rand: r, Interval: interval,
+		lru: objLRU{head: -1, tail: -1}}
+	if shrink && reclaimable {
+		s.Shrinker = &mm.Shrinker{Name: "super_cache-" + name, Seeks: mm.DEFAULT_SEEKS, MemcgAware: true,
+			Ops: objectCyclerShrinker{s}}
+		m.RegisterShrinker(s.Shrinker)
+	}
+	return s
 }
 
 // ObjectsPerSlab is the objects a slab of the cache's preferred order
@@ -367,6 +420,9 @@ func (s *ObjectCycler) ObjectsPerSlab() int {
 
 // SlabCache is the cache as the page allocator sees it.
 func (s *ObjectCycler) SlabCache() *mm.SlabCache { return s.cache.c }
+
+// Objects returns the live objects.
+func (s *ObjectCycler) Objects() int { return len(s.live) }
 
 // Step allocates or frees one batch (or resumes an allocation that stopped
 // at a cond_resched()).
@@ -379,27 +435,125 @@ func (s *ObjectCycler) Step(w *sim.World, t *sim.Task) sim.Time {
 	for ; s.done < max(s.Batch, 1); s.done++ {
 		if s.shrinking {
 			if k := len(s.live); k > s.Lo {
-				j := s.Rand.Intn(k)
-				i := s.live[j]
-				s.live[j] = s.live[k-1]
-				s.live = s.live[:k-1]
-				s.cache.kmemCacheFree(s.M, t, i)
+				s.free(t, s.live[s.Rand.Intn(k)])
 			}
 			continue
 		}
+		if s.pend {
+			// The slab allocation that stopped at a cond_resched()
+			// goes on as itself: the shrinker may have put slabs on
+			// the partial list meanwhile.
+			head := s.M.AllocateSlab(t, s.cache.c, s.cache.gfp, -1)
+			if s.M.AllocPending(t) {
+				return sim.Resched
+			}
+			s.pend = false
+			if head == mm.NilPFN {
+				s.Failed++
+				continue
+			}
+			s.cache.newSlab(head)
+		}
 		i := s.cache.kmemCacheAlloc(s.M, t)
 		if s.M.AllocPending(t) {
+			s.pend = true
 			return sim.Resched
 		}
 		if i < 0 {
 			s.Failed++
 			continue
 		}
-		s.live = append(s.live, i)
+		s.add(i)
 		s.Ops++
 	}
 	s.inBatch = false
 	return next(t, s.Interval)
+}
+
+// add files a new object of slab i: in live, and on the LRU's tail when
+// the cache has a shrinker (list_lru_add).
+func (s *ObjectCycler) add(i int32) {
+	id := int32(len(s.objs))
+	if k := len(s.freeObjs); k > 0 {
+		id = s.freeObjs[k-1]
+		s.freeObjs = s.freeObjs[:k-1]
+	} else {
+		s.objs = append(s.objs, cycObj{})
+	}
+	s.objs[id] = cycObj{slab: i, pos: int32(len(s.live)), prev: -1, next: -1}
+	s.live = append(s.live, id)
+	if s.Shrinker == nil {
+		return
+	}
+	o := &s.objs[id]
+	o.prev = s.lru.tail
+	if s.lru.tail >= 0 {
+		s.objs[s.lru.tail].next = id
+	} else {
+		s.lru.head = id
+	}
+	s.lru.tail = id
+	s.lru.n++
+}
+
+// free frees object id (kmem_cache_free), taking it out of live and off
+// the LRU.
+func (s *ObjectCycler) free(t *sim.Task, id int32) {
+	o := &s.objs[id]
+	k := len(s.live) - 1
+	last := s.live[k]
+	s.live[o.pos] = last
+	s.objs[last].pos = o.pos
+	s.live = s.live[:k]
+	if s.Shrinker != nil {
+		if o.prev >= 0 {
+			s.objs[o.prev].next = o.next
+		} else {
+			s.lru.head = o.next
+		}
+		if o.next >= 0 {
+			s.objs[o.next].prev = o.prev
+		} else {
+			s.lru.tail = o.prev
+		}
+		s.lru.n--
+	}
+	slab := o.slab
+	*o = cycObj{slab: -1, pos: -1, prev: -1, next: -1}
+	s.freeObjs = append(s.freeObjs, id)
+	s.cache.kmemCacheFree(s.M, t, slab)
+}
+
+// objectCyclerShrinker is an ObjectCycler's superblock shrinker callbacks
+// (super_cache_count, super_cache_scan).
+type objectCyclerShrinker struct{ s *ObjectCycler }
+
+// CountObjects is super_cache_count(): the objects on the LRU, for the
+// root cgroup (the cache's), with vfs_cache_pressure at its default 100.
+func (c objectCyclerShrinker) CountObjects(sc *mm.ShrinkControl) uint64 {
+	if sc.Memcg != nil && sc.Memcg != c.s.M.RootMemcg() {
+		return 0
+	}
+	return c.s.lru.n
+}
+
+// ScanObjects is super_cache_scan() and prune_icache_sb(): without
+// __GFP_FS, SHRINK_STOP; otherwise walk sc.NrToScan objects from the
+// LRU's head, freeing each.
+func (c objectCyclerShrinker) ScanObjects(t *sim.Task, sc *mm.ShrinkControl) (uint64, bool) {
+	if sc.GFP&gfpFS == 0 {
+		return 0, true
+	}
+	s := c.s
+	var walked uint64
+	for walked < sc.NrToScan && s.lru.head >= 0 {
+		t.Charge(s.M.Cost.ShrinkObject)
+		s.free(t, s.lru.head)
+		walked++
+	}
+	s.Shrunk += walked
+	sc.NrScanned = walked
+	return walked, false
 }
 
 // turnCycle turns a grow-and-shrink cycle (SlabCycler, ObjectCycler) at

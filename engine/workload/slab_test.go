@@ -62,7 +62,7 @@ func TestAKmemCacheDiscardsAnEmptySlabOnlyPastMinPartial(t *testing.T) {
 func TestAKmemCacheWhoseObjectsDieAtRandomKeepsMostOfItsSlabs(t *testing.T) {
 	m := small(t)
 	// ext4_inode_cache-sized objects: order-2 slabs of 14 on 2 CPUs.
-	s := NewObjectCycler(m, "ext4_inode_cache", 1152, true, mm.GFP_KERNEL, 0, 0, 50, sim.NewRand(1), sim.Millisecond)
+	s := NewObjectCycler(m, "ext4_inode_cache", 1152, true, mm.GFP_KERNEL, 0, 0, 50, sim.NewRand(1), sim.Millisecond, false)
 	per := s.ObjectsPerSlab()
 	require.Equal(t, 14, per)
 	s.Hi, s.Lo = 100*per, 50*per
@@ -89,4 +89,57 @@ func TestAKmemCacheWhoseObjectsDieAtRandomKeepsMostOfItsSlabs(t *testing.T) {
 		m.World.Step()
 	}
 	assert.Equal(t, 100, s.SlabCache().NrSlabs())
+}
+
+// With the superblock shrinker, reclaim frees a reclaimable cache's
+// objects oldest first (list_lru_add appends, __list_lru_walk_one walks
+// from the head): the objects allocated one after the other filled the
+// oldest slabs, so the walk empties them whole and their pages go back,
+// where as many random deletions empty almost none. A caller without
+// __GFP_FS gets SHRINK_STOP.
+func TestTheObjectCyclersShrinkerFreesTheOldestObjectsAndEmptiesTheirSlabs(t *testing.T) {
+	for _, shrink := range []bool{true, false} {
+		m := small(t)
+		s := NewObjectCycler(m, "ext4_inode_cache", 1152, true, mm.GFP_KERNEL, 0, 0, 50, sim.NewRand(1), sim.Millisecond, shrink)
+		per := s.ObjectsPerSlab()
+		s.Hi, s.Lo = 100*per, 50*per
+		m.World.NewTask("cycler", 1, s, 0)
+		for s.Objects() < s.Hi {
+			m.World.Step()
+			require.NoError(t, m.CheckInvariants())
+		}
+		require.Equal(t, 100, s.SlabCache().NrSlabs())
+		if !shrink {
+			assert.Nil(t, s.Shrinker, "no shrinker asked for")
+			continue
+		}
+		require.NotNil(t, s.Shrinker)
+		kt := m.World.NewTask("kswapd-like", 0, nil, sim.Never)
+		sc := &mm.ShrinkControl{GFP: mm.GFP_NOFS, Memcg: m.RootMemcg(), NrToScan: 128}
+		freed, stop := s.Shrinker.Ops.ScanObjects(kt, sc)
+		assert.True(t, stop, "GFP_NOFS: SHRINK_STOP")
+		assert.Zero(t, freed)
+		assert.Equal(t, uint64(s.Objects()), s.Shrinker.Ops.CountObjects(sc), "every live object is unused, on the LRU")
+		// Half the objects, walked from the LRU's head in batches.
+		for s.Objects() > s.Lo {
+			sc = &mm.ShrinkControl{GFP: mm.GFP_KERNEL, Memcg: m.RootMemcg(), NrToScan: uint64(min(128, s.Objects()-s.Lo))}
+			freed, stop = s.Shrinker.Ops.ScanObjects(kt, sc)
+			require.False(t, stop)
+			require.Equal(t, sc.NrToScan, freed, "none is referenced: every object walked is freed")
+			require.NoError(t, m.CheckInvariants())
+		}
+		assert.Equal(t, uint64(50*per), s.Shrunk)
+		// The 50 oldest slabs emptied; the partial list kept
+		// min_partial - 1 of them (__slab_free discards an empty slab
+		// once the list holds min_partial, itself counted), the others
+		// went back to the page allocator.
+		assert.Equal(t, 50+s.cache.minPartial-1, s.SlabCache().NrSlabs())
+		// Growing back refills the empty slabs kept on the partial
+		// list first, then asks for new ones.
+		for s.Objects() < s.Hi {
+			m.World.Step()
+		}
+		assert.Equal(t, 100, s.SlabCache().NrSlabs())
+		require.NoError(t, m.CheckInvariants())
+	}
 }

@@ -25,4 +25,5 @@ func init() {
 	deepcopy.Register[*PageCacheWriter]()
 	deepcopy.Register[*kmemCache]()
 	deepcopy.Register[*superCache]()
+	deepcopy.Register[*objectCyclerShrinker]()
 }
