@@ -430,6 +430,9 @@ func (in *Interp) slabCache(c *call, name string) (*mm.SlabCache, error) {
 		if !isSlab {
 			return nil, fmt.Errorf("%q is a %s, not a slab cache", name, o.kind())
 		}
+		if so.objs != nil {
+			return nil, fmt.Errorf("slab cache %s holds objects (slabcycle objsize=): only its churn allocates and frees its slabs", name)
+		}
 		cache := so.c
 		if c.has("order") && c.order("order", 0) != cache.Order {
 			return nil, fmt.Errorf("slab cache %s has order %d; order= is taken only when it is created", name, cache.Order)
@@ -490,6 +493,9 @@ func runSlabFree(in *Interp, c *call) error {
 	o, err := in.lookup(c.pos[0], "slab")
 	if err != nil {
 		return err
+	}
+	if o.(*slabObj).objs != nil {
+		return fmt.Errorf("slab cache %s holds objects (slabcycle objsize=): only its churn allocates and frees its slabs", c.pos[0])
 	}
 	every := 1
 	if c.has("every") {

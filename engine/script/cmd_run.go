@@ -197,13 +197,16 @@ var programs = []*program{
 	},
 	{
 		name: "slabcycle",
-		help: "grows a slab cache to size (or slabs), then frees slabs drawn at random until low of it is left, and again, as the dentry and inode caches do while files are created, deleted and shrunk: the freed slabs leave free chunks inside the unmovable and reclaimable pageblocks the cache took",
+		help: "grows a slab cache to size (or slabs), then frees slabs drawn at random until low of it is left, and again, as the dentry and inode caches do while files are created, deleted and shrunk: the freed slabs leave free chunks inside the unmovable and reclaimable pageblocks the cache took. " +
+			"With objsize=, the cache holds objects and the churn allocates and frees objects (kmem_cache_alloc, kmem_cache_free): they die at random, and a slab goes back only when its last object is gone and the partial list holds min_partial slabs (__slab_free), so a cache shrunk to half its objects keeps most of its slabs",
 		args: append([]param{
-			{name: "cache", typ: tName, required: true, help: "the slab cache (created if new)"},
-			{name: "size", typ: tSize, help: "the cache's peak"},
+			{name: "cache", typ: tName, required: true, help: "the slab cache (created if new; new with objsize=)"},
+			{name: "size", typ: tSize, help: "the cache's peak (of objects with objsize=)"},
 			{name: "slabs", typ: tCount, help: "the cache's peak in slabs"},
 			{name: "low", typ: tFraction, help: "the share of the peak it shrinks to (default 0.5)"},
-			{name: "batch", typ: tCount, help: "slabs allocated or freed per step (default 1)"},
+			{name: "batch", typ: tCount, help: "slabs (objects with objsize=) allocated or freed per step (default 1)"},
+			{name: "objsize", typ: tSize, help: "the objects' size, 8 bytes to 32K: churn objects in a new cache whose slab order SLUB picks for the size on the machine's CPUs (calculate_order; order= is refused)"},
+			{name: "shrinker", typ: tBool, help: "with objsize= and reclaimable=on: the objects are unused inodes on the superblock's LRU, which reclaim (shrink_slab) frees oldest first; needs __GFP_FS"},
 			gfpDefault("GFP_KERNEL"),
 			{name: "interval", typ: tDuration, help: "pause between steps"},
 		}, slabCacheParams...),
@@ -430,6 +433,12 @@ func startSlabCycle(in *Interp, c *call) (sim.Program, func() workload.Progress,
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if c.has("objsize") {
+		return in.startObjectCycle(c, batch)
+	}
+	if c.has("shrinker") {
+		return nil, nil, nil, fmt.Errorf("shrinker= needs objsize=: a shrinker frees objects, and whole slabs have none")
+	}
 	cache, hi, err := in.slabsOf(c)
 	if err != nil {
 		return nil, nil, nil, err
@@ -447,6 +456,73 @@ func startSlabCycle(in *Interp, c *call) (sim.Program, func() workload.Progress,
 		Interval: sim.Time(c.duration("interval"))}
 	extra := func() []field {
 		return []field{{"cycles", uintNum(s.Cycles)}, {"slabs", intNum(int64(cache.NrSlabs()))}}
+	}
+	return s, progressOf(&s.Progress), extra, nil
+}
+
+// maxObjects is the most objects an object churn keeps (a record of 16
+// bytes and an index each on the host, 80 MiB at most): far more than the
+// caches of any machine the memory budget boots hold at the sizes the
+// scenarios use (seed 001's two caches hold 600,000 at the seed's 7 GiB).
+const maxObjects = 1 << 22
+
+// startObjectCycle is slabcycle with objsize=: a workload.ObjectCycler on
+// a new cache.
+func (in *Interp) startObjectCycle(c *call, batch int) (sim.Program, func() workload.Progress, func() []field, error) {
+	name := c.str("cache", "")
+	objSize := c.size("objsize")
+	switch {
+	case objSize < 8 || objSize > mm.PAGE_SIZE<<mm.PAGE_ALLOC_COSTLY_ORDER:
+		return nil, nil, nil, fmt.Errorf("objsize=%s: give 8 bytes to %s (one object in a slab of order %d)", c.str("objsize", ""),
+			mm.FormatBytes(mm.PAGE_SIZE<<mm.PAGE_ALLOC_COSTLY_ORDER), mm.PAGE_ALLOC_COSTLY_ORDER)
+	case c.has("order"):
+		return nil, nil, nil, fmt.Errorf("order= and objsize= do not go together: SLUB picks the slab order for the object size (calculate_order)")
+	case c.has("cgroup"):
+		return nil, nil, nil, fmt.Errorf("cgroup= and objsize= do not go together: an object churn's cache is the root's")
+	case c.flag("shrinker") && !c.flag("reclaimable"):
+		return nil, nil, nil, fmt.Errorf("shrinker=on needs reclaimable=on: only SLAB_RECLAIM_ACCOUNT caches (dentries, inodes) have a superblock shrinker")
+	}
+	if o, ok := in.objects[name]; ok {
+		return nil, nil, nil, fmt.Errorf("%q is already a %s: objsize= makes a new cache", name, o.kind())
+	}
+	if err := in.canDefine(name); err != nil {
+		return nil, nil, nil, err
+	}
+	perSlab := (mm.PAGE_SIZE << mm.SlubOrder(objSize, in.m.NrCPUs())) / objSize
+	var hi uint64
+	what := "slabs=" + c.str("slabs", "")
+	if c.has("size") {
+		what = "size=" + c.str("size", "")
+		hi = c.size("size") / objSize
+	} else {
+		hi = c.uint("slabs")
+		if hi > maxObjects/perSlab {
+			hi = maxObjects + 1
+		} else {
+			hi *= perSlab
+		}
+	}
+	switch {
+	case hi == 0:
+		return nil, nil, nil, fmt.Errorf("%s holds no object of %s: give at least one", what, mm.FormatBytes(objSize))
+	case hi > maxObjects:
+		return nil, nil, nil, fmt.Errorf("%s is more than %d objects of %s; give a smaller peak or larger objects", what, maxObjects, mm.FormatBytes(objSize))
+	}
+	low := 0.5
+	if c.has("low") {
+		low = c.fraction("low")
+	}
+	lo := int(float64(hi) * low)
+	if lo >= int(hi) {
+		return nil, nil, nil, fmt.Errorf("low=%g leaves nothing to free from a peak of %d objects", low, hi)
+	}
+	s := workload.NewObjectCycler(in.m, name, objSize, c.flag("reclaimable"), c.gfp("gfp", mm.GFP_KERNEL), lo, int(hi), batch,
+		in.m.World.Stream("workload/slabcycle#"+c.pos[0]), sim.Time(c.duration("interval")), c.flag("shrinker"))
+	if err := in.define(name, &slabObj{c: s.SlabCache(), objs: s}); err != nil {
+		return nil, nil, nil, err
+	}
+	extra := func() []field {
+		return []field{{"cycles", uintNum(s.Cycles)}, {"slabs", intNum(int64(s.SlabCache().NrSlabs()))}, {"objects", intNum(int64(s.Objects()))}}
 	}
 	return s, progressOf(&s.Progress), extra, nil
 }

@@ -164,14 +164,25 @@ func (o *fileObj) fields(*Interp) []field {
 	return []field{{"size", uintNum(o.f.Size)}, {"resident", uintNum(o.f.Resident())}}
 }
 
-type slabObj struct{ c *mm.SlabCache }
+// slabObj is a slab cache: of whole slabs (slab alloc, task ... slab,
+// slabcycle), or of objects churned by objs (slabcycle objsize=), whose
+// slabs only objs allocates and frees.
+type slabObj struct {
+	c    *mm.SlabCache
+	objs *workload.ObjectCycler
+}
 
 func (*slabObj) kind() string { return "slab" }
 func (o *slabObj) fields(*Interp) []field {
-	return []field{
+	f := []field{
 		{"slabs", intNum(int64(o.c.NrSlabs()))}, {"pages", uintNum(o.c.Pages)}, {"order", intNum(int64(o.c.Order))},
 		{"order_fallback", uintNum(o.c.OrderFallbacks)}, {"failed", uintNum(o.c.Failed)},
 	}
+	if o.objs != nil {
+		f = append(f, field{"objects", intNum(int64(o.objs.Objects()))}, field{"objects_per_slab", intNum(int64(o.objs.ObjectsPerSlab()))},
+			field{"shrunk", uintNum(o.objs.Shrunk)})
+	}
+	return f
 }
 
 // fsObj is the file system of build tasks.
