@@ -951,6 +951,9 @@ func (m *Machine) AllocPages(t *sim.Task, gfp GFP, order Order, nid int, nodemas
 	ts := m.current(t)
 	if f := ts.alloc; f != nil {
 		if f.reqGFP == gfp && f.order == order && f.reqNid == nid && f.nodemask == nodemask {
+			if m.cpuNode[t.CPU] != f.cpuNid {
+				m.Slow.ResumedOffNode++
+			}
 			return m.allocPagesFinish(t, ts, f)
 		}
 		m.abandonAlloc(t, ts)

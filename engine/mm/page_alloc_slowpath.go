@@ -822,6 +822,13 @@ type SlowpathStats struct {
 	FailedByOrder [NR_PAGE_ORDERS]uint64
 	// NofragGiveUps counts defrag_mode dropping ALLOC_NOFRAGMENT.
 	NofragGiveUps uint64
+	// ResumedOffNode counts the resumptions of allocations stopped at a
+	// cond_resched() on a CPU of another node than the one the
+	// allocation began on (its task moved while it was stopped). The
+	// kernel has no counter: the allocation keeps the preferred node
+	// its caller computed before cond_resched(); pagesim's scripts count
+	// it to show such a resume happened.
+	ResumedOffNode uint64
 	// WouldOOM counts requests that reached __alloc_pages_may_oom where
 	// the kernel could have invoked the OOM killer.
 	WouldOOM uint64
