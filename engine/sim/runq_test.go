@@ -276,3 +276,24 @@ func (w *World) waitingSum() int {
 	}
 	return n
 }
+
+func TestACPUThatEmptiesStartsItsVirtualTimeAgainAtZero(t *testing.T) {
+	// A task runs 1 s on CPU 0 and exits; a task that comes later is
+	// placed at 0, not at the 1 s V the CPU had reached (review finding
+	// F20: vruntime x nr, pickEEVDF's product, grew with the run's
+	// length). The picks depend only on differences of vruntimes.
+	w := NewWorld([]int{0}, 1)
+	w.NewTask("first", 0, once(Second), 0)
+	second := w.NewTask("second", 0, ProgramFunc(func(w *World, t *Task) Time {
+		t.Charge(Millisecond)
+		return Never
+	}), 2*Second)
+	var placed Time = -1
+	w.OnStep = func(t *Task, cpu *CPU, start, end Time) {
+		if t == second {
+			placed = t.vruntime - (end - start)
+		}
+	}
+	w.RunUntil(3*Second, nil)
+	assert.Equal(t, Time(0), placed, "second's vruntime when placed")
+}

@@ -62,7 +62,8 @@
 //
 //   - A task on a CPU (running its steps there, or queued) has a vruntime
 //     in that CPU's frame; the CPU's V is their average (avg_vruntime(),
-//     kept as a sum and a count). A step of d adds d to its task's
+//     kept as a sum and a count), and the frame starts again at 0
+//     whenever the CPU has no task left. A step of d adds d to its task's
 //     vruntime; once the vruntime passes the task's deadline, the
 //     deadline moves to vruntime + SchedSlice (update_deadline).
 //   - A task that leaves its CPU (it sleeps, exits, or moves to another
@@ -335,10 +336,15 @@ type CPU struct {
 	dispatchAt    Time
 	dispatchArmed bool
 	// vsum is the sum of the vruntimes of the nr tasks whose rq is this
-	// CPU, so V, avg_vruntime(), is vsum / nr; v is V when nr last fell
-	// to 0, where the next task to come is placed.
-	vsum, v Time
-	nr      int
+	// CPU, so V, avg_vruntime(), is vsum / nr. When nr falls to 0 the
+	// frame starts again at 0, where the next task to come is placed:
+	// only differences of vruntimes matter, and this keeps vruntime x nr
+	// (pickEEVDF) far from overflowing on a CPU that ever idles (the
+	// kernel keys its vruntimes to zero_vruntime for the same reason;
+	// until December 2026 V ran on from where it stood, review finding
+	// F20).
+	vsum Time
+	nr   int
 	// vclock is how far V has moved for a task that left this CPU's
 	// order to sleep and stays in it delayed (DELAY_DEQUEUE): a step
 	// of d adds d / (nr + 1), the delayed task counted. stepDV is the
@@ -1074,7 +1080,7 @@ func (w *World) attach(t *Task, cpu *CPU) {
 		w.detach(t)
 	}
 	w.burnLag(t)
-	v, lag := cpu.v, Time(0)
+	var v, lag Time
 	if cpu.nr > 0 {
 		v = w.avgVruntime(cpu, t)
 		lag = t.vlag * Time(cpu.nr+1) / Time(cpu.nr)
@@ -1109,7 +1115,7 @@ func (w *World) detach(t *Task) {
 	cpu.vsum -= t.vruntime
 	cpu.nr--
 	if cpu.nr == 0 {
-		cpu.vsum, cpu.v = 0, v
+		cpu.vsum = 0
 		cpu.idles++
 	}
 	t.rq, t.leaving = nil, false
