@@ -77,8 +77,15 @@ func TestAQueuedTaskMovesToACPUThatGoesIdle(t *testing.T) {
 	w.NewTask("long", 0, once(100), 0)
 	w.NewTask("short", 1, once(10), 0)
 	w.NewTask("x", 0, once(50), 1)
-	w.NewTask("y", 0, once(50), 2)
+	y := w.NewTask("y", 0, once(50), 2)
+	queuedOn := map[int]bool{}
+	w.AfterEvent = func() {
+		if y.deferred {
+			queuedOn[y.deferredOn.ID] = true
+		}
+	}
 	w.RunUntil(1000, nil)
+	assert.Equal(t, map[int]bool{0: true}, queuedOn, "y waited in CPU 0's queue, and only there")
 	got := map[string]run{}
 	for _, r := range *runs {
 		got[r.name] = r
@@ -95,12 +102,20 @@ func TestACPUGoingIdlePullsAWaiterFromAnotherCPUsQueue(t *testing.T) {
 	// it, where it waited for CPU 0 until 50 ms.
 	w := NewWorld([]int{0, 0}, 1)
 	w.NewTask("long", 0, once(50*Millisecond), 0)
+	var c *Task
 	for i, name := range []string{"a", "b", "c"} {
-		w.NewTask(name, 1, once(Millisecond), Time(i))
+		c = w.NewTask(name, 1, once(Millisecond), Time(i))
 	}
 	runs := recorder(w)
-	w.AfterEvent = func() { require.Equal(t, w.waitingSum(), w.waiting, "the waiter count") }
+	queuedOn := map[int]bool{}
+	w.AfterEvent = func() {
+		require.Equal(t, w.waitingSum(), w.waiting, "the waiter count")
+		if c.deferred {
+			queuedOn[c.deferredOn.ID] = true
+		}
+	}
 	w.RunUntil(100*Millisecond, nil)
+	assert.Equal(t, map[int]bool{0: true}, queuedOn, "c waited in CPU 0's queue, and only there")
 	assert.Contains(t, *runs, run{"c", 1, 2 * Millisecond, 3 * Millisecond}, "c runs on CPU 1 from 2 ms")
 	assert.Zero(t, w.waiting)
 }

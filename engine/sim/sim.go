@@ -145,12 +145,21 @@
 // balance is always tried (since v5.16 the kernel skips it when the
 // CPU's avg_idle is below the domain's max_newidle_lb_cost, the
 // measured cost of a balance, microseconds; pagesim gives a balance no
-// cost and keeps no avg_idle); within a level the source is the longest
+// cost and keeps no avg_idle; and since v7.0, NI_RANDOM, it runs each
+// level's balance only with the probability of its recent success
+// rate, sd->newidle_ratio out of 1024, which pagesim's, always tried,
+// does not follow); within a level the source is the longest
 // queue, not the busiest group's busiest queue by load
 // (find_busiest_group(): with equal weights and one task per pull they
 // agree but for the NUMA level's allowed imbalance,
 // adjust_numa_imbalance(), which pagesim does not apply); the periodic
 // and nohz idle balances are not modelled but for the cache-hot retry.
+// The older move above, of a served queue's next pick to an idle CPU,
+// tests neither cache hotness nor anything else the kernel's balancing
+// does (the kernel has no push at pick time; a queued task reaches an
+// idle CPU only by a balance, through task_hot()): it moves a hot task
+// sooner than the kernel would (review finding F25; changing it moves
+// the scenarios' bytes, left for a later change).
 //
 // # Randomness and timing
 //
