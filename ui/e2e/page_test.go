@@ -490,6 +490,21 @@ func TestEveryScenarioRunsToTheEndWithTheNumbersOfANativeRun(t *testing.T) {
 				assert.NotEmpty(t, p.Text(id))
 			}
 			native.check(t, p, args)
+			if s.ID == "noretry-compaction" {
+				// The short run still takes the slow path: its
+				// sessions reclaim directly in every variant.
+				var res struct {
+					Variants []struct {
+						Name    string             `json:"name"`
+						Metrics map[string]float64 `json:"metrics"`
+					} `json:"variants"`
+				}
+				require.NoError(t, json.Unmarshal(native.out["json"], &res))
+				require.NotEmpty(t, res.Variants)
+				for _, v := range res.Variants {
+					assert.Positive(t, v.Metrics["allocstall_normal"], "%s reclaims directly", v.Name)
+				}
+			}
 		})
 	}
 }
@@ -559,8 +574,10 @@ func smallLink(t *testing.T, id string) string {
 	// comparison with the command needs a run to its end that takes
 	// the scenario's paths, not a long one. noretry-compaction's 1024
 	// sessions measured for 0.4 s were 204 s of this test at a load
-	// average of 18; for 0.2 s its baseline still compacts, drains and
-	// reclaims directly at scale 0.01 (for 0.05 s it did none of it).
+	// average of 18; for 0.2 s at scale 0.01 its sessions still
+	// reclaim directly (the test asserts it from the native JSON);
+	// that they compact or drain is not asserted: at this size it
+	// depends on the seed.
 	// nofrag-watermark's hog reading its VM twice before the benchmark
 	// was 87 s; after a quarter of it, defrag1 still stalls in
 	// compaction 117 times.
