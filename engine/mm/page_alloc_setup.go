@@ -14,7 +14,10 @@ package mm
 // linux-mm/linux-mm mm/page_alloc.c @00cb34b0 and mm/khugepaged.c, and
 // page_alloc_setup_test.go works its examples by hand.
 
-import "math/bits"
+import (
+	"errors"
+	"math/bits"
+)
 
 // intSqrt is int_sqrt(): the integer square root, rounded down.
 func intSqrt(x uint64) uint64 {
@@ -246,4 +249,29 @@ func roundDownPow2(x uint64) uint64 {
 		return 0
 	}
 	return 1 << (bits.Len64(x) - 1)
+}
+
+// BootWatermarks returns the zones of a machine laid out as cfg with the
+// watermarks and lowmem reserves its boot gives them (NewMachine's
+// calculate_min_free_kbytes, setup_per_zone_wmarks,
+// setup_per_zone_lowmem_reserve and set_recommended_min_free_kbytes, at
+// the default sysctls and cfg's THP settings), without building its
+// memmap or freeing its memory: the sizing code reads managed pages only,
+// so a scenario can size a run by a machine it does not boot (seed 002's
+// run length is a ratio of two machines' free pageblocks). Only the zones'
+// spans, managed pages, WmarkPages and LowmemReserve are meaningful.
+func BootWatermarks(cfg Config) ([]*Zone, error) {
+	if len(cfg.Nodes) == 0 {
+		return nil, errors.New("a machine needs at least one node")
+	}
+	m := &Machine{Sysctl: defaultSysctl(), THP: cfg.THP, minFreeKbytes: 1024, userMinFreeKbytes: -1}
+	if m.THP == (THPSettings{}) {
+		m.THP = DefaultTHPSettings()
+	}
+	if err := m.layout(cfg); err != nil {
+		return nil, err
+	}
+	m.buildZonelists()
+	m.initPerZoneWmarkMin()
+	return m.zones, nil
 }

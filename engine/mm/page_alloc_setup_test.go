@@ -112,3 +112,44 @@ func TestIntSqrtIsTheFloorSquareRoot(t *testing.T) {
 		assert.Greater(t, (r+1)*(r+1), x)
 	}
 }
+
+// BootWatermarks sizes a machine without booting it: its zones carry the
+// watermarks and lowmem reserves NewMachine gives the same layout, at
+// every size from one zone to DMA, DMA32 and Normal.
+func TestBootWatermarksAreTheBootedMachinesWithoutItsMemory(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		gib  uint64
+	}{
+		{"512 MiB has DMA and DMA32", 0},
+		{"2 GiB has DMA and DMA32", 2},
+		{"5 GiB has DMA, DMA32 and Normal", 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bytes := max(tc.gib<<30, 512<<20)
+			cfg, err := X86Layout(bytes, 1, 8)
+			require.NoError(t, err)
+			m, err := NewMachine(cfg)
+			require.NoError(t, err)
+			zones, err := BootWatermarks(cfg)
+			require.NoError(t, err)
+			require.Len(t, zones, len(m.zones))
+			for i, z := range zones {
+				booted := m.zones[i]
+				assert.Equal(t, booted.Type, z.Type)
+				assert.Equal(t, booted.ManagedPages, z.ManagedPages)
+				for _, w := range []Watermark{WMARK_MIN, WMARK_LOW, WMARK_HIGH} {
+					assert.Equal(t, booted.WmarkPages(w), z.WmarkPages(w), "%s %v", z.Type, w)
+				}
+				assert.Equal(t, booted.LowmemReserve, z.LowmemReserve, "%s", z.Type)
+			}
+			var high uint64
+			for _, z := range zones {
+				high += z.WmarkPages(WMARK_HIGH)
+			}
+			assert.Greater(t, high, uint64(0), "the watermarks were computed")
+		})
+	}
+	_, err := BootWatermarks(Config{})
+	assert.Error(t, err, "no node, no machine")
+}
