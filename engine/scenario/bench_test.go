@@ -20,8 +20,8 @@ func BenchmarkScenarioRun(b *testing.B) {
 		name, id, variant string
 		set               []string
 	}{
-		{"promoted-order/rc5-storm", "promoted-order", "rc5", []string{"duration_s=120"}},
-		{"promoted-order/posted", "promoted-order", "posted", []string{"duration_s=120"}},
+		{"promoted-order/rc5-storm", "promoted-order", "rc5", []string{"duration_s=60"}},
+		{"promoted-order/posted", "promoted-order", "posted", []string{"duration_s=60"}},
 		{"noretry-compaction/baseline", "noretry-compaction", "baseline", []string{"scale=0.25"}},
 		{"nofrag-watermark/defrag1", "nofrag-watermark", "defrag1", nil},
 		{"thp-thisnode/upstream", "thp-thisnode", "upstream", nil},

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -8,8 +9,43 @@ import (
 )
 
 // promotedOrderTiny is seed 002 on 256 MiB (scale 1/128 of 32 GiB) with 2
-// CPUs and 2 workers for 80 x 1/128 = 0.625 simulated seconds.
-var promotedOrderTiny = []string{"scale=0.0078125", "cpus=2", "workers=2", "duration_s=80"}
+// CPUs and 2 workers for 25 s of the seed's time, which the pool's time
+// scale (0.0252 here, TestPromotedOrderTimeScalesByThePoolOfWholeBlocks)
+// makes 0.63 simulated seconds.
+var promotedOrderTiny = []string{"scale=0.0078125", "cpus=2", "workers=2", "duration_s=25"}
+
+// The run's time scales by the whole pageblocks the machine offers before
+// one must be made (the free blocks the fill leaves, a count per zone, and
+// the producible ones, a share of the memory), not by the memory: at 1/16
+// of the seed's 32 GiB the pool is 1/8 of the seed's, so the default's
+// 180 s become 22.5 s, not 11.25 s; the seed's size keeps its 180 s, and
+// without pins every block of the fill is producible and the time scale
+// comes near the memory's.
+func TestPromotedOrderTimeScalesByThePoolOfWholeBlocks(t *testing.T) {
+	s, err := Get("promoted-order")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name     string
+		set      []string
+		min, max float64
+	}{
+		{"the seed's size is the seed's time", []string{"scale=1"}, 1, 1},
+		{"1/16 of the memory runs an eighth of the time", nil, 0.124, 0.126},
+		{"1/128 of the memory runs a fortieth of the time", []string{"scale=0.0078125"}, 0.025, 0.026},
+		{"a larger machine runs longer", []string{"scale=0.25"}, 0.32, 0.33},
+		{"without pins the fill's blocks are the pool", []string{"pins=false"}, 0.06, 0.0625},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := s.Parse(tc.set)
+			require.NoError(t, err)
+			tsc, err := promotedOrderTimeScale(st.Values)
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, tsc, tc.min)
+			assert.LessOrEqual(t, tsc, tc.max)
+			assert.Contains(t, s.Machine(st.Values), fmt.Sprintf("(time %.3g)", tsc))
+		})
+	}
+}
 
 // The fix's switches act only in the retry decisions of a non-movable
 // request whose reclaim and compaction were promoted to pageblock order:
