@@ -187,10 +187,10 @@ func init() {
 		Layout: layoutPromotedOrder,
 		Start:  startPromotedOrder,
 		Report: reportPromotedOrder,
-		// Not on the page yet: the page opens on the first listed
-		// scenario by seed, which this one would become, and its
-		// browser tests and start-up budget are thp-thisnode's
-		// (docs/FIDELITY.md says what is left out). `pagesim run
+		// Not on the page: rc5's default run storms, millions of
+		// slow-path iterations that take about a minute of CPU
+		// natively, far over what the page can run in 20 s
+		// (docs/FIDELITY.md, docs/PERFORMANCE.md). `pagesim run
 		// promoted-order` runs it.
 		Unlisted: true,
 	})
