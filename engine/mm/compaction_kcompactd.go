@@ -90,13 +90,8 @@ func kcompactdAsked(kc *kcompactdData, now sim.Time) (Order, ZoneType) {
 // the later ones.
 func takeKcompactdAsks(kc *kcompactdData, now sim.Time) {
 	kc.maxOrder, kc.highestZoneidx = kcompactdAsked(kc, now)
-	i := 0
-	for i < len(kc.asks) && kc.asks[i].at <= now {
-		i++
-	}
-	if i > 0 {
-		clear(kc.asks[:i])
-		kc.asks = kc.asks[i:] // no copy: the list is taken from its front
+	if i := kc.asksUpTo(now); i > 0 {
+		kc.dropAsks(i, now)
 	}
 }
 

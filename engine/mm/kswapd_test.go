@@ -462,6 +462,92 @@ func TestADaemonWakesAtTheEarliestWakeupWhateverOrderTheStepsRanIn(t *testing.T)
 	}
 }
 
+// TestARanAheadWakersEqualWakeupsTakeOneEntryAndAreDecidedEachAtItsTime:
+// a fault loop whose step runs ahead of the daemons below the low
+// watermark asks on every slow-path entry, the same order, zone index and
+// mask each time (review finding F22: 260,000 asks in noretry-compaction's
+// boot). They take one entry of the ask list (a run) until decided, split
+// where another waker asks between them, and each is still decided and
+// read at its own time: the daemons do what they do for the same wakeups
+// asked in time order, record by record.
+func TestARanAheadWakersEqualWakeupsTakeOneEntryAndAreDecidedEachAtItsTime(t *testing.T) {
+	var loop []sim.Time
+	for i := 0; i < 400; i++ {
+		loop = append(loop, sim.Millisecond+sim.Time(i)*600*sim.Microsecond)
+	}
+	other := []sim.Time{3*sim.Millisecond + 100*sim.Microsecond, 40 * sim.Millisecond}
+	// Every block holds a pinned page: neither reclaim nor compaction
+	// ever makes an order-9 chunk, so the node stays unbalanced and
+	// compaction suitable at order 9, and the daemons are woken again
+	// and again.
+	pinned := func(t *testing.T, m *Machine) {
+		carveZone(t, m, nil, func(block, off int) role {
+			switch {
+			case off == 0:
+				return roleAnonPinned
+			case off%2 == 1:
+				return roleFree
+			}
+			return roleFile
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		ask  func(m *Machine, tk *sim.Task, order Order)
+		wait func(m *Machine) *daemonWait
+		wake string
+	}{
+		{"kswapd", func(m *Machine, tk *sim.Task, order Order) {
+			m.wakeupKswapd(tk, m.Nodes[0].Zones[ZONE_NORMAL], GFP_KERNEL, order, ZONE_NORMAL)
+		}, func(m *Machine) *daemonWait { return &m.Nodes[0].kswapd.daemonWait }, "mm_vmscan_kswapd_wake"},
+		{"kcompactd", func(m *Machine, tk *sim.Task, order Order) {
+			m.wakeupKcompactd(tk, m.Nodes[0], order, ZONE_NORMAL)
+		}, func(m *Machine) *daemonWait { return &m.Nodes[0].kcompactd.daemonWait }, "mm_compaction_kcompactd_wake"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var records [2][]string
+			for run, ahead := range []bool{true, false} {
+				// Two CPUs beyond the wakers': the ran-ahead loop holds
+				// its CPU for its whole step, and the daemons need one
+				// each to run when they would in time order.
+				m := newQuietMachine(t, 8192, 1, 5)
+				m.Sysctl.CompactionProactiveness = 0
+				pinned(t, m)
+				for i, times := range [][]sim.Time{loop, other} {
+					order := Order(9 - 5*i)
+					if ahead {
+						spawn(m, "waker", i+1, 0, func(tk *sim.Task) sim.Time {
+							for _, at := range times {
+								tk.Charge(at - tk.Now)
+								tc.ask(m, tk, order)
+							}
+							return sim.Exit
+						})
+						continue
+					}
+					next := 0
+					spawn(m, "waker", i+1, times[0], func(tk *sim.Task) sim.Time {
+						tc.ask(m, tk, order)
+						if next++; next == len(times) {
+							return sim.Exit
+						}
+						return times[next]
+					})
+				}
+				if ahead {
+					runWorld(t, m, 0)
+					assert.LessOrEqual(t, len(tc.wait(m).asks), 5,
+						"400 equal asks in one run, split by the other waker's two")
+				}
+				runWorld(t, m, 300*sim.Millisecond)
+				records[run] = daemonRecord(m)
+				assert.Greater(t, len(traceAt(m, tc.wake)), 1)
+			}
+			assert.Equal(t, records[1], records[0])
+		})
+	}
+}
+
 // TestAWakeupAskedAfterKswapdWentBackToItsWaitqueueWakesIt: a wakeup whose
 // step ran ahead of kswapd is decided at its own time, when kswapd has
 // gone back to its nap or to sleep (mm/vmscan.c wakeup_kswapd(),

@@ -46,6 +46,7 @@ package mm
 // waitqueue at that time only if it parked at or before it.
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"github.com/pagesim/pagesim/engine/sim"
@@ -161,6 +162,53 @@ type daemonAsk struct {
 	// asker is the task that asked (the wakeup tracepoints' task), or
 	// nil.
 	asker *sim.Task
+	// run holds the times of the due asks equal to this one but for
+	// their time (same asker, order, zone index and gfp mask) that
+	// follow it in the list with nothing between: each a uvarint of the
+	// nanoseconds since the time before, the last at end (at for an ask
+	// alone). A run is only a shorter way to write those asks (a
+	// ran-ahead fault loop below the low watermark asks on every
+	// slow-path entry): every one keeps its own time, is decided at it,
+	// and is read when the thread's clock reaches it (see daemonWait).
+	// due says whether the first is still to be decided; the others
+	// always are. A decided first ask is dropped when the next one is
+	// decided: they raise the same order and zone index, and every read
+	// from then on is at or after the next one's time.
+	run []byte
+	end sim.Time
+}
+
+// same reports whether b can join a's run: both due, equal but for the
+// time.
+func (a *daemonAsk) same(b *daemonAsk) bool {
+	return a.due && b.due && a.asker == b.asker && a.order == b.order && a.highest == b.highest && a.gfp == b.gfp
+}
+
+// popHead removes a run's first ask: the ask becomes the run's second,
+// which is due.
+func (a *daemonAsk) popHead() {
+	delta, n := binary.Uvarint(a.run)
+	a.at += sim.Time(delta)
+	a.run = a.run[n:]
+	a.due = true
+}
+
+// nextDue returns the time of a's first due ask (Never: none).
+func (a *daemonAsk) nextDue() sim.Time {
+	switch {
+	case a.due:
+		return a.at
+	case len(a.run) == 0:
+		return sim.Never
+	}
+	delta, _ := binary.Uvarint(a.run)
+	return a.at + sim.Time(delta)
+}
+
+// single returns a's first ask alone.
+func (a daemonAsk) single() daemonAsk {
+	a.run, a.end = nil, a.at
+	return a
 }
 
 // daemonWait is what a daemon's waitqueue and wakeups hold:
@@ -180,7 +228,8 @@ type daemonWait struct {
 	// The ones asked before the world's clock are merged into one: the
 	// thread's next read, at the world's clock or later, takes them all
 	// at once, so no read can separate them. Every other ask is kept
-	// until the thread's clock reaches it.
+	// until the thread's clock reaches it; due asks equal but for their
+	// time and next to each other share one entry (daemonAsk.run).
 	asks []daemonAsk
 	// askTimerAt is the time of the earliest daemonAskTimer queued for
 	// a due ask (Never: none).
@@ -219,15 +268,24 @@ func (d *daemonWait) decidesAt(at, now, clock sim.Time) bool {
 	return clock >= at
 }
 
-// addAsk adds a to the asks (sorted by time) and merges the asks made
-// before now into one, with merge (the daemon's own rule for raising
-// its order and zone index).
+// addAsk adds a to the asks (sorted by time, after those at its time)
+// and merges the asks made before now into one, with merge (the
+// daemon's own rule for raising its order and zone index). A due ask
+// equal to the one before it joins its run.
 func (d *daemonWait) addAsk(a daemonAsk, now sim.Time, merge func(into *daemonAsk, a daemonAsk)) {
+	a = a.single()
 	i := len(d.asks)
 	for i > 0 && d.asks[i-1].at > a.at {
 		i--
 	}
-	if i == len(d.asks) {
+	if i > 0 && d.asks[i-1].end > a.at {
+		d.splitRun(i-1, a.at)
+	}
+	if i > 0 && d.asks[i-1].same(&a) {
+		b := &d.asks[i-1]
+		b.run = binary.AppendUvarint(b.run, uint64(a.at-b.end))
+		b.end = a.at
+	} else if i == len(d.asks) {
 		d.asks = append(d.asks, a)
 	} else {
 		d.asks = slices.Insert(d.asks, i, a)
@@ -235,11 +293,38 @@ func (d *daemonWait) addAsk(a daemonAsk, now sim.Time, merge func(into *daemonAs
 	d.coalesce(now, merge)
 }
 
+// splitRun splits the run of the ask at i after its last ask at or
+// before t (its first is at or before t): the later ones become the
+// next ask's run. The two share the bytes; the first's capacity ends
+// where the second's begin.
+func (d *daemonWait) splitRun(i int, t sim.Time) {
+	a := &d.asks[i]
+	prev, off := a.at, 0
+	for off < len(a.run) {
+		delta, n := binary.Uvarint(a.run[off:])
+		if prev+sim.Time(delta) > t {
+			break
+		}
+		prev += sim.Time(delta)
+		off += n
+	}
+	if off == len(a.run) {
+		return
+	}
+	rest := *a
+	rest.run = a.run[off:]
+	rest.at = prev
+	rest.popHead()
+	a.run = a.run[:off:off]
+	a.end = prev
+	d.asks = slices.Insert(d.asks, i+1, rest)
+}
+
 // coalesce merges the decided asks made before now into one: no read
 // can separate them (see asks).
 func (d *daemonWait) coalesce(now sim.Time, merge func(into *daemonAsk, a daemonAsk)) {
 	j := 0
-	for j < len(d.asks) && d.asks[j].at < now && !d.asks[j].due {
+	for j < len(d.asks) && d.asks[j].at < now && !d.asks[j].due && len(d.asks[j].run) == 0 {
 		j++
 	}
 	if j > 1 {
@@ -257,8 +342,12 @@ func (d *daemonWait) coalesce(now sim.Time, merge func(into *daemonAsk, a daemon
 // removeAsk removes the first ask equal to a.
 func (d *daemonWait) removeAsk(a daemonAsk) {
 	for i, b := range d.asks {
-		if b == a {
-			d.asks = slices.Delete(d.asks, i, i+1)
+		if b.at == a.at && b.order == a.order && b.highest == a.highest && b.gfp == a.gfp && b.due == a.due && b.asker == a.asker {
+			if len(b.run) > 0 {
+				d.asks[i].popHead()
+			} else {
+				d.asks = slices.Delete(d.asks, i, i+1)
+			}
 			return
 		}
 	}
@@ -267,15 +356,16 @@ func (d *daemonWait) removeAsk(a daemonAsk) {
 // armAskTimer queues a daemonAskTimer for the first due ask, unless one
 // is queued no later.
 func (d *daemonWait) armAskTimer(w *sim.World, tm sim.Timer) {
-	for _, a := range d.asks {
-		if !a.due {
+	for i := range d.asks {
+		at := d.asks[i].nextDue()
+		if at == sim.Never {
 			continue
 		}
-		if d.askTimerAt != sim.Never && d.askTimerAt <= a.at && d.askTimerAt >= w.Now() {
+		if d.askTimerAt != sim.Never && d.askTimerAt <= at && d.askTimerAt >= w.Now() {
 			return
 		}
-		d.askTimerAt = a.at
-		w.AtTimer(a.at, tm)
+		d.askTimerAt = at
+		w.AtTimer(at, tm)
 		return
 	}
 }
@@ -285,12 +375,19 @@ func (d *daemonWait) armAskTimer(w *sim.World, tm sim.Timer) {
 func (d *daemonWait) takeDue(now sim.Time, buf []daemonAsk) []daemonAsk {
 	out := buf[:0]
 	for i := range d.asks {
-		if d.asks[i].at > now {
+		a := &d.asks[i]
+		if a.at > now {
 			break
 		}
-		if d.asks[i].due {
-			d.asks[i].due = false
-			out = append(out, d.asks[i])
+		for {
+			if a.due {
+				a.due = false
+				out = append(out, a.single())
+			}
+			if at := a.nextDue(); at == sim.Never || at > now {
+				break
+			}
+			a.popHead() // the decided first ask: the next one stands for it
 		}
 	}
 	return out
@@ -358,15 +455,34 @@ func kswapdAsked(k *kswapdData, now sim.Time) (Order, ZoneType) {
 // pgdat->kswapd_order and kswapd_highest_zoneidx and keeps the later
 // ones.
 func takeKswapdAsks(k *kswapdData, now sim.Time) {
-	i := 0
-	for i < len(k.asks) && k.asks[i].at <= now {
-		i++
-	}
+	i := k.asksUpTo(now)
 	if i > 0 {
 		k.order, k.highestZoneidx = kswapdAsked(k, now)
-		clear(k.asks[:i])
-		k.asks = k.asks[i:] // no copy: the list is taken from its front
+		k.dropAsks(i, now)
 	}
+}
+
+// asksUpTo returns how many asks begin at or before now (the last of
+// them may be a run going on past now).
+func (d *daemonWait) asksUpTo(now sim.Time) int {
+	i := 0
+	for i < len(d.asks) && d.asks[i].at <= now {
+		i++
+	}
+	return i
+}
+
+// dropAsks removes the asks at or before now, read by the thread: the
+// first i, but for the part of the i-th's run after now.
+func (d *daemonWait) dropAsks(i int, now sim.Time) {
+	if last := &d.asks[i-1]; last.end > now {
+		for last.at <= now {
+			last.popHead()
+		}
+		i--
+	}
+	clear(d.asks[:i])
+	d.asks = d.asks[i:] // no copy: the list is taken from its front
 }
 
 // kswapdHighestZoneidx is kswapd_highest_zoneidx(): the pending index, or
