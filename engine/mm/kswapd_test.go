@@ -85,15 +85,7 @@ func TestKswapdWakesKcompactdForAHighOrderRequest(t *testing.T) {
 	m := newQuietMachine(t, 8192, 1, 2)
 	// Every block holds a pinned page, so reclaim can never free a whole
 	// block: kswapd must hand the order-9 request over to kcompactd.
-	carveZone(t, m, nil, func(block, off int) role {
-		switch {
-		case off == 0:
-			return roleAnonPinned
-		case off%2 == 1:
-			return roleFree
-		}
-		return roleFile
-	})
+	carveZone(t, m, nil, pinnedHolesFileLayout)
 	// The THP defrag=defer mask: no direct reclaim, wake kswapd.
 	gfp := GFP_TRANSHUGE_LIGHT | __GFP_KSWAPD_RECLAIM
 	var got PFN
@@ -481,15 +473,7 @@ func TestARanAheadWakersEqualWakeupsTakeOneEntryAndAreDecidedEachAtItsTime(t *te
 	// compaction suitable at order 9, and the daemons are woken again
 	// and again.
 	pinned := func(t *testing.T, m *Machine) {
-		carveZone(t, m, nil, func(block, off int) role {
-			switch {
-			case off == 0:
-				return roleAnonPinned
-			case off%2 == 1:
-				return roleFree
-			}
-			return roleFile
-		})
+		carveZone(t, m, nil, pinnedHolesFileLayout)
 	}
 	for _, tc := range []struct {
 		name string
