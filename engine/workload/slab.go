@@ -336,10 +336,12 @@ func (o *kmemCache) NrSlabs() int { return o.c.NrSlabs() }
 //
 // With a Shrinker (NewObjectCycler's shrink), the objects are also unused
 // inodes on the superblock's LRU list, and reclaim frees them through
-// shrink_slab as the superblock shrinker does, oldest first: an object
-// goes on the list's tail when it is allocated (a file created and
-// closed: list_lru_add appends, linux-mm/linux-mm mm/list_lru.c
-// @15ac173c), and super_cache_scan walks it from the head
+// shrink_slab as the superblock shrinker does, oldest first: pagesim
+// puts an object on the list's tail when it is allocated, standing for a
+// file created, closed and its dentry pruned in that order (the kernel
+// adds an inode in iput_final() once its last reference goes;
+// list_lru_add appends, linux-mm/linux-mm mm/list_lru.c @15ac173c), and
+// super_cache_scan walks it from the head
 // (__list_lru_walk_one, prune_icache_sb in fs/inode.c, prune_dcache_sb in
 // fs/dcache.c), freeing each unreferenced object it passes
 // (inode_lru_isolate: none of these is used again, so none has
