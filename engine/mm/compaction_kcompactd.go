@@ -129,19 +129,10 @@ func (m *Machine) wakeupKcompactdAt(t *sim.Task, at sim.Time, n *Node, order Ord
 	if order == 0 {
 		return
 	}
-	kc := &n.kcompactd
 	// The kernel raises pgdat->kcompactd_max_order and lowers
 	// kcompactd_highest_zoneidx here; pagesim does when kcompactd's
 	// clock reaches at.
-	a := daemonAsk{at: at, order: order, highest: highest, asker: t}
-	if kc.decidesAt(at, m.World.Now(), kc.task.Now) {
-		kc.addAsk(a, m.World.Now(), kcompactdAskMerge)
-		m.kcompactdDecide(n, a)
-		return
-	}
-	a.due = true
-	kc.addAsk(a, m.World.Now(), kcompactdAskMerge)
-	kc.armAskTimer(m.World, daemonAskTimer{m: m, node: n, kcompactd: true})
+	daemonAskTimer{m: m, node: n, kcompactd: true}.ask(daemonAsk{at: at, order: order, highest: highest, asker: t})
 }
 
 // kcompactdDecide is the rest of wakeup_kcompactd() for an ask, taken for

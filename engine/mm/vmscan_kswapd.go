@@ -401,27 +401,52 @@ type daemonAskTimer struct {
 	kcompactd bool
 }
 
+// wait is the daemon's wait state, its task's clock and its rule for
+// merging asks.
+func (tm daemonAskTimer) wait() (*daemonWait, sim.Time, func(into *daemonAsk, a daemonAsk)) {
+	if tm.kcompactd {
+		kc := &tm.node.kcompactd
+		return &kc.daemonWait, kc.task.Now, kcompactdAskMerge
+	}
+	k := &tm.node.kswapd
+	return &k.daemonWait, k.task.Now, kswapdAskMerge
+}
+
+// decide takes wakeup_kswapd()'s or wakeup_kcompactd()'s decision for a.
+func (tm daemonAskTimer) decide(a daemonAsk) {
+	if tm.kcompactd {
+		tm.m.kcompactdDecide(tm.node, a)
+	} else {
+		tm.m.kswapdDecide(tm.node, a)
+	}
+}
+
+// ask records a wakeup's ask, where the kernel raises the daemon's order
+// and zone index: decided now if the daemon would see it now, else due,
+// decided when the timer reaches its time.
+func (tm daemonAskTimer) ask(a daemonAsk) {
+	d, clock, merge := tm.wait()
+	now := tm.m.World.Now()
+	if d.decidesAt(a.at, now, clock) {
+		d.addAsk(a, now, merge)
+		tm.decide(a)
+		return
+	}
+	a.due = true
+	d.addAsk(a, now, merge)
+	d.armAskTimer(tm.m.World, tm)
+}
+
 // Fire decides the asks now due and queues the timer for the next ones.
 func (tm daemonAskTimer) Fire(w *sim.World) {
-	d := &tm.node.kswapd.daemonWait
-	if tm.kcompactd {
-		d = &tm.node.kcompactd.daemonWait
-	}
+	d, _, merge := tm.wait()
 	if d.askTimerAt == w.Now() {
 		d.askTimerAt = sim.Never
-	}
-	merge := kswapdAskMerge
-	if tm.kcompactd {
-		merge = kcompactdAskMerge
 	}
 	d.coalesce(w.Now(), merge)
 	var buf [4]daemonAsk
 	for _, a := range d.takeDue(w.Now(), buf[:]) {
-		if tm.kcompactd {
-			tm.m.kcompactdDecide(tm.node, a)
-		} else {
-			tm.m.kswapdDecide(tm.node, a)
-		}
+		tm.decide(a)
 	}
 	d.armAskTimer(w, tm)
 }
@@ -556,22 +581,13 @@ func (m *Machine) wakeupKswapd(t *sim.Task, z *Zone, gfp GFP, order Order, highe
 		return
 	}
 	n := z.Node
-	k := &n.kswapd
 	now := m.World.Now()
 	if t != nil && t.Now > now {
 		now = t.Now
 	}
 	// The kernel raises pgdat->kswapd_highest_zoneidx and kswapd_order
 	// here; pagesim raises them when kswapd's clock reaches now.
-	a := daemonAsk{at: now, order: order, highest: highest, gfp: gfp, asker: t}
-	if k.decidesAt(now, m.World.Now(), k.task.Now) {
-		k.addAsk(a, m.World.Now(), kswapdAskMerge)
-		m.kswapdDecide(n, a)
-		return
-	}
-	a.due = true
-	k.addAsk(a, m.World.Now(), kswapdAskMerge)
-	k.armAskTimer(m.World, daemonAskTimer{m: m, node: n})
+	daemonAskTimer{m: m, node: n}.ask(daemonAsk{at: now, order: order, highest: highest, gfp: gfp, asker: t})
 }
 
 // kswapdDecide is the rest of wakeup_kswapd() for an ask, taken for the
