@@ -75,15 +75,7 @@ func kcompactdAskMerge(into *daemonAsk, a daemonAsk) {
 // the wakeups asked at or before now merged in, as wakeup_kcompactd()
 // merges them.
 func kcompactdAsked(kc *kcompactdData, now sim.Time) (Order, ZoneType) {
-	order, highest := kc.maxOrder, kc.highestZoneidx
-	for _, a := range kc.asks {
-		if a.at > now {
-			break
-		}
-		order = max(order, a.order)
-		highest = min(highest, a.highest)
-	}
-	return order, highest
+	return kc.asked(kc.maxOrder, kc.highestZoneidx, now, kcompactdAskMerge)
 }
 
 // takeKcompactdAsks merges the wakeups asked at or before now and keeps

@@ -452,28 +452,33 @@ func (tm daemonAskTimer) Fire(w *sim.World) {
 }
 
 // kswapdAskMerge merges a into an ask as wakeup_kswapd() raises
-// kswapd_order and kswapd_highest_zoneidx.
+// kswapd_order and sets kswapd_highest_zoneidx if unset (MAX_NR_ZONES)
+// or lower.
 func kswapdAskMerge(into *daemonAsk, a daemonAsk) {
 	into.order = max(into.order, a.order)
-	into.highest = max(into.highest, a.highest)
+	if into.highest == MAX_NR_ZONES || into.highest < a.highest {
+		into.highest = a.highest
+	}
 }
 
-// kswapdAsked returns pgdat->kswapd_order and kswapd_highest_zoneidx as
-// they stand at now: the merged values with the wakeups asked at or
-// before now merged in, as wakeup_kswapd() merges them (raise the order;
-// set the index if unset or lower).
-func kswapdAsked(k *kswapdData, now sim.Time) (Order, ZoneType) {
-	order, highest := k.order, k.highestZoneidx
-	for _, a := range k.asks {
+// asked returns the daemon's order and zone index as they stand at now:
+// order and highest with the wakeups asked at or before now merged in
+// by merge.
+func (d *daemonWait) asked(order Order, highest ZoneType, now sim.Time, merge func(into *daemonAsk, a daemonAsk)) (Order, ZoneType) {
+	acc := daemonAsk{order: order, highest: highest}
+	for _, a := range d.asks {
 		if a.at > now {
 			break
 		}
-		if highest == MAX_NR_ZONES || highest < a.highest {
-			highest = a.highest
-		}
-		order = max(order, a.order)
+		merge(&acc, a)
 	}
-	return order, highest
+	return acc.order, acc.highest
+}
+
+// kswapdAsked returns pgdat->kswapd_order and kswapd_highest_zoneidx as
+// they stand at now, as wakeup_kswapd() merges them.
+func kswapdAsked(k *kswapdData, now sim.Time) (Order, ZoneType) {
+	return k.asked(k.order, k.highestZoneidx, now, kswapdAskMerge)
 }
 
 // takeKswapdAsks merges the wakeups asked at or before now into
