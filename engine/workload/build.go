@@ -195,7 +195,9 @@ type fsFile struct {
 	open int32
 }
 
-// lruList is a list of file IDs linked through fsFile.
+// lruList is an intrusive list_lru of IDs (BuildFS's files, linked
+// through fsFile; ObjectCycler's objects, through cycObj): head is the
+// oldest, n the length.
 type lruList struct {
 	head, tail int32
 	n          uint64

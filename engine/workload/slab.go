@@ -368,12 +368,12 @@ type ObjectCycler struct {
 
 	// live holds each live object's record index, in no order; objs
 	// holds the records (a free record's slab is -1), freeObjs the free
-	// ones. lru links the live objects oldest first while Shrinker is
-	// set.
+	// ones. lru links the live objects (record indexes) oldest first
+	// while Shrinker is set: a list_lru, head the oldest, n its nr_items.
 	live     []int32
 	objs     []cycObj
 	freeObjs []int32
-	lru      objLRU
+	lru      lruList
 	// pend: the batch's slab allocation stopped at a cond_resched().
 	pend               bool
 	shrinking, inBatch bool
@@ -388,13 +388,6 @@ type cycObj struct {
 	prev, next int32
 }
 
-// objLRU is a list_lru of an ObjectCycler's objects: head is the oldest,
-// n the length (nr_items).
-type objLRU struct {
-	head, tail int32
-	n          uint64
-}
-
 // NewObjectCycler returns an ObjectCycler on a new cache (kmem_cache_create)
 // of objSize-byte objects, unmovable or SLAB_RECLAIM_ACCOUNT, whose slabs
 // are asked for with gfp, with the slab order SLUB picks for the size on
@@ -405,7 +398,7 @@ func NewObjectCycler(m *mm.Machine, name string, objSize uint64, reclaimable boo
 	c := kmemCacheCreate(m, name, nil, objSize, reclaimable, m.NrCPUs())
 	c.gfp = gfp
 	s := &ObjectCycler{M: m, cache: c, Lo: lo, Hi: hi, Batch: batch, Rand: r, Interval: interval,
-		lru: objLRU{head: -1, tail: -1}}
+		lru: newLRU()}
 	if shrink && reclaimable {
 		s.Shrinker = &mm.Shrinker{Name: "super_cache-" + name, Seeks: mm.DEFAULT_SEEKS, MemcgAware: true,
 			Ops: objectCyclerShrinker{s}}
