@@ -443,13 +443,9 @@ func startSlabCycle(in *Interp, c *call) (sim.Program, func() workload.Progress,
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	low := 0.5
-	if c.has("low") {
-		low = c.fraction("low")
-	}
-	lo := int(float64(hi) * low)
-	if lo >= hi {
-		return nil, nil, nil, fmt.Errorf("low=%g leaves nothing to free from a peak of %d slabs", low, hi)
+	lo, err := cycleLow(c, hi, "slabs")
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	s := &workload.SlabCycler{M: in.m, Cache: cache, GFP: c.gfp("gfp", mm.GFP_KERNEL), Lo: lo, Hi: hi,
 		Batch: batch, Rand: in.m.World.Stream("workload/slabcycle#" + c.pos[0]),
@@ -458,6 +454,21 @@ func startSlabCycle(in *Interp, c *call) (sim.Program, func() workload.Progress,
 		return []field{{"cycles", uintNum(s.Cycles)}, {"slabs", intNum(int64(cache.NrSlabs()))}}
 	}
 	return s, progressOf(&s.Progress), extra, nil
+}
+
+// cycleLow is a slabcycle's low end: low= (default 0.5) of its peak hi,
+// counted in what (slabs or objects); an error if it leaves nothing to
+// free.
+func cycleLow(c *call, hi int, what string) (int, error) {
+	low := 0.5
+	if c.has("low") {
+		low = c.fraction("low")
+	}
+	lo := int(float64(hi) * low)
+	if lo >= hi {
+		return 0, fmt.Errorf("low=%g leaves nothing to free from a peak of %d %s", low, hi, what)
+	}
+	return lo, nil
 }
 
 // maxObjects is the most objects an object churn keeps (a record of 16
@@ -508,13 +519,9 @@ func (in *Interp) startObjectCycle(c *call, batch int) (sim.Program, func() work
 	case hi > maxObjects:
 		return nil, nil, nil, fmt.Errorf("%s is more than %d objects of %s; give a smaller peak or larger objects", what, maxObjects, mm.FormatBytes(objSize))
 	}
-	low := 0.5
-	if c.has("low") {
-		low = c.fraction("low")
-	}
-	lo := int(float64(hi) * low)
-	if lo >= int(hi) {
-		return nil, nil, nil, fmt.Errorf("low=%g leaves nothing to free from a peak of %d objects", low, hi)
+	lo, err := cycleLow(c, int(hi), "objects")
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	s := workload.NewObjectCycler(in.m, name, objSize, c.flag("reclaimable"), c.gfp("gfp", mm.GFP_KERNEL), lo, int(hi), batch,
 		in.m.World.Stream("workload/slabcycle#"+c.pos[0]), sim.Time(c.duration("interval")), c.flag("shrinker"))
