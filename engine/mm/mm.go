@@ -90,6 +90,9 @@ type Machine struct {
 
 	// cpuNode is cpu_to_node(): the node of each CPU.
 	cpuNode []int
+	// vmstat is each CPU's vmstat_work (vmstat.go), indexed by CPU, nil
+	// until a CPU's work is first queued.
+	vmstat []vmstatWork
 	// distance is node_distance().
 	distance [][]int
 	// boot is the Config's BootConfig; kernelImage is where KASLR put the

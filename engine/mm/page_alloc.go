@@ -539,6 +539,34 @@ func (z *Zone) nrPCPAlloc(p *perCPUPages, order Order) int {
 	return batch
 }
 
+// decayPCPHigh is decay_pcp_high(), from vmstat_update on p's CPU once a
+// second: pcp->high, grown by refills (nrPCPAlloc) and by frees that find
+// the list full (nrPCPHigh), falls by an eighth towards high_min, but not
+// below count - (batch << CONFIG_PCP_BATCH_SCALE_MAX) so that one call
+// frees at most that much; the pages above the new high go back to the
+// buddy lists under zone->lock (free_pcppages_bulk from pindex 0). It
+// reports whether there is more to do next time (the kernel's todo).
+func (m *Machine) decayPCPHigh(t *sim.Task, z *Zone, p *perCPUPages) bool {
+	todo := false
+	if p.high > p.highMin {
+		p.high = max(p.count-(p.batch<<pcpBatchScaleMax), p.high-(p.high>>3), p.highMin)
+		if p.high > p.highMin {
+			todo = true
+		}
+	}
+	if toDrain := p.count - p.high; toDrain > 0 {
+		m.freePCPPagesBulk(t, z, toDrain, p, 0)
+		todo = true
+	}
+	return todo
+}
+
+// pcpNeedsDecay reports whether decayPCPHigh has work on p: the kernel's
+// vmstat_update would find it (need_update() is true on a CPU whose
+// refills and frees moved its zone counters, as every one that changes
+// pcp->high does).
+func pcpNeedsDecay(p *perCPUPages) bool { return p.high > p.highMin || p.count > p.high }
+
 // rmqueuePCPList is rmqueue_pcplist() with __rmqueue_pcplist().
 func (m *Machine) rmqueuePCPList(t *sim.Task, preferred, z *Zone, order Order, mt MigrateType, allocFlags AllocFlags) PFN {
 	p := &z.pcp[t.CPU]
@@ -548,6 +576,9 @@ func (m *Machine) rmqueuePCPList(t *sim.Task, preferred, z *Zone, order Order, m
 		batch := z.nrPCPAlloc(p, order)
 		got := m.rmqueueBulk(t, z, order, batch, list, mt, allocFlags)
 		p.count += got << order
+		if pcpNeedsDecay(p) {
+			m.queueVmstatWork(t.Now, t.CPU)
+		}
 		if list.head == NilPFN {
 			return NilPFN
 		}
@@ -1221,6 +1252,9 @@ func (m *Machine) freeFrozenPageCommit(t *sim.Task, z *Zone, p *perCPUPages, pfn
 		p.freeCount += 1 << order
 	}
 	high := z.nrPCPHigh(p, batch, freeHigh)
+	if pcpNeedsDecay(p) {
+		m.queueVmstatWork(t.Now, t.CPU)
+	}
 	if p.count >= high {
 		m.freePCPPagesBulk(t, z, nrPCPFree(p, batch, high, freeHigh), p, pindex)
 		if z.flags&ZONE_BELOW_HIGH != 0 && m.zoneWatermarkOK(z, 0, z.WmarkPages(WMARK_HIGH), ZONE_MOVABLE, 0) {

@@ -24,8 +24,36 @@ package mm
 // the same lines in the same order as the real files. The kernel keeps
 // per-CPU deltas and folds them; pagesim counts exactly, so
 // zone_page_state_snapshot() and zone_page_state() agree.
+//
+// The vmstat worker (mm/vmstat.c vmstat_update, refresh_cpu_vm_stats,
+// vmstat_shepherd, linux-mm @251c25cde91e) is modelled for the one thing
+// it does that pagesim's state shows: refresh_cpu_vm_stats(true) calls
+// decay_pcp_high() on its CPU's pcp of every populated zone, which trims
+// a pcp->high that refills grew and frees the pages above it. The kernel
+// runs it as a deferrable delayed work per CPU on mm_percpu_wq, requeued
+// with round_jiffies_relative(sysctl_stat_interval) (vm.stat_interval,
+// HZ: one second) while refresh_cpu_vm_stats() reports work done, and
+// queued again by vmstat_shepherd (every second) for a CPU whose
+// need_update() finds counter deltas. pagesim keeps no per-CPU deltas, so
+// the work runs exactly while the decay has something to do: a refill or
+// a free that leaves pcp->high above high_min, or pages above pcp->high,
+// queues it (queueVmstatWork) for the CPU's next whole second of jiffies
+// (round_jiffies() skews CPU n by 3n jiffies), on the timer wheel as a
+// timer armed a second before, as the work of a busy CPU, requeued every
+// second, stands; the work runs on the CPU's kworker task ("kworker/N:1",
+// made when first queued) and requeues itself the kernel's way while
+// decay_pcp_high() reports work left, and parks otherwise (the kernel's
+// work would go on running for the counters, but its pcp part is then a
+// no-op). Its cost is free_pcppages_bulk's under zone->lock, the cost a
+// drain charges. Simplified: the timer is not deferrable (a CPU with
+// pcp pages above high_min has been busy), the shepherd's own phase for a
+// CPU whose work had stopped is not modelled, and drain_zone_pages() of a
+// remote node's pcp after three idle refreshes (pcp->expire) is not.
 
-import "github.com/pagesim/pagesim/engine/internal/enum"
+import (
+	"github.com/pagesim/pagesim/engine/internal/enum"
+	"github.com/pagesim/pagesim/engine/sim"
+)
 
 // ZoneStatItem is enum zone_stat_item.
 type ZoneStatItem int
@@ -497,4 +525,98 @@ func (m *Machine) VMStatValue(name string) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// sysctlStatInterval is sysctl_stat_interval in seconds (HZ jiffies, the
+// default of vm.stat_interval; pagesim does not offer the knob).
+const sysctlStatInterval = 1
+
+// vmstatWork is one CPU's vmstat_work (a delayed_work on mm_percpu_wq)
+// and the kworker that runs it.
+type vmstatWork struct {
+	// task is the CPU's kworker, nil until the work is first queued.
+	task *sim.Task
+	// pending is delayed_work_pending(): queued and not yet run out.
+	// While it is set the kworker is woken at its time or is running.
+	pending bool
+}
+
+// vmstatProgram is a CPU's kworker running vmstat_update.
+type vmstatProgram struct {
+	m   *Machine
+	cpu int
+}
+
+// Step is vmstat_update(): refresh_cpu_vm_stats(true) and, if it did
+// something, the requeue round_jiffies_relative(sysctl_stat_interval)
+// ahead; otherwise the work is no longer pending.
+func (p vmstatProgram) Step(w *sim.World, t *sim.Task) sim.Time {
+	m := p.m
+	if !m.refreshCPUVMStats(t, p.cpu) {
+		m.vmstat[p.cpu].pending = false
+		return sim.Never
+	}
+	hz := uint64(w.HZ())
+	now := w.Jiffies(t.Now)
+	return w.JiffyTime(roundJiffies(now+hz*sysctlStatInterval, p.cpu, hz, now))
+}
+
+// refreshCPUVMStats is refresh_cpu_vm_stats(true) on cpu: its pcp part,
+// decay_pcp_high() for each populated zone (pagesim folds no deltas).
+func (m *Machine) refreshCPUVMStats(t *sim.Task, cpu int) bool {
+	changed := false
+	for _, z := range m.zones {
+		if z.Populated() && m.decayPCPHigh(t, z, &z.pcp[cpu]) {
+			changed = true
+		}
+	}
+	return changed
+}
+
+// roundJiffies is round_jiffies_common(j, cpu, false) at jiffies now
+// (kernel/time/timer.c): j rounded to a whole second of jiffies, skewed
+// by 3 jiffies a CPU, down if less than a quarter second past it; j
+// itself if the rounded value is not after now.
+func roundJiffies(j uint64, cpu int, hz, now uint64) uint64 {
+	original := j
+	j += uint64(cpu) * 3
+	rem := j % hz
+	if rem < hz/4 {
+		j -= rem
+	} else {
+		j = j - rem + hz
+	}
+	j -= uint64(cpu) * 3
+	if j <= now {
+		return original
+	}
+	return j
+}
+
+// queueVmstatWork queues cpu's vmstat_update at at, if it is not
+// pending, for the CPU's next whole second of jiffies (see the top of
+// this file).
+func (m *Machine) queueVmstatWork(at sim.Time, cpu int) {
+	if m.vmstat == nil {
+		m.vmstat = make([]vmstatWork, len(m.cpuNode))
+	}
+	v := &m.vmstat[cpu]
+	if v.pending {
+		return
+	}
+	v.pending = true
+	w := m.World
+	if v.task == nil {
+		v.task = w.NewTask("kworker/"+itoa(cpu)+":1", cpu, vmstatProgram{m, cpu}, sim.Never)
+		m.current(v.task).flags = PF_KTHREAD
+		v.task.JiffiesTimeouts = true
+		v.task.AllowedCPUs = []int{cpu}
+	}
+	hz := uint64(w.HZ())
+	interval := hz * sysctlStatInterval
+	now := w.Jiffies(at)
+	// The first jiffy after now at the CPU's phase of round_jiffies().
+	j := now + 1
+	j += (hz - (j+uint64(cpu)*3)%hz) % hz
+	w.Wake(v.task, w.WheelExpiry(j, interval))
 }

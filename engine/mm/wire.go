@@ -10,6 +10,7 @@ import "github.com/pagesim/pagesim/engine/internal/deepcopy"
 func init() {
 	deepcopy.Register[*kswapdProgram]()
 	deepcopy.Register[*kcompactdProgram]()
+	deepcopy.Register[*vmstatProgram]()
 	deepcopy.Register[*blkRetireTimer]()
 	deepcopy.Register[*daemonAskTimer]()
 	deepcopy.Register[*psiObserver]()

@@ -259,3 +259,48 @@ func itoa(n int) string {
 	}
 	return string(b[i:])
 }
+
+// jiffyClock is the tick a World's jiffies count: with a SchedModel whose
+// HZ is set, tick(); without one, HZ 250 with jiffies 0 at time 0.
+func (w *World) jiffyClock() (length, phase Time, j0 uint64) {
+	if w.Sched == nil || w.Sched.HZ <= 0 {
+		return Second / defaultHZ, 0, 0
+	}
+	return w.tick()
+}
+
+// defaultHZ is the jiffy rate of a World without a SchedModel tick.
+const defaultHZ = 250
+
+// HZ returns the jiffy rate (CONFIG_HZ) of the World's jiffies.
+func (w *World) HZ() int {
+	if w.Sched == nil || w.Sched.HZ <= 0 {
+		return defaultHZ
+	}
+	return w.Sched.HZ
+}
+
+// Jiffies returns the value of jiffies at time at.
+func (w *World) Jiffies(at Time) uint64 {
+	tick, phase, j0 := w.jiffyClock()
+	return j0 + uint64((at+phase)/tick)
+}
+
+// JiffyTime returns when jiffies reach j (j at or after jiffies at time 0).
+func (w *World) JiffyTime(j uint64) Time {
+	tick, phase, j0 := w.jiffyClock()
+	return Time(j-j0)*tick - phase
+}
+
+// WheelExpiry returns when a timer-wheel timer (a kernel timer_list, a
+// delayed_work's timer) due at jiffy expires and armed delta jiffies
+// before it fires: at the bucket boundary of its level (calc_index()),
+// as a kernel thread's timed sleep does (timerExpiry). Without a
+// SchedModel tick it is JiffyTime(expires), as timed sleeps are exact
+// there.
+func (w *World) WheelExpiry(expires, delta uint64) Time {
+	if w.Sched == nil || w.Sched.HZ <= 0 {
+		return w.JiffyTime(expires)
+	}
+	return w.JiffyTime(wheelBucketExpiry(expires, delta))
+}
