@@ -143,6 +143,78 @@ func TestACPUGoingIdleLeavesACacheHotWaiterUntilItCools(t *testing.T) {
 	assert.Contains(t, *runs, run{"c", 1, 2400 * Microsecond, 3400 * Microsecond}, "c moves to CPU 1 once cold")
 }
 
+func TestACacheHotWaiterStaysQueuedWhenItsCPUServesItsQueue(t *testing.T) {
+	// Review finding F25's case: c runs 1.9 ms on CPU 0 and yields to m
+	// at its preemption point; CPU 1 goes idle at 2 ms and leaves c,
+	// cache hot. CPU 0 runs m until 2.1 ms and then z (both CPU 0's
+	// only): serving its queue does not move c to CPU 1 while it is hot
+	// (the kernel has no push at pick time; until December 2026 c moved
+	// at 2.1 ms). CPU 1 takes it when it cools, at 2.4 ms.
+	w := NewWorld([]int{0, 0}, 1)
+	c := w.NewTask("c", 0, ProgramFunc(func(w *World, t *Task) Time {
+		t.Charge(1900 * Microsecond)
+		t.Program = once(Millisecond)
+		return Resched
+	}), 0)
+	c.AllowedCPUs = []int{0, 1}
+	w.NewTask("m", 0, once(200*Microsecond), 1).AllowedCPUs = []int{0}
+	w.NewTask("z", 0, once(10*Millisecond), 2).AllowedCPUs = []int{0}
+	for i, name := range []string{"a", "b"} {
+		w.NewTask(name, 1, once(Millisecond), Time(i)).AllowedCPUs = []int{1}
+	}
+	runs := recorder(w)
+	w.RunUntil(100*Millisecond, nil)
+	assert.Contains(t, *runs, run{"m", 0, 1900 * Microsecond, 2100 * Microsecond}, "m takes CPU 0 at c's preemption point")
+	assert.Contains(t, *runs, run{"z", 0, 2100 * Microsecond, 12100 * Microsecond}, "z follows on CPU 0")
+	assert.Contains(t, *runs, run{"c", 1, 2400 * Microsecond, 3400 * Microsecond}, "c moves to CPU 1 once cold, not when CPU 0 serves its queue")
+}
+
+func TestAnIdleCPUTakesATaskPreemptedOnABusyCPUOnceItCools(t *testing.T) {
+	// CPU 1 is idle from the start. p runs 3 ms on CPU 0 and yields at
+	// a preemption point to k (CPU 0's only), which woke at 1 ms. No CPU
+	// goes idle then, so no newidle balance runs: the busy CPU's tick
+	// kicks the idle CPU's balance (nohz_balancer_kick(), nr_running >=
+	// 2), which takes p once it is no longer cache hot: exactly then
+	// without a tick, at the first tick after that with one.
+	for _, tc := range []struct {
+		name  string
+		sched *SchedModel
+	}{
+		{"without a tick, when it cools", nil},
+		{"with a tick, at the first tick after it cools", DefaultSched()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := NewWorld([]int{0, 1}, 1)
+			w.Sched = tc.sched
+			p := w.NewTask("p", 0, ProgramFunc(func(w *World, t *Task) Time {
+				t.Charge(3 * Millisecond)
+				t.Program = once(Millisecond)
+				return Resched
+			}), 0)
+			p.AllowedCPUs = []int{0, 1}
+			w.NewTask("k", 0, once(10*Millisecond), Millisecond).AllowedCPUs = []int{0}
+			runs := recorder(w)
+			events := w.RunUntil(100*Millisecond, nil)
+			var got run
+			for _, r := range *runs {
+				if r.name == "p" && r.start >= 3*Millisecond {
+					got = r
+				}
+			}
+			require.Equal(t, 1, got.cpu, "p resumes on the idle CPU 1, not after k on CPU 0")
+			cool := 3*Millisecond + sysctlSchedMigrationCost
+			if tc.sched == nil {
+				assert.Equal(t, cool, got.start)
+			} else {
+				assert.GreaterOrEqual(t, got.start, cool, "not while it is cache hot")
+				assert.Less(t, got.start, cool+Second/Time(tc.sched.HZ), "within a tick of cooling")
+				assert.Equal(t, w.tickAtOrAfter(got.start), got.start, "on a tick")
+			}
+			assert.Less(t, events, 20, "no event per tick")
+		})
+	}
+}
+
 func TestASleeperBurnsOffItsNegativeLagWhileItSleeps(t *testing.T) {
 	// s runs 10 slices in one step while a CPU-bound task waits, so it
 	// leaves with a negative lag; then it sleeps. The kernel keeps it

@@ -127,39 +127,69 @@
 // each cfs_rq's virtual time, the same with equal weights).
 //
 // A task that finds its CPU busy goes to an allowed CPU that is free,
-// else to the one with the shortest queue; when a queue is served and
-// another CPU the next pick may use is idle, that task moves there (an
-// idle CPU pulling it). A CPU whose step ends with nothing queued and
-// nothing to run on pulls a waiter from another CPU's queue
-// (sched_balance_newidle(), kernel/sched/fair.c, linux-mm; newidleBalance
-// says how it picks): from its own node's CPUs first, then the other
-// nodes' (the kernel's sched domains, walked from the lowest level up,
-// stop at the first that pulls), the longest queue, the least recently
-// run waiter that may run there, unless it ran less than
-// sysctl_sched_migration_cost (0.5 ms) ago (cache hot, task_hot()); a
-// CPU that only found hot waiters looks again when the first cools.
-// A count of the waiters of all CPUs keeps it cheap: a CPU going idle
-// looks only when somebody waits (until December 2026 an idle CPU
-// never pulled: a waiter queued behind a 50 ms step waited for it while
-// another CPU idled, review finding F21). Simplified: the newidle
-// balance is always tried (since v5.16 the kernel skips it when the
-// CPU's avg_idle is below the domain's max_newidle_lb_cost, the
-// measured cost of a balance, microseconds; pagesim gives a balance no
-// cost and keeps no avg_idle; and since v7.0, NI_RANDOM, it runs each
-// level's balance only with the probability of its recent success
-// rate, sd->newidle_ratio out of 1024, which pagesim's, always tried,
-// does not follow); within a level the source is the longest
-// queue, not the busiest group's busiest queue by load
-// (find_busiest_group(): with equal weights and one task per pull they
-// agree but for the NUMA level's allowed imbalance,
-// adjust_numa_imbalance(), which pagesim does not apply); the periodic
-// and nohz idle balances are not modelled but for the cache-hot retry.
-// The older move above, of a served queue's next pick to an idle CPU,
-// tests neither cache hotness nor anything else the kernel's balancing
-// does (the kernel has no push at pick time; a queued task reaches an
-// idle CPU only by a balance, through task_hot()): it moves a hot task
-// sooner than the kernel would (review finding F25; changing it moves
-// the scenarios' bytes, left for a later change).
+// else to the one with the shortest queue. A CPU whose step ends with
+// nothing queued and nothing to run on pulls a waiter from another
+// CPU's queue (sched_balance_newidle(), kernel/sched/fair.c, linux-mm;
+// newidleBalance says how it picks): from its own node's CPUs first,
+// then the other nodes' (the kernel's sched domains, walked from the
+// lowest level up, stop at the first that pulls), the longest queue,
+// the least recently run waiter that may run there, unless it ran less
+// than sysctl_sched_migration_cost (0.5 ms) ago (cache hot,
+// task_hot()). A count of the waiters of all CPUs keeps it cheap: a CPU
+// going idle looks only when somebody waits (until December 2026 an
+// idle CPU never pulled: a waiter queued behind a 50 ms step waited for
+// it while another CPU idled, review finding F21).
+//
+// A CPU that stays idle is balanced by the nohz idle balance: a busy
+// CPU's tick with a task waiting behind the running one (nr_running >=
+// 2) kicks an idle CPU (nohz_balancer_kick(), kick_ilb()), which runs
+// sched_balance_domains() with CPU_IDLE for the idle CPUs whose
+// rq->next_balance is due, through the same can_migrate_task() and
+// task_hot() (_nohz_idle_balance(), sched_balance_rq(); linux-mm at
+// 0327372bcd3d). pagesim models it as: a CPU that went idle and found
+// only cache-hot waiters looks again at the first tick at or after the
+// first of them cools; and when
+// a task joins a queue behind a running task (preempted at a
+// preemption point) or stays queued when its CPU serves its queue, the
+// lowest-numbered idle CPU it may run on, with nothing queued, looks at
+// the first tick at or after it cools, unless that CPU looks earlier
+// already (kickIdleBalance). The look is newidleBalance's walk. So no
+// event is queued per tick, nor per idle CPU: one per kick, and none
+// when nobody waits. Without a SchedModel there is no tick and the look
+// is when the waiter cools. Until December 2026 a CPU serving its queue
+// moved its next pick to an idle CPU at once, hot or not (review
+// finding F25): the kernel has no push at pick time.
+//
+// Simplified: the newidle balance is always tried (since v5.16 the
+// kernel skips it when the CPU's avg_idle is below the domain's
+// max_newidle_lb_cost, the measured cost of a balance, microseconds;
+// pagesim gives a balance no cost and keeps no avg_idle; and since
+// v7.0, NI_RANDOM, it runs each level's balance only with the
+// probability of its recent success rate, sd->newidle_ratio out of
+// 1024, which pagesim's, always tried, does not follow); within a level
+// the source is the longest queue, not the busiest group's busiest
+// queue by load (find_busiest_group(): with equal weights and one task
+// per pull they agree but for the NUMA level's allowed imbalance,
+// adjust_numa_imbalance(), which pagesim does not apply). In the idle
+// balance, the balance interval is not kept: the kernel balances a
+// domain of an idle CPU every sd->balance_interval, sd_weight ms (its
+// CPU count: 48 ms on a 48-CPU node, 96 ms at the NUMA level of two;
+// sd_init(), kernel/sched/topology.c) converted to jiffies, doubled,
+// up to 2 x sd_weight, after a balance that found it balanced, and
+// counts from the domain's last balance, which a busy CPU does every
+// busy_factor (16) intervals, so when a CPU goes idle its first idle
+// balance is most often due at once; pagesim takes it as due whenever
+// a waiter cools. A kernel idle balance that finds the waiter still hot
+// fails, counts sd->nr_balance_failed and tries again an interval
+// later, and after cache_nice_tries failures (1 within a node, 2 at the
+// NUMA level) takes it hot; pagesim never takes a hot waiter and looks
+// again when it cools. The kick goes to the lowest-numbered idle CPU
+// the waiter may use (the kernel's idle load balancer is the first idle
+// CPU, which balances every due idle CPU in turn from the next one,
+// itself last, and each walks its domains, node first); the busy CPU's
+// own periodic balance (sched_balance_domains() with a busy CPU, every
+// busy_factor x sd_weight ms), which may pull a waiter to a CPU that
+// runs a task, is not modelled.
 //
 // # Randomness and timing
 //
@@ -1025,9 +1055,11 @@ func (w *World) step() {
 		// cond_resched(): schedule() if TIF_NEED_RESCHED is set.
 		t.resched = false
 		if cpu := w.CPUs[t.CPU]; cpu.Waiters > 0 && cpu.curr == t && w.now-t.sliceStart >= w.SchedSlice {
-			// Into the queue, for pick_eevdf() to choose.
+			// Into the queue, for pick_eevdf() to choose; an idle
+			// CPU takes it once it cools (nohz idle balance).
 			cpu.curr = nil
 			w.enqueue(t, cpu)
+			w.kickIdleBalance(t, cpu)
 			return
 		}
 	}
@@ -1231,10 +1263,10 @@ func (w *World) armDispatchAt(cpu *CPU, at Time) {
 	w.queue.push(event{at: at, seq: w.seq, cpu: cpu})
 }
 
-// dispatch runs the head of cpu's run queue once the CPU is free. If
-// another CPU the next waiter may use is idle, that waiter moves there
-// (an idle CPU pulls work: newidle balancing), which is also what lets a
-// waiting task take whichever CPU frees up first.
+// dispatch runs the pick of cpu's run queue once the CPU is free; if a
+// task still waits, an idle CPU it may use is kicked to balance when it
+// cools (kickIdleBalance). A CPU free with nothing queued balances
+// (newidleBalance).
 func (w *World) dispatch(cpu *CPU, at Time) {
 	if !cpu.dispatchArmed || at != cpu.dispatchAt {
 		return // stale
@@ -1254,11 +1286,39 @@ func (w *World) dispatch(cpu *CPU, at Time) {
 	t := w.dequeue(cpu, pickEEVDF(cpu))
 	w.run(t, cpu)
 	if len(cpu.runq) > 0 {
-		i := pickEEVDF(cpu)
-		if idle := w.idleCPU(cpu.runq[i], cpu); idle != nil {
-			w.enqueue(w.dequeue(cpu, i), idle)
-		}
+		w.kickIdleBalance(cpu.runq[pickEEVDF(cpu)], cpu)
 	}
+}
+
+// kickIdleBalance is nohz_balancer_kick() for t, which waits in src's
+// queue behind a running task (src's nr_running >= 2): if a CPU t may
+// run on is idle with nothing queued, it balances (newidleBalance) at
+// the first tick at or after t stops being cache hot, unless it looks
+// earlier already (see "Run queues"). The lowest-numbered such CPU is
+// kicked; the balance takes the coldest waiter of the longest queue,
+// which may be another task.
+func (w *World) kickIdleBalance(t *Task, src *CPU) {
+	idle := w.idleCPU(t, src)
+	if idle == nil {
+		return
+	}
+	at := w.tickAtOrAfter(max(t.lastRan+sysctlSchedMigrationCost, w.now))
+	if idle.dispatchArmed && idle.dispatchAt <= at {
+		return
+	}
+	w.armDispatchAt(idle, at)
+}
+
+// tickAtOrAfter returns the first tick (jiffy boundary) at or after at,
+// where a busy CPU's sched_tick() kicks the idle load balancer; without
+// a tick (no SchedModel, or HZ 0) it is at.
+func (w *World) tickAtOrAfter(at Time) Time {
+	if w.Sched == nil || w.Sched.HZ <= 0 {
+		return at
+	}
+	tick, phase, _ := w.tick()
+	k := (at + phase + tick - 1) / tick
+	return k*tick - phase
 }
 
 // sysctlSchedMigrationCost is sysctl_sched_migration_cost, 0.5 ms
@@ -1277,11 +1337,10 @@ const sysctlSchedMigrationCost = 500 * Microsecond
 // that may run on cpu (detach_tasks() walks cfs_tasks from the tail, and
 // a preemptible kernel stops newidle balancing at the first task), unless
 // that one is cache hot. When only cache-hot waiters stopped it, the
-// CPU looks again when the first of them is no longer hot: the kernel's
-// idle CPU is balanced again by the periodic or nohz idle balance
-// (sched_balance_domains() with CPU_IDLE) at its balance interval, a
-// few milliseconds, which pagesim does not model. It reports whether it
-// pulled a task.
+// CPU looks again at the first tick at or after the first of them is no
+// longer hot: the kernel's idle CPU is balanced again by the nohz idle
+// balance (sched_balance_domains() with CPU_IDLE; see "Run queues" for
+// what pagesim keeps of it). It reports whether it pulled a task.
 func (w *World) newidleBalance(cpu *CPU) bool {
 	if w.waiting == 0 {
 		return false
@@ -1315,7 +1374,7 @@ func (w *World) newidleBalance(cpu *CPU) bool {
 		}
 	}
 	if retry != Never {
-		w.armDispatchAt(cpu, retry)
+		w.armDispatchAt(cpu, w.tickAtOrAfter(retry))
 	}
 	return false
 }
