@@ -269,6 +269,16 @@ type compactControl struct {
 	nrMigratepages      uint64
 	freepages           [NR_PAGE_ORDERS][]PFN // isolated free chunks by order
 	nrFreepages         uint64
+	// lastMigrated and updateCached are compact_zone()'s locals
+	// last_migrated_pfn and update_cached, kept here so that a run that
+	// yields (below) goes on where it stopped.
+	lastMigrated PFN
+	updateCached bool
+	// yields is set for a run that ends its task's step whenever the
+	// task's clock is ahead of the world's at the top of the loop
+	// (compactZone's essay): its caller gets compactYield and calls
+	// compactZoneResume in the task's next step.
+	yields bool
 }
 
 // ---------------------------------------------------------------------------
@@ -609,7 +619,7 @@ func (cc *compactControl) scannersMet() bool {
 
 // compactFinished is compact_finished() / __compact_finished().
 func (m *Machine) compactFinished(t *sim.Task, cc *compactControl) CompactResult {
-	ret := m._compactFinished(cc)
+	ret := m._compactFinished(t, cc)
 	if cc.order >= 0 {
 		m.Trace.Emit(t, TraceMmCompactionFinished, int64(cc.zone.Node.ID), int64(cc.zone.Type), int64(cc.order), ret.traceStatus())
 	}
@@ -619,7 +629,7 @@ func (m *Machine) compactFinished(t *sim.Task, cc *compactControl) CompactResult
 	return ret
 }
 
-func (m *Machine) _compactFinished(cc *compactControl) CompactResult {
+func (m *Machine) _compactFinished(t *sim.Task, cc *compactControl) CompactResult {
 	z := cc.zone
 	if cc.scannersMet() {
 		resetCachedPositions(z)
@@ -632,7 +642,7 @@ func (m *Machine) _compactFinished(cc *compactControl) CompactResult {
 		return COMPACT_PARTIAL_SKIPPED
 	}
 	if cc.proactive {
-		if m.kswapdIsRunning(z.Node) {
+		if m.kswapdIsRunning(z.Node, t.Now) {
 			return COMPACT_PARTIAL_SKIPPED
 		}
 		ret := COMPACT_SUCCESS
@@ -1631,8 +1641,39 @@ func (m *Machine) moveFolio(t *sim.Task, src, dst PFN, order Order) {
 // ---------------------------------------------------------------------------
 // compact_zone
 
+// compactYield is what compactZone returns for a run with cc.yields set
+// that ended its task's step (not a kernel value).
+const compactYield CompactResult = -1
+
 // compactZone is compact_zone().
+//
+// A run is one call, inside one step of its task, except where cc.yields
+// is set: kcompactd's proactive compaction, whose __compact_finished()
+// reads another task's state at every turn of the loop
+// (kswapd_is_running(): the pass stops once kswapd runs). A step runs to
+// its end before the world runs anything at an earlier time (engine/sim),
+// so a whole-zone pass in one step would read kswapd's state as of the
+// pass's start for all of it: at the seed 000 scenario's 384 GiB a
+// proactive pass took 1.5 s of simulated time in one step (traced on
+// 24fb3e3), and kswapd, woken 0.35 s into it, neither stopped it nor
+// could wake kcompactd, which was not on its waitqueue. A yielding run ends its task's step at the top
+// of the loop, before compact_finished(), whenever the task's clock is
+// ahead of the world's, returning compactYield; its task returns t.Now
+// and calls compactZoneResume in its next step, once the world has caught
+// up with its clock, so each __compact_finished() reads the state of its
+// own time. The stop costs no time (a cond_resched() that does not
+// schedule is charged nothing here).
 func (m *Machine) compactZone(t *sim.Task, cc *compactControl) CompactResult {
+	ret := m.compactZoneStart(t, cc)
+	if ret != COMPACT_CONTINUE {
+		return ret
+	}
+	return m.compactZoneResume(t, cc)
+}
+
+// compactZoneStart is compact_zone() up to its loop: COMPACT_CONTINUE if
+// the run goes on (compactZoneResume), else its result.
+func (m *Machine) compactZoneStart(t *sim.Task, cc *compactControl) CompactResult {
 	z := cc.zone
 	startPFN, endPFN := z.StartPFN, z.EndPFN()
 	sync := cc.mode != migrateAsync
@@ -1672,12 +1713,28 @@ func (m *Machine) compactZone(t *sim.Task, cc *compactControl) CompactResult {
 			cc.wholeZone = true
 		}
 	}
-	var lastMigrated PFN
-	updateCached := !sync && c.cachedMigPFN[0] == c.cachedMigPFN[1]
+	cc.lastMigrated = 0
+	cc.updateCached = !sync && c.cachedMigPFN[0] == c.cachedMigPFN[1]
 	m.Trace.Emit(t, TraceMmCompactionBegin, int64(startPFN), int64(cc.migratePFN), int64(cc.freePFN), int64(endPFN), int64(b2i(!sync)))
 	m.Compact.Runs++
+	return COMPACT_CONTINUE
+}
+
+// compactZoneResume is compact_zone()'s loop and its end, from where the
+// run is (compactZoneStart, or the stop a yielding run returned
+// compactYield at).
+func (m *Machine) compactZoneResume(t *sim.Task, cc *compactControl) CompactResult {
+	z := cc.zone
+	startPFN, endPFN := z.StartPFN, z.EndPFN()
+	sync := cc.mode != migrateAsync
+	c := &z.compact
+	lastMigrated, updateCached := cc.lastMigrated, cc.updateCached
 	var ret CompactResult
 	for {
+		if cc.yields && t.Now > m.World.Now() {
+			cc.lastMigrated, cc.updateCached = lastMigrated, updateCached
+			return compactYield
+		}
 		ret = m.compactFinished(t, cc)
 		if ret != COMPACT_CONTINUE {
 			break

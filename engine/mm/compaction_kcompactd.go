@@ -8,6 +8,14 @@ package mm
 // compaction when the node's fragmentation score is above the
 // vm.compaction_proactiveness high mark. kcompactd's work on a wakeup is a
 // PSI memory stall; proactive compaction is not.
+//
+// A proactive pass stops as soon as kswapd runs (__compact_finished():
+// kswapd_is_running() at every turn of compact_zone()'s loop), so its
+// runs end the thread's step wherever its clock is ahead of the world's
+// (compactZone's essay) and the pass (proactivePass) goes on in the next
+// step: each check reads kswapd's state at its own time. A pass read it
+// as of its start until December 2026, and at the seed 000 scenario's
+// 384 GiB kcompactd was never woken (docs/FIDELITY.md).
 
 import (
 	"github.com/pagesim/pagesim/engine/sim"
@@ -30,6 +38,22 @@ type kcompactdData struct {
 	timeout     sim.Time
 	// proactiveTrigger is set by writing vm.compaction_proactiveness.
 	proactiveTrigger bool
+	// proactive is the proactive compaction pass under way, nil between
+	// passes: its compact_zone() runs end their steps at the loop's
+	// cond_resched() points (compactZone's essay), so a pass spans
+	// several steps of the thread.
+	proactive *proactivePass
+}
+
+// proactivePass is kcompactd()'s proactive branch in progress:
+// compact_node(pgdat, true) over the node's zones, then the score test.
+type proactivePass struct {
+	// prevScore is fragmentation_score_node() before the pass.
+	prevScore uint64
+	// zone is the index of the zone being compacted; cc its run, nil
+	// before the run has started.
+	zone ZoneType
+	cc   *compactControl
 }
 
 func (m *Machine) initKcompactd() {
@@ -177,9 +201,21 @@ func (m *Machine) kcompactdLateAsk(n *Node, a daemonAsk) {
 // kcompactdStep is one turn of the kcompactd() loop.
 func (m *Machine) kcompactdStep(t *sim.Task, n *Node) sim.Time {
 	kc := &n.kcompactd
+	defaultTimeout := hpageFragCheckIntervalMsec * sim.Millisecond
+	if p := kc.proactive; p != nil {
+		// A proactive pass stopped at a cond_resched(): go on.
+		if !m.compactNodeProactive(t, n, p) {
+			return t.Now
+		}
+		kc.proactive = nil
+		if m.fragmentationScoreNode(n) >= p.prevScore {
+			defaultTimeout <<= compactMaxDeferShift
+		}
+		kc.proactiveTrigger = false
+		return m.kcompactdWait(t, n, defaultTimeout)
+	}
 	kc.woken = false
 	takeKcompactdAsks(kc, t.Now)
-	defaultTimeout := hpageFragCheckIntervalMsec * sim.Millisecond
 	kc.waitActive = false
 	kc.passOrder, kc.passHighest = 0, MAX_NR_ZONES
 	if kc.maxOrder > 0 && !kc.proactiveTrigger {
@@ -188,15 +224,29 @@ func (m *Machine) kcompactdStep(t *sim.Task, n *Node) sim.Time {
 		m.kcompactdDoWork(t, n)
 		m.psiMemstallLeave(t)
 	} else {
-		if m.shouldProactiveCompactNode(n) {
-			prev := m.fragmentationScoreNode(n)
-			m.compactNode(t, n, true)
-			if m.fragmentationScoreNode(n) >= prev {
+		if m.shouldProactiveCompactNode(t, n) {
+			p := &proactivePass{prevScore: m.fragmentationScoreNode(n)}
+			if !m.compactNodeProactive(t, n, p) {
+				// Off the waitqueue until the pass ends: a wakeup
+				// meanwhile raises kcompactd_max_order, which the
+				// wait below reads.
+				kc.proactive = p
+				return t.Now
+			}
+			if m.fragmentationScoreNode(n) >= p.prevScore {
 				defaultTimeout <<= compactMaxDeferShift
 			}
 		}
 		kc.proactiveTrigger = false
 	}
+	return m.kcompactdWait(t, n, defaultTimeout)
+}
+
+// kcompactdWait is the end of kcompactd()'s loop turn:
+// wait_event_freezable_timeout() on kcompactd_work_requested() for
+// defaultTimeout (or for ever with vm.compaction_proactiveness 0).
+func (m *Machine) kcompactdWait(t *sim.Task, n *Node, defaultTimeout sim.Time) sim.Time {
+	kc := &n.kcompactd
 	m.Trace.Emit(t, TraceMmCompactionKcompactdSleep, int64(n.ID))
 	// What was asked during the work is kcompactd_max_order now.
 	takeKcompactdAsks(kc, t.Now)
@@ -288,11 +338,39 @@ func (m *Machine) fragmentationScoreNode(n *Node) uint64 {
 }
 
 // shouldProactiveCompactNode is should_proactive_compact_node().
-func (m *Machine) shouldProactiveCompactNode(n *Node) bool {
-	if m.Sysctl.CompactionProactiveness == 0 || m.kswapdIsRunning(n) {
+func (m *Machine) shouldProactiveCompactNode(t *sim.Task, n *Node) bool {
+	if m.Sysctl.CompactionProactiveness == 0 || m.kswapdIsRunning(n, t.Now) {
 		return false
 	}
 	return m.fragmentationScoreNode(n) > uint64(m.fragmentationScoreWmark(false))
+}
+
+// compactNodeProactive is compact_node(pgdat, true) for kcompactd's pass
+// p, from where it stopped: false if a zone's run stopped at a
+// cond_resched() (call again in the thread's next step), true once every
+// zone is done.
+func (m *Machine) compactNodeProactive(t *sim.Task, n *Node, p *proactivePass) bool {
+	for ; p.zone < MAX_NR_ZONES; p.zone++ {
+		z := n.Zones[p.zone]
+		if !z.Populated() {
+			continue
+		}
+		var ret CompactResult
+		if p.cc == nil {
+			p.cc = &compactControl{zone: z, order: -1, mode: migrateSyncLight, ignoreSkipHint: true, wholeZone: true,
+				gfp: GFP_KERNEL, proactive: true, yields: true}
+			ret = m.compactZone(t, p.cc)
+		} else {
+			ret = m.compactZoneResume(t, p.cc)
+		}
+		if ret == compactYield {
+			return false
+		}
+		m.countVMEvents(KCOMPACTD_MIGRATE_SCANNED, p.cc.totalMigrateScanned)
+		m.countVMEvents(KCOMPACTD_FREE_SCANNED, p.cc.totalFreeScanned)
+		p.cc = nil
+	}
+	return true
 }
 
 // compactNode is compact_node(): whole-zone compaction of every zone

@@ -62,7 +62,7 @@ func TestCompactionCannotEmptyAPageblockHoldingAPinnedPage(t *testing.T) {
 			// The timer branch of kcompactd(): fragmentation score 99
 			// is above the proactiveness-20 high mark of 90.
 			m.Sysctl.CompactionProactiveness = 20
-			if !m.shouldProactiveCompactNode(m.Nodes[0]) {
+			if !m.shouldProactiveCompactNode(t, m.Nodes[0]) {
 				panic("the node should be due for proactive compaction")
 			}
 			m.compactNode(t, m.Nodes[0], true)
@@ -413,4 +413,97 @@ func TestIsolatingHalfABlockMovesTheBlocksOtherFreeChunks(t *testing.T) {
 	assert.Equal(t, MIGRATE_MOVABLE, m.getPageblockMigratetype(pfn))
 	assert.Equal(t, pfn+PFN(half.Pages()), z.freeArea[quarter].list[MIGRATE_MOVABLE].tail, "move_to_free_list puts it at the tail")
 	assert.Equal(t, NilPFN, z.freeArea[quarter].list[MIGRATE_UNMOVABLE].head)
+}
+
+// TestKcompactdsProactivePassStopsOnceKswapdIsWokenDuringIt: kcompactd's
+// proactive pass reads kswapd_is_running() at every turn of compact_zone()'s
+// loop (__compact_finished) and stops once kswapd runs. The pass's run ends
+// its step whenever its clock is ahead of the world's, so a kswapd woken
+// 1 us into the pass (and reclaiming page cache, so running for a while)
+// stops it at the loop's next turn; a pass in one step read kswapd's state
+// as of its start and compacted the whole zone.
+func TestKcompactdsProactivePassStopsOnceKswapdIsWokenDuringIt(t *testing.T) {
+	m := newQuietMachine(t, 256*PageblockNrPages, 1, 2)
+	l := carveZone(t, m, nil, func(block, off int) role {
+		switch {
+		case off == 0:
+			return roleAnonPinned // no block can be freed
+		case off < PageblockNrPages/4:
+			return roleAnon
+		case off < PageblockNrPages/2:
+			return roleFile // clean page cache for kswapd to reclaim
+		}
+		return roleFree
+	})
+	z := l.zone
+	// Due for proactive compaction at kcompactd's first timeout, 500 ms:
+	// no order-9 block is free, so the node's score is above the
+	// proactiveness-20 high mark of 90.
+	m.Sysctl.CompactionProactiveness = 20
+	require.Greater(t, m.fragmentationScoreNode(z.Node), uint64(m.fragmentationScoreWmark(false)))
+	wakeAt := 500*sim.Millisecond + sim.Microsecond
+	spawn(m, "waker", 1, wakeAt, func(t *sim.Task) sim.Time {
+		m.wakeupKswapd(t, z, GFP_KERNEL, 9, ZONE_NORMAL)
+		return sim.Exit
+	})
+	runWorld(t, m, 2*sim.Second)
+	var begin, end *TraceEvent
+	for _, e := range m.Trace.Events() {
+		if e.Comm != z.Node.kcompactd.task.Name {
+			continue
+		}
+		switch e.Name() {
+		case "mm_compaction_begin":
+			if begin == nil {
+				begin = &e
+			}
+		case "mm_compaction_end":
+			if end == nil {
+				end = &e
+			}
+		}
+	}
+	require.NotNil(t, begin, "a proactive pass began")
+	require.NotNil(t, end, "and ended")
+	require.NotEmpty(t, traceAt(m, "mm_vmscan_kswapd_wake"), "kswapd was woken")
+	assert.Equal(t, 500*sim.Millisecond, begin.Time)
+	assert.Contains(t, end.Fields(), "status=partial_skipped", "the pass stopped for kswapd (COMPACT_PARTIAL_SKIPPED)")
+	for _, e := range m.Trace.Events() {
+		if e.Comm != z.Node.kcompactd.task.Name {
+			continue
+		}
+		if e.Name() == "mm_compaction_end" {
+			break
+		}
+		if e.Name() == "mm_compaction_isolate_migratepages" {
+			assert.Less(t, e.Time, wakeAt, "the first turn of the loop after kswapd's wakeup stops the pass: it isolates nothing more")
+		}
+	}
+	assert.Less(t, end.Time, wakeAt+sim.Millisecond, "at the first turn of the loop after kswapd's wakeup")
+}
+
+// TestKswapdIsRunningFromTheWakeupThatTakesItOffItsWaitqueue:
+// kswapd_is_running() is task_is_running(pgdat->kswapd), true from the
+// wakeup (try_to_wake_up() sets TASK_RUNNING) before kswapd's first step
+// has run, so a proactive pass reading it then stops; it read kswapd's
+// state machine, still asleep until that step.
+func TestKswapdIsRunningFromTheWakeupThatTakesItOffItsWaitqueue(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 2)
+	carveZone(t, m, nil, func(block, off int) role {
+		if off < 2 {
+			return roleFree
+		}
+		return roleFile
+	})
+	n := m.Nodes[0]
+	z := n.Zones[ZONE_NORMAL]
+	var before, after bool
+	inWorld(t, m, 1, func(t *sim.Task) {
+		before = m.kswapdIsRunning(n, t.Now)
+		m.wakeupKswapd(t, z, GFP_KERNEL, 0, ZONE_NORMAL)
+		after = m.kswapdIsRunning(n, t.Now)
+	})
+	assert.False(t, before, "asleep on its waitqueue")
+	assert.Len(t, traceAt(m, "mm_vmscan_wakeup_kswapd"), 1)
+	assert.True(t, after, "woken: TASK_RUNNING, its first step still to come")
 }

@@ -160,7 +160,7 @@ func TestCompactFinishedStopsOnlyOnAPageTheRequestCanTakeWithSeed001Patch2(t *te
 			cc := &compactControl{zone: z, order: 4, gfp: GFP_TRANSHUGE, migratetype: MIGRATE_MOVABLE,
 				allocFlags: ALLOC_NOFRAGMENT | ALLOC_WMARK_MIN | ALLOC_CMA, highestZoneidx: ZONE_NORMAL,
 				directCompaction: true, migratePFN: z.StartPFN + 2*PageblockNrPages, freePFN: z.StartPFN + 10*PageblockNrPages}
-			assert.Equal(t, tc.want.Name(), m._compactFinished(cc).Name())
+			assert.Equal(t, tc.want.Name(), m._compactFinished(nil, cc).Name())
 		})
 	}
 }

@@ -537,9 +537,16 @@ func (n *Node) KswapdRunning() bool { return !n.kswapd.waitActive }
 // skips such nodes first on multi-node machines).
 func (m *Machine) kswapdActive(n *Node) bool { return !n.kswapd.waitActive }
 
-// kswapdIsRunning is kswapd_is_running().
-func (m *Machine) kswapdIsRunning(n *Node) bool {
-	return n.kswapd.state == ksBalance || n.kswapd.state == ksBalanceStart
+// kswapdIsRunning is kswapd_is_running() read at at (the reader's clock,
+// at or after the world's): task_is_running(pgdat->kswapd), true from
+// the wakeup that takes the thread off its waitqueue (try_to_wake_up()
+// sets TASK_RUNNING; it need not have run yet) until it next waits in
+// kswapd_try_to_sleep(). kswapd's steps may have run past at, so it ran
+// at at unless it was on its waitqueue then (parkedAt). Until December
+// 2026 it read kswapd's state machine as it stood (balancing), which
+// missed a woken kswapd whose first step was still to come.
+func (m *Machine) kswapdIsRunning(n *Node, at sim.Time) bool {
+	return !n.kswapd.parkedAt(at)
 }
 
 // kswapdTryClearHopeless is kswapd_try_clear_hopeless().
