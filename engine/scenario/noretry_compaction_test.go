@@ -13,8 +13,10 @@ import (
 // clients, 0.2 s measured). The gain's size depends on the scale and the
 // seed (docs/FIDELITY.md), the directions do not, but a run this short
 // shows them only on a seed whose baseline meets enough of the slow path
-// in 0.2 s (seed 1's does not: docs/FIDELITY.md, the run-queue entry),
-// so the test runs seed 2. The patched run's drains, from its order-0
+// in 0.2 s. Since decay_pcp_high() and the dropped pick-time push
+// (review finding F25) seed 2's, which the test ran, no longer does and
+// seed 1's does, so the test runs seed 1; the six seeds' figures are in
+// the commit that moved it. The patched run's drains, from its order-0
 // page-table faults and its non-costly folios, are held below the
 // baseline's only.
 func TestNoretryCompactionPatchStopsTheDirectWorkAndCommitsMore(t *testing.T) {
@@ -22,7 +24,7 @@ func TestNoretryCompactionPatchStopsTheDirectWorkAndCommitsMore(t *testing.T) {
 	require.NoError(t, err)
 	// A check walks all of this machine's 3.9M pages, so this run checks
 	// the invariants at every 20,000th event instead of every 500th.
-	res, err := s.RunAll(Options{Seed: 2, Runs: 1, Settings: []string{"scale=0.04", "duration_s=0.2"}, CheckEvery: 40 * checkEvery})
+	res, err := s.RunAll(Options{Seed: 1, Runs: 1, Settings: []string{"scale=0.04", "duration_s=0.2"}, CheckEvery: 40 * checkEvery})
 	require.NoError(t, err)
 	byName := map[string]map[string]float64{}
 	for _, v := range res.Variants {
