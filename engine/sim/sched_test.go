@@ -220,3 +220,26 @@ func TestForkPlacesANewTaskOnAnIdleCPUOfItsNode(t *testing.T) {
 		}
 	})
 }
+
+// TestJiffiesCountTheTickFromItsDrawnPhase checks the jiffies clock the
+// per-CPU vmstat workers run on: HZ 250 from 0 at time 0 without a
+// SchedModel; with one, the drawn phase and start value, and a timer's
+// expiry on its wheel level's bucket (8 jiffies at level 1).
+func TestJiffiesCountTheTickFromItsDrawnPhase(t *testing.T) {
+	w := NewWorld([]int{0}, 1)
+	assert.Equal(t, 250, w.HZ())
+	assert.Equal(t, uint64(0), w.Jiffies(0))
+	assert.Equal(t, uint64(250), w.Jiffies(Second))
+	assert.Equal(t, Second, w.JiffyTime(250))
+	assert.Equal(t, w.JiffyTime(300), w.WheelExpiry(300, 250), "no tick: exact")
+
+	w = NewWorld([]int{0}, 1)
+	w.Sched = DefaultSched()
+	j := w.Jiffies(0)
+	assert.LessOrEqual(t, w.JiffyTime(j), Time(0))
+	assert.Greater(t, w.JiffyTime(j+1), Time(0))
+	assert.Equal(t, j+1, w.Jiffies(w.JiffyTime(j+1)))
+	want := ((j+250)>>3 + 1) << 3
+	assert.Equal(t, w.JiffyTime(want), w.WheelExpiry(j+250, 250), "level 1 rounds up to the next 8 jiffies")
+	assert.Equal(t, w.JiffyTime(j+11), w.WheelExpiry(j+10, 10), "level 0: the next jiffy")
+}
