@@ -90,3 +90,11 @@ func (r *Run) Encode() ([]byte, error) {
 
 // DecodeRun returns the run Encode wrote.
 func DecodeRun(b []byte) (*Run, error) { return deepcopy.Decode[Run](b) }
+
+// DecodeRunYield is DecodeRun calling yield between pieces of its work
+// (deepcopy.DecodeYield): the page's main thread reads a worker's run
+// back over several frames. It stops with an error when yield returns
+// false.
+func DecodeRunYield(b []byte, yield func() bool) (*Run, error) {
+	return deepcopy.DecodeYield[Run](b, yield)
+}

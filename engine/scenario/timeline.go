@@ -117,7 +117,7 @@ type checkpoint struct {
 func NewTimeline(r *Run, opt TimelineOptions) (*Timeline, error) {
 	opt.defaults()
 	tl := &Timeline{opt: opt, live: r, every: opt.Every, store: deepcopy.NewStore(), doubleAt: opt.TakeBytes / 2}
-	if err := tl.take(); err != nil {
+	if err := tl.take(false); err != nil {
 		return nil, err
 	}
 	return tl, nil
@@ -143,7 +143,9 @@ func (tl *Timeline) Checkpoints() []sim.Time {
 // Bytes is the checkpoints' memory, and the run's own as last measured.
 func (tl *Timeline) Bytes() (checkpoints, run int64) { return tl.bytes, tl.runBytes }
 
-func (tl *Timeline) take() error {
+// take takes a checkpoint where the live run stands; forced, it does not
+// count towards the interval's doubling by TakeBytes.
+func (tl *Timeline) take(forced bool) error {
 	cp := checkpoint{at: tl.live.Now()}
 	if tl.opt.Unpacked {
 		c, n, err := tl.live.Clone()
@@ -161,7 +163,7 @@ func (tl *Timeline) take() error {
 			return err
 		}
 		tl.written += int64(len(enc))
-		if tl.opt.TakeBytes > 0 && tl.written >= tl.doubleAt && tl.doubleAt < tl.opt.TakeBytes {
+		if !forced && tl.opt.TakeBytes > 0 && tl.written >= tl.doubleAt && tl.doubleAt < tl.opt.TakeBytes {
 			tl.every *= 2
 			tl.doubleAt += (tl.opt.TakeBytes - tl.doubleAt + 1) / 2
 		}
@@ -222,7 +224,7 @@ func (tl *Timeline) Advance(until sim.Time, maxEvents int) (int, error) {
 		// there already (the run goes the same way again).
 		spent := tl.opt.TakeBytes > 0 && tl.written >= tl.opt.TakeBytes
 		if tl.live.Now() >= next && !tl.live.Done() && next > tl.points[len(tl.points)-1].at && !spent {
-			if err := tl.take(); err != nil {
+			if err := tl.take(false); err != nil {
 				return total, err
 			}
 		}
@@ -257,12 +259,24 @@ func (tl *Timeline) Adopt(r *Run) error {
 	tl.frontier = max(tl.frontier, tl.live.Now())
 	tl.live = r
 	if r.Now() > tl.points[len(tl.points)-1].at && !r.Done() {
-		if err := tl.take(); err != nil {
+		if err := tl.take(false); err != nil {
 			return err
 		}
 	}
 	tl.frontier = max(tl.frontier, r.Now())
 	return nil
+}
+
+// CheckpointNow takes a checkpoint where the live run stands, unless the
+// latest one is there or the run has ended, whatever TakeBytes says: the
+// page's engine worker takes one where its catch-up ends, so that the
+// page, which adopts the run there, does not (a checkpoint writes the
+// whole run: at scale 1, seconds of the main thread's time).
+func (tl *Timeline) CheckpointNow() error {
+	if tl.live.Now() <= tl.points[len(tl.points)-1].at || tl.live.Done() {
+		return nil
+	}
+	return tl.take(true)
 }
 
 // Past is a timeline's stored checkpoints as they cross from one process

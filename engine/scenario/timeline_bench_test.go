@@ -73,6 +73,24 @@ func BenchmarkTimelineJump(b *testing.B) {
 		}
 	}
 	restoreMs := float64(time.Since(start).Microseconds()) / 1e3 / float64(len(cps))
+	// The restore's parts: reading the chunks back and inflating them,
+	// then decoding the run.
+	var inflate, decode time.Duration
+	for _, p := range tl.points {
+		if p.stored == nil {
+			continue
+		}
+		t0 := time.Now()
+		enc, err := tl.store.Get(p.stored)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := DecodeRun(enc); err != nil {
+			b.Fatal(err)
+		}
+		inflate, decode = inflate+t1.Sub(t0), decode+time.Since(t1)
+	}
 	cp, run := tl.Bytes()
 	b.ReportMetric(float64(len(tl.Checkpoints())), "checkpoints")
 	b.ReportMetric(float64(tl.Every())/float64(sim.Millisecond), "every_ms")
@@ -80,4 +98,6 @@ func BenchmarkTimelineJump(b *testing.B) {
 	b.ReportMetric(float64(run), "run_B")
 	b.ReportMetric(runMs, "run_ms")
 	b.ReportMetric(restoreMs, "restore_ms")
+	b.ReportMetric(float64(inflate.Microseconds())/1e3/float64(len(cps)), "inflate_ms")
+	b.ReportMetric(float64(decode.Microseconds())/1e3/float64(len(cps)), "decode_ms")
 }

@@ -227,7 +227,9 @@ func TestAStoredCheckpointCostsWhatChangedSinceTheOnesBefore(t *testing.T) {
 // the nearest of them. The worker's timeline, bounded to write four
 // runs' worth, doubles its interval as its checkpoints pass two, three
 // and three and a half, and takes no more after four (a run's bytes
-// written are a little fewer than its memory: five checkpoints).
+// written are a little fewer than its memory: five checkpoints) but the
+// one where its run stands (CheckpointNow), which the adopting timeline
+// then need not take.
 func TestATimelineAdoptsTheCheckpointsOfARunAdvancedElsewhere(t *testing.T) {
 	newRun := smallTHPRun(t)
 	probe, err := NewTimeline(newRun(), TimelineOptions{})
@@ -239,6 +241,10 @@ func TestATimelineAdoptsTheCheckpointsOfARunAdvancedElsewhere(t *testing.T) {
 	_, err = worker.Advance(span, 1<<62)
 	require.NoError(t, err)
 	assert.Equal(t, []sim.Time{0, 10 * sim.Millisecond, 20 * sim.Millisecond, 40 * sim.Millisecond, 80 * sim.Millisecond}, worker.Checkpoints())
+	// The worker takes one where its run stands, past the bound, once.
+	require.NoError(t, worker.CheckpointNow())
+	require.NoError(t, worker.CheckpointNow())
+	assert.Equal(t, []sim.Time{0, 10 * sim.Millisecond, 20 * sim.Millisecond, 40 * sim.Millisecond, 80 * sim.Millisecond, 200 * sim.Millisecond}, worker.Checkpoints())
 	past, err := worker.Past()
 	require.NoError(t, err)
 	var wire bytes.Buffer
@@ -252,15 +258,17 @@ func TestATimelineAdoptsTheCheckpointsOfARunAdvancedElsewhere(t *testing.T) {
 	require.NoError(t, err)
 	tl, err := NewTimeline(newRun(), TimelineOptions{Every: 20 * sim.Millisecond})
 	require.NoError(t, err)
+	written := tl.written
 	require.NoError(t, tl.AdoptPast(r, got))
 	assert.Equal(t, []sim.Time{0, 10 * sim.Millisecond, 20 * sim.Millisecond, 40 * sim.Millisecond, 80 * sim.Millisecond, 200 * sim.Millisecond}, tl.Checkpoints())
+	assert.Equal(t, written, tl.written, "the adopting timeline writes no checkpoint of its own: the worker's at 200 ms is there")
 	assert.Equal(t, 80*sim.Millisecond, tl.Every())
 	_, err = tl.Advance(260*sim.Millisecond, 1<<62)
 	require.NoError(t, err)
 	assertTimelineAt(t, tl, newRun, 0, 97*sim.Millisecond, 170*sim.Millisecond, 200*sim.Millisecond, 250*sim.Millisecond)
 
 	bad := got
-	bad.At = []sim.Time{0, 20 * sim.Millisecond, 10 * sim.Millisecond, 40 * sim.Millisecond, 80 * sim.Millisecond}
+	bad.At = []sim.Time{0, 20 * sim.Millisecond, 10 * sim.Millisecond, 40 * sim.Millisecond, 80 * sim.Millisecond, 200 * sim.Millisecond}
 	fresh, err := NewTimeline(newRun(), TimelineOptions{})
 	require.NoError(t, err)
 	assert.ErrorContains(t, fresh.AdoptPast(r, bad), "out of order")

@@ -514,15 +514,23 @@ func planesInto(out, b []byte, size int) {
 }
 
 // unplanes writes into dst the array whose planes are src.
-func unplanes(dst, src []byte, size int) {
+func unplanes(dst, src []byte, size int) { unplanesRange(dst, src, size, 0, len(dst)/size) }
+
+// unplanesRange writes elements from to to (excluded) of the array whose
+// planes are src into dst, whose elements before from are written
+// already (each is the one before it plus its differences).
+func unplanesRange(dst, src []byte, size, from, to int) {
 	n := len(dst) / size
-	if n == 0 {
+	if from >= to {
 		return
 	}
-	for j := range size {
-		dst[j] = src[j*n]
+	if from == 0 {
+		for j := range size {
+			dst[j] = src[j*n]
+		}
+		from = 1
 	}
-	for i := 1; i < n; i++ {
+	for i := from; i < to; i++ {
 		cur, prev := dst[i*size:(i+1)*size], dst[(i-1)*size:i*size]
 		for j := range cur {
 			cur[j] = prev[j] + src[j*n+i]

@@ -220,14 +220,23 @@ func TestAPackedCopyUnpacksToTheOriginalsState(t *testing.T) {
 // An array's byte planes of differences give the array back, whatever
 // its element size.
 func TestBytePlanesGiveTheArrayBack(t *testing.T) {
-	for _, size := range []int{1, 3, 24} {
-		b := make([]byte, 40*size)
-		for i := range b {
-			b[i] = byte(i*i + 7*(i%size))
+	for _, size := range []int{1, 3, 8, 24, 40, 44} {
+		for _, n := range []int{1, 9, 40, 1001} {
+			b := make([]byte, n*size)
+			for i := range b {
+				b[i] = byte(i*i + 7*(i%size) + i/size*(i%5))
+			}
+			pl := planes(b, size)
+			got := make([]byte, len(b))
+			unplanes(got, pl, size)
+			assert.Equal(t, b, got, "%d elements of %d bytes", n, size)
+			// In pieces, as DecodeYield reads a large array.
+			clear(got)
+			for from := 0; from < n; from += 13 {
+				unplanesRange(got, pl, size, from, min(from+13, n))
+			}
+			assert.Equal(t, b, got, "%d elements of %d bytes, in pieces of 13", n, size)
 		}
-		got := make([]byte, len(b))
-		unplanes(got, planes(b, size), size)
-		assert.Equal(t, b, got, "elements of %d bytes", size)
 	}
 }
 

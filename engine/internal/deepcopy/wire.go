@@ -623,6 +623,29 @@ type decoder struct {
 	// planes is the flags' wirePlanes: the arrays EncodePlanes wrote
 	// as planes are those of at least planesMin bytes.
 	planes bool
+	// yield is DecodeYield's (nil for Decode); work is what was done
+	// since it was last called, in bytes allocated or read.
+	yield func() bool
+	work  int
+}
+
+// yieldEvery is the work, in bytes allocated or read, DecodeYield does
+// between two calls of its yield: about a millisecond of decoding in the
+// browser.
+const yieldEvery = 256 << 10
+
+// did counts n bytes of work and calls yield once it reaches yieldEvery.
+func (d *decoder) did(n int) {
+	if d.yield == nil {
+		return
+	}
+	d.work += n
+	if d.work >= yieldEvery {
+		d.work = 0
+		if !d.yield() {
+			d.fail("stopped by its caller")
+		}
+	}
 }
 
 // wireError is Decode's panic on bytes it cannot read, recovered into
@@ -673,8 +696,16 @@ func (d *decoder) typ() reflect.Type {
 
 // Decode rebuilds the graph Encode wrote; bytes that are not an encoding
 // of a *T from the same source are refused with an error.
-func Decode[T any](b []byte) (root *T, err error) {
-	d := &decoder{b: b, root: reflect.TypeFor[*T]()}
+func Decode[T any](b []byte) (root *T, err error) { return DecodeYield[T](b, nil) }
+
+// DecodeYield is Decode calling yield between pieces of its work (about
+// yieldEvery bytes allocated or read each; a large array is read in
+// pieces), so that a caller that must not hold its thread for long (the
+// page's main thread reading a run back) can pause it there: the decoder
+// knows no clock. When yield returns false, decoding stops with an
+// error.
+func DecodeYield[T any](b []byte, yield func() bool) (root *T, err error) {
+	d := &decoder{b: b, root: reflect.TypeFor[*T](), yield: yield}
 	defer func() {
 		if r := recover(); r != nil {
 			we, ok := r.(wireError)
@@ -759,25 +790,38 @@ func Decode[T any](b []byte) (root *T, err error) {
 		d.base = append(d.base, v.UnsafePointer())
 		d.size = append(d.size, sz)
 		d.start = append(d.start, at)
+		d.did(int(sz) + 64)
 	}
 	for i, v := range d.keep {
 		if v.Kind() == reflect.Slice {
 			et := v.Type().Elem()
 			if rawable(et) {
 				dst := unsafe.Slice((*byte)(d.base[i]), d.size[i])
-				if d.planes && d.size[i] >= planesMin && et.Size() > 1 {
-					unplanes(dst, d.bytes(d.size[i]), int(et.Size()))
-				} else {
-					copy(dst, d.bytes(d.size[i]))
+				src := d.bytes(d.size[i])
+				// In pieces of about yieldEvery bytes.
+				es := int(et.Size())
+				per := max(yieldEvery/max(es, 1), 1)
+				for from := 0; from < v.Len(); from += per {
+					to := min(from+per, v.Len())
+					if d.planes && d.size[i] >= planesMin && es > 1 {
+						unplanesRange(dst, src, es, from, to)
+					} else {
+						copy(dst[from*es:to*es], src[from*es:to*es])
+					}
+					d.did((to - from) * es)
 				}
 				continue
 			}
 			for j := range v.Len() {
+				left := len(d.b)
 				d.value(v.Index(j))
+				d.did(left - len(d.b) + 16)
 			}
 			continue
 		}
+		left := len(d.b)
 		d.value(v.Elem())
+		d.did(left - len(d.b) + 16)
 	}
 	out := reflect.New(d.root).Elem()
 	d.value(out)

@@ -213,3 +213,42 @@ func FuzzDecode(f *testing.F) {
 		require.NoError(t, err)
 	})
 }
+
+// planeArray is a graph with a large pointer-free array, written as
+// planes by EncodePlanes.
+type planeArray struct {
+	pages []pair
+	names []string
+}
+
+// A decode that yields between pieces of its work reads back the graph
+// Decode reads, calling yield once per yieldEvery bytes or so (a large
+// array in pieces), and one whose yield says stop is refused.
+func TestADecodeThatYieldsReadsTheSameGraphInPieces(t *testing.T) {
+	g := &planeArray{pages: make([]pair, 200_000)}
+	for i := range g.pages {
+		g.pages[i] = pair{uint64(i / 3), uint64(i * i)}
+	}
+	for i := range 5000 {
+		g.names = append(g.names, string(rune('a'+i%26)))
+	}
+	want, err := Digest(g)
+	require.NoError(t, err)
+	b, _, err := EncodePlanes(g)
+	require.NoError(t, err)
+	calls := 0
+	c, err := DecodeYield[planeArray](b, func() bool { calls++; return true })
+	require.NoError(t, err)
+	got, err := Digest(c)
+	require.NoError(t, err)
+	assert.Equal(t, want, got, "the graph read back in pieces digests as the one written")
+	// 3.2 MB of pages allocated at once (one piece) and read in 13.
+	assert.Greater(t, calls, 10, "yield is called between pieces of about %d bytes", yieldEvery)
+	assert.Less(t, calls, 20)
+
+	calls = 0
+	_, err = DecodeYield[planeArray](b, func() bool { calls++; return calls < 3 })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "stopped by its caller")
+	assert.Equal(t, 3, calls)
+}
