@@ -136,6 +136,8 @@ type Controller struct {
 	// every job is over, then all are replaced at once (lockstep).
 	remote []remoteJob
 	jobSeq uint64
+	// reader is reading a job's run back (nil: none under way).
+	reader *runReader
 	// caughtUpBy says how the last catch-up to a link's time was done
 	// ("workers", or "main thread" and why); "" before any.
 	caughtUpBy string
@@ -166,6 +168,8 @@ type remoteJob struct {
 	trace   traceRing
 	marks   markGrid
 	past    *scenario.Past
+	// payload is the job's reply, arrived and not read back yet.
+	payload []byte
 }
 
 // NewController returns a controller showing the catalog's defaults.
@@ -837,7 +841,7 @@ func (c *Controller) Tick(dt, budget time.Duration) int {
 // budget is spent.
 func (c *Controller) advance(budget time.Duration) int {
 	if c.remote != nil {
-		c.pollRemote()
+		c.pollRemote(budget)
 		if c.remote != nil {
 			return 0
 		}

@@ -18,6 +18,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/pagesim/pagesim/engine/mm"
@@ -80,7 +81,8 @@ type workerSeries struct {
 // run, so a run of the page's scale (thp-thisnode at 0.05: 14.5 MB)
 // gets one every 100 ms of simulated time for its first 1.7 s, then
 // sparser ones, about 35 in all, and one at scale 1 (276 MB) two, at 0
-// and 200 ms, where more would add more than the catch-up's own time.
+// and 200 ms, where more would add more than the catch-up's own time;
+// then, beyond the bound, the one where the run stands.
 const workerTakeBytes = 512 << 20
 
 // wireReading is a reading as it crosses.
@@ -178,6 +180,12 @@ func RunWorkerJob(cat *Catalog, job WorkerJob, yield func(now sim.Time) bool) ([
 		ws.Marks = append(ws.Marks, wireMark{p.t, p.n, p.phaseStart, p.phase})
 	}
 	if tlErr == nil {
+		// The checkpoint where the run stands is taken here, not by
+		// the page that adopts the run (Timeline.Adopt takes none
+		// where the latest is): it writes the whole run.
+		tlErr = tl.CheckpointNow()
+	}
+	if tlErr == nil {
 		if past, err := tl.Past(); err == nil {
 			ws.Past = &past
 		}
@@ -202,8 +210,10 @@ type workerRun struct {
 }
 
 // decodeWorkerRun reads a payload of RunWorkerJob: the run, its
-// sampler and trace ring for the charts' refs, and its checkpoints.
-func decodeWorkerRun(payload []byte, refs []counterRef) (workerRun, error) {
+// sampler and trace ring for the charts' refs, and its checkpoints. It
+// calls yield between pieces of its work (scenario.DecodeRunYield) and
+// stops with an error when yield returns false.
+func decodeWorkerRun(payload []byte, refs []counterRef, yield func() bool) (workerRun, error) {
 	if len(payload) < 8 {
 		return workerRun{}, errors.New("a worker's reply is cut short")
 	}
@@ -218,7 +228,10 @@ func decodeWorkerRun(payload []byte, refs []counterRef) (workerRun, error) {
 	if len(ws.Totals) != len(refs) {
 		return workerRun{}, errors.New("a worker's series has other counters")
 	}
-	r, err := scenario.DecodeRun(payload[8+n:])
+	if !yield() {
+		return workerRun{}, errors.New("a worker's run: stopped by its caller")
+	}
+	r, err := scenario.DecodeRunYield(payload[8+n:], yield)
 	if err != nil {
 		return workerRun{}, err
 	}
@@ -272,23 +285,55 @@ func (c *Controller) startRemote() {
 // cancelRemote drops the jobs under way (the runs restart).
 func (c *Controller) cancelRemote() {
 	for _, j := range c.remote {
-		if !j.over {
+		if !j.over && j.payload == nil {
 			c.opt.Workers.Cancel(j.id)
 		}
+	}
+	if c.reader != nil {
+		c.reader.stop()
+		c.reader = nil
 	}
 	c.remote = nil
 }
 
-// pollRemote reads the workers' replies, reading each run back as it
-// arrives (its bytes are dropped then, so that at most one run's bytes
-// are held at a time); once every job is over it puts their runs in place
-// of the controller's, all at once, or, if one failed, leaves the
-// catch-up to the main thread (the runs are still at their start).
-func (c *Controller) pollRemote() {
+// runReader reads a worker's run back over as many ticks as it takes:
+// the decoding runs as a coroutine (iter.Pull) that gives the tick back
+// once the tick's budget is spent (deadline), so that the main thread
+// draws its frames meanwhile (a run at scale 1 is 276 MB of bytes).
+type runReader struct {
+	job      int
+	deadline time.Duration
+	next     func() (struct{}, bool)
+	stop     func()
+	wr       workerRun
+	err      error
+}
+
+// newReader starts reading job i's payload back.
+func (c *Controller) newReader(i int) *runReader {
+	rd := &runReader{job: i}
+	payload, refs, wall := c.remote[i].payload, chartRefs(c.spec), c.opt.Wall
+	rd.next, rd.stop = iter.Pull(func(yield func(struct{}) bool) {
+		rd.wr, rd.err = decodeWorkerRun(payload, refs, func() bool {
+			return wall() < rd.deadline || yield(struct{}{})
+		})
+	})
+	return rd
+}
+
+// pollRemote reads the workers' replies and reads each run back as it
+// arrives, one at a time, within the tick's budget (runReader: a run
+// takes as many ticks as it needs; its bytes are dropped once read);
+// once every run is read it puts them in place of the controller's, all
+// at once, or, if one failed, leaves the catch-up to the main thread
+// (the runs are still at their start).
+func (c *Controller) pollRemote(budget time.Duration) {
+	start := c.opt.Wall()
+	defer func() { c.readBack = max(c.readBack, c.opt.Wall()-start) }()
 	for _, rep := range c.opt.Workers.Poll() {
 		for i := range c.remote {
 			j := &c.remote[i]
-			if j.id != rep.ID || j.over {
+			if j.id != rep.ID || j.over || j.payload != nil {
 				continue
 			}
 			j.now = max(j.now, rep.Now)
@@ -299,14 +344,35 @@ func (c *Controller) pollRemote() {
 				c.giveUpRemote("a worker failed: " + rep.Err)
 				return
 			}
-			start := c.opt.Wall()
-			wr, err := decodeWorkerRun(rep.Payload, chartRefs(c.spec))
-			c.readBack = max(c.readBack, c.opt.Wall()-start)
-			if err != nil {
-				c.giveUpRemote("a worker's run does not read back: " + err.Error())
-				return
+			j.payload = rep.Payload
+		}
+	}
+	for {
+		if c.reader == nil {
+			for i, j := range c.remote {
+				if j.payload != nil && c.reader == nil {
+					c.reader = c.newReader(i)
+				}
 			}
-			j.over, j.run, j.sampler, j.trace, j.marks, j.past = true, wr.run, wr.sampler, wr.trace, wr.marks, wr.past
+			if c.reader == nil {
+				break
+			}
+		}
+		rd := c.reader
+		rd.deadline = start + budget
+		if _, more := rd.next(); more {
+			return
+		}
+		c.reader = nil
+		if rd.err != nil {
+			c.giveUpRemote("a worker's run does not read back: " + rd.err.Error())
+			return
+		}
+		j, wr := &c.remote[rd.job], rd.wr
+		j.payload = nil
+		j.over, j.run, j.sampler, j.trace, j.marks, j.past = true, wr.run, wr.sampler, wr.trace, wr.marks, wr.past
+		if c.opt.Wall() >= rd.deadline {
+			return
 		}
 	}
 	for _, j := range c.remote {
@@ -334,8 +400,9 @@ func (c *Controller) giveUpRemote(why string) {
 	c.caughtUpBy = "main thread: " + why
 }
 
-// ReadBack is the longest a run sent by a worker took to read back on
-// the main thread (one frame's work) in the last catch-up by workers.
+// ReadBack is the longest the main thread spent in one tick on the
+// workers' replies in the last catch-up by workers: reading their runs
+// back (in slices of the tick's budget) and taking them in.
 func (c *Controller) ReadBack() time.Duration { return c.readBack }
 
 // CaughtUpBy says how the last catch-up to a link's time was done:

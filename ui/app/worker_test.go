@@ -141,3 +141,33 @@ func TestTheTimelineGoesBackFromTheWorkersCatchUp(t *testing.T) {
 	}
 	assert.Equal(t, pageOf(t, main), pageOf(t, off))
 }
+
+// With a short budget a tick reads the workers' runs back in slices,
+// over several ticks (the page draws between them), and they give the
+// runs, series and checkpoints the reading at once gives.
+func TestTheWorkersRunsReadBackOverSeveralTicks(t *testing.T) {
+	whole := catchUp(t, &syncWorkers{}, workerLink)
+	cat, err := DefaultCatalog()
+	require.NoError(t, err)
+	var clock time.Duration
+	wall := func() time.Duration { clock += 100 * time.Microsecond; return clock }
+	c := NewController(cat, Options{Link: workerLink, Workers: &syncWorkers{cat: cat}, Wall: wall})
+	ticks := 0
+	for ; c.Restoring() && ticks < 100000; ticks++ {
+		c.Tick(0, time.Millisecond)
+	}
+	require.False(t, c.Restoring())
+	require.Equal(t, "workers", c.CaughtUpBy())
+	// The first tick runs the jobs (syncWorkers) and starts reading.
+	assert.Greater(t, ticks, 2, "ticks from the jobs' start to the runs in place")
+	for i := range whole.Runs() {
+		a, b := whole.Runs()[i], c.Runs()[i]
+		da, err := a.Digest()
+		require.NoError(t, err)
+		db, err := b.Digest()
+		require.NoError(t, err)
+		assert.Equal(t, da, db, "run %d", i)
+		assert.Equal(t, whole.Samples(i), c.Samples(i), "series %d", i)
+		assert.Equal(t, whole.Checkpoints(i), c.Checkpoints(i), "checkpoints %d", i)
+	}
+}
