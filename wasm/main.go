@@ -14,6 +14,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/hajimehoshi/ebiten/v2"
@@ -27,6 +28,14 @@ import (
 )
 
 func main() {
+	// The collector marks on the main thread (wasm has no other): a
+	// jump on the timeline decodes a run per variant (14.5 MB each at
+	// the page's scale) and, at GOGC's 100, the page's heap of a few
+	// tens of MB was collected about once a jump. At 400 it is collected
+	// a quarter as often, for a heap up to five times what is live; the
+	// soft limit holds it at 2 GiB when the runs are large (scale 1).
+	debug.SetGCPercent(400)
+	debug.SetMemoryLimit(2 << 30)
 	br := jsbridge.New()
 	br.Mark("main")
 	br.ExposeBench(bench.RunJSON)

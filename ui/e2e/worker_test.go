@@ -62,8 +62,10 @@ func TestWithoutWebWorkersTheMainThreadCatchesUp(t *testing.T) {
 // t=100 with two variants (three are over the page's memory at scale 1;
 // PAGESIM_LINK names another link) and logs the wall time from
 // navigation until the runs have caught up, how (the workers or the main
-// thread), and the median CPU time of the main thread's frames (its Go
-// work and drawing) meanwhile; then the same simulated work natively in
+// thread), the median CPU time of the main thread's frames (its Go work
+// and drawing) meanwhile, the longest the main thread spent in one tick
+// reading the runs back (readBackMs) and the longest gap between two
+// animation frames from the first frames on; then the same simulated work natively in
 // this process (each variant's run to the link's time, one after the
 // other, and the ratio): the figures of docs/PERFORMANCE.md, "The engine
 // in Web Workers".
@@ -76,6 +78,9 @@ func TestCatchingUpToALinksTimeAtScale1(t *testing.T) {
 	start := time.Now()
 	p := OpenWithin(t, link, 12*time.Minute)
 	opened := time.Since(start)
+	// The longest gap between two animation frames from here on: the
+	// main thread's longest freeze (the runs are read back in it).
+	Eval[bool](p, `(() => { window.pagesimLongestFrame = 0; let last = performance.now(); const f = (t) => { if (t - last > window.pagesimLongestFrame) { window.pagesimLongestFrame = t - last; window.pagesimLongestFrameEnd = t; } last = t; requestAnimationFrame(f); }; requestAnimationFrame(f); return true; })()`)
 	// Poll the page until it has caught up, noting when the workers'
 	// runs reached the link's time (progress 1): from then on the runs
 	// are written, sent and read back.
@@ -93,8 +98,11 @@ func TestCatchingUpToALinksTimeAtScale1(t *testing.T) {
 	}
 	page := time.Since(start)
 	d := p.Debug()
-	t.Logf("the page had drawn its first frames %.1f s after navigation; the workers' runs reached the link's time at %.1f s; written, sent and read back by %.1f s (the longest read back, one frame of the main thread, %.0f ms)",
-		opened.Seconds(), reached.Seconds(), page.Seconds(), d.ReadBackMs)
+	p.WaitFrames(2)
+	longest := Eval[float64](p, `window.pagesimLongestFrame`)
+	longestEnd := Eval[float64](p, `window.pagesimLongestFrameEnd`) / 1e3
+	t.Logf("the page had drawn its first frames %.1f s after navigation; the workers' runs reached the link's time at %.1f s; written, sent and read back by %.1f s (the main thread's longest work in one frame to read them back and take them, readBackMs, %.0f ms; the longest gap between two animation frames meanwhile %.0f ms, ending %.1f s after navigation)",
+		opened.Seconds(), reached.Seconds(), page.Seconds(), d.ReadBackMs, longest, longestEnd)
 	require.False(t, Eval[bool](p, `document.getElementById("link-error") !== null`), "the page took the link: %s", p.Text("link-error"))
 	require.Equal(t, "workers", d.CaughtUpBy)
 	t.Logf("%s: caught up to %.3f s in %.1f s wall from navigation (by %q), the main thread's frames' median CPU %.1f ms",

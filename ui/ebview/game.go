@@ -511,6 +511,9 @@ func (g *Game) draw(screen *ebiten.Image) {
 	}
 	g.host.SetFrames(g.frames)
 	g.record(start)
+	// Again now that the raster is on the screen: settled in the frame
+	// that draws the new state, not the one after it.
+	g.publishDebug(g.loop.Controller())
 }
 
 // redrawEvery bounds how many frames the screen may go without a redraw.
