@@ -161,7 +161,7 @@ func (w engineWorkers) Cancel(id uint64) { w.p.Cancel(id) }
 func (w engineWorkers) Poll() []app.WorkerReply {
 	var out []app.WorkerReply
 	for _, r := range w.p.Poll() {
-		out = append(out, app.WorkerReply{ID: r.ID, Now: sim.Time(r.Now), Over: r.Over, Err: r.Err, Payload: r.Payload})
+		out = append(out, app.WorkerReply{ID: r.ID, Now: sim.Time(r.Now), Over: r.Over, Err: r.Err, Size: r.Size, CopyPayload: r.CopyPayload})
 	}
 	return out
 }

@@ -168,8 +168,12 @@ type remoteJob struct {
 	trace   traceRing
 	marks   markGrid
 	past    *scenario.Past
-	// payload is the job's reply, arrived and not read back yet.
-	payload []byte
+	// arrived is set when the job's reply has come, its payload (or
+	// size and copyPayload: WorkerReply's) until it is read back.
+	arrived     bool
+	payload     []byte
+	size        int
+	copyPayload func(dst []byte, off int)
 }
 
 // NewController returns a controller showing the catalog's defaults.

@@ -41,13 +41,19 @@ type WorkerJob struct {
 }
 
 // WorkerReply is what a worker says about a job: how far it is (Now),
-// and once it is over, the run (Payload) or why not (Err).
+// and once it is over, the run (Payload) or why not (Err). A payload
+// held outside Go's memory (the page's: a worker's transferred
+// ArrayBuffer) comes as its Size and CopyPayload instead, which copies
+// its bytes from off into dst: the controller copies it in pieces over
+// several ticks.
 type WorkerReply struct {
-	ID      uint64
-	Now     sim.Time
-	Over    bool
-	Err     string
-	Payload []byte
+	ID          uint64
+	Now         sim.Time
+	Over        bool
+	Err         string
+	Payload     []byte
+	Size        int
+	CopyPayload func(dst []byte, off int)
 }
 
 // Workers runs jobs off the main thread: the page's engine workers
@@ -285,7 +291,7 @@ func (c *Controller) startRemote() {
 // cancelRemote drops the jobs under way (the runs restart).
 func (c *Controller) cancelRemote() {
 	for _, j := range c.remote {
-		if !j.over && j.payload == nil {
+		if !j.over && !j.arrived {
 			c.opt.Workers.Cancel(j.id)
 		}
 	}
@@ -309,17 +315,32 @@ type runReader struct {
 	err      error
 }
 
-// newReader starts reading job i's payload back.
+// newReader starts reading job i's payload back: copying it first, in
+// pieces of payloadPiece bytes, if it is held outside Go's memory.
 func (c *Controller) newReader(i int) *runReader {
 	rd := &runReader{job: i}
-	payload, refs, wall := c.remote[i].payload, chartRefs(c.spec), c.opt.Wall
+	j, refs, wall := c.remote[i], chartRefs(c.spec), c.opt.Wall
 	rd.next, rd.stop = iter.Pull(func(yield func(struct{}) bool) {
-		rd.wr, rd.err = decodeWorkerRun(payload, refs, func() bool {
-			return wall() < rd.deadline || yield(struct{}{})
-		})
+		pause := func() bool { return wall() < rd.deadline || yield(struct{}{}) }
+		payload := j.payload
+		if j.copyPayload != nil {
+			payload = make([]byte, j.size)
+			for off := 0; off < j.size; off += payloadPiece {
+				if !pause() {
+					rd.err = errors.New("stopped by its caller")
+					return
+				}
+				j.copyPayload(payload[off:min(off+payloadPiece, j.size)], off)
+			}
+		}
+		rd.wr, rd.err = decodeWorkerRun(payload, refs, pause)
 	})
 	return rd
 }
+
+// payloadPiece is how much of a payload held outside Go's memory is
+// copied between two looks at the tick's budget.
+const payloadPiece = 1 << 20
 
 // pollRemote reads the workers' replies and reads each run back as it
 // arrives, one at a time, within the tick's budget (runReader: a run
@@ -333,7 +354,7 @@ func (c *Controller) pollRemote(budget time.Duration) {
 	for _, rep := range c.opt.Workers.Poll() {
 		for i := range c.remote {
 			j := &c.remote[i]
-			if j.id != rep.ID || j.over || j.payload != nil {
+			if j.id != rep.ID || j.over || j.arrived {
 				continue
 			}
 			j.now = max(j.now, rep.Now)
@@ -344,13 +365,13 @@ func (c *Controller) pollRemote(budget time.Duration) {
 				c.giveUpRemote("a worker failed: " + rep.Err)
 				return
 			}
-			j.payload = rep.Payload
+			j.arrived, j.payload, j.size, j.copyPayload = true, rep.Payload, rep.Size, rep.CopyPayload
 		}
 	}
 	for {
 		if c.reader == nil {
 			for i, j := range c.remote {
-				if j.payload != nil && c.reader == nil {
+				if j.arrived && !j.over && c.reader == nil {
 					c.reader = c.newReader(i)
 				}
 			}
@@ -369,7 +390,7 @@ func (c *Controller) pollRemote(budget time.Duration) {
 			return
 		}
 		j, wr := &c.remote[rd.job], rd.wr
-		j.payload = nil
+		j.payload, j.copyPayload = nil, nil
 		j.over, j.run, j.sampler, j.trace, j.marks, j.past = true, wr.run, wr.sampler, wr.trace, wr.marks, wr.past
 		if c.opt.Wall() >= rd.deadline {
 			return

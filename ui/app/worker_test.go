@@ -11,12 +11,15 @@ import (
 )
 
 // syncWorkers runs each job when polled, in this goroutine: the page's
-// engine workers without the threads. fail, if set, fails every job.
+// engine workers without the threads. fail, if set, fails every job;
+// outside, if set, has the payloads copied as the page's are (Size and
+// CopyPayload).
 type syncWorkers struct {
 	cat      *Catalog
 	jobs     []WorkerJob
 	canceled []uint64
 	fail     string
+	outside  bool
 	// lastNow is each job's last progress, in the jobs' order.
 	lastNow []sim.Time
 }
@@ -34,6 +37,10 @@ func (w *syncWorkers) Poll() []WorkerReply {
 		payload, err := RunWorkerJob(w.cat, j, func(now sim.Time) bool { last = now; return true })
 		w.lastNow = append(w.lastNow, last)
 		rep := WorkerReply{ID: j.ID, Now: last, Over: true, Payload: payload}
+		if w.outside {
+			rep.Payload, rep.Size = nil, len(payload)
+			rep.CopyPayload = func(dst []byte, off int) { copy(dst, payload[off:]) }
+		}
 		if err != nil {
 			rep.Err = err.Error()
 		}
@@ -144,22 +151,32 @@ func TestTheTimelineGoesBackFromTheWorkersCatchUp(t *testing.T) {
 
 // With a short budget a tick reads the workers' runs back in slices,
 // over several ticks (the page draws between them), and they give the
-// runs, series and checkpoints the reading at once gives.
+// runs, series and checkpoints the reading at once gives; so do payloads
+// held outside Go's memory, copied in pieces.
 func TestTheWorkersRunsReadBackOverSeveralTicks(t *testing.T) {
 	whole := catchUp(t, &syncWorkers{}, workerLink)
 	cat, err := DefaultCatalog()
 	require.NoError(t, err)
 	var clock time.Duration
 	wall := func() time.Duration { clock += 100 * time.Microsecond; return clock }
-	c := NewController(cat, Options{Link: workerLink, Workers: &syncWorkers{cat: cat}, Wall: wall})
-	ticks := 0
-	for ; c.Restoring() && ticks < 100000; ticks++ {
-		c.Tick(0, time.Millisecond)
+	for _, outside := range []bool{false, true} {
+		c := NewController(cat, Options{Link: workerLink, Workers: &syncWorkers{cat: cat, outside: outside}, Wall: wall})
+		ticks := 0
+		for ; c.Restoring() && ticks < 100000; ticks++ {
+			c.Tick(0, time.Millisecond)
+		}
+		require.False(t, c.Restoring())
+		require.Equal(t, "workers", c.CaughtUpBy())
+		// The first tick runs the jobs (syncWorkers) and starts reading.
+		assert.Greater(t, ticks, 2, "ticks from the jobs' start to the runs in place (outside %v)", outside)
+		assertSameRuns(t, whole, c)
 	}
-	require.False(t, c.Restoring())
-	require.Equal(t, "workers", c.CaughtUpBy())
-	// The first tick runs the jobs (syncWorkers) and starts reading.
-	assert.Greater(t, ticks, 2, "ticks from the jobs' start to the runs in place")
+}
+
+// assertSameRuns asserts that b's runs, series and checkpoints are a's.
+func assertSameRuns(t *testing.T, a, b *Controller) {
+	t.Helper()
+	whole, c := a, b
 	for i := range whole.Runs() {
 		a, b := whole.Runs()[i], c.Runs()[i]
 		da, err := a.Digest()
