@@ -18,7 +18,7 @@ package scenario
 // The pressure is two modelled workloads, started once page cache fills
 // memory:
 //   - a page-cache hog: `readers` tasks read files bigger than memory at
-//     random, 16 KiB at a time (workload.RandomReader), so reclaim is busy
+//     random, `read_kb` (64 KiB) at a time (workload.RandomReader), so reclaim is busy
 //     and what it frees in movable pageblocks comes in small pieces;
 //   - slab churn: a reclaimable cache (ext4_inode_cache: 1152-byte
 //     objects) and an unmovable one (kmalloc-256) whose objects grow to a
