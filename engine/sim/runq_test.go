@@ -215,6 +215,38 @@ func TestAnIdleCPUTakesATaskPreemptedOnABusyCPUOnceItCools(t *testing.T) {
 	}
 }
 
+func TestTwoTasksPreemptedWhileTwoCPUsIdleMoveToBothAtOnce(t *testing.T) {
+	// Review finding F34's case: p0 and p1 run 3 ms on CPUs 0 and 1 and
+	// yield at a preemption point to kp0 and kp1 (50 ms, pinned); CPUs
+	// 2 and 3 are idle. The kernel's idle load balancer balances every
+	// idle CPU in one pass, so both move once they cool, one to each
+	// idle CPU (until this was fixed both kicks went to CPU 2, which
+	// took p0, and p1 waited for it, 20 ms, while CPU 3 idled).
+	w := NewWorld([]int{0, 0, 0, 0}, 1)
+	w.Sched = DefaultSched()
+	for i, name := range []string{"p0", "p1"} {
+		p := w.NewTask(name, i, ProgramFunc(func(w *World, t *Task) Time {
+			t.Charge(3 * Millisecond)
+			t.Program = once(20 * Millisecond)
+			return Resched
+		}), 0)
+		p.AllowedCPUs = []int{0, 1, 2, 3}
+		w.NewTask("k"+name, i, once(50*Millisecond), Millisecond).AllowedCPUs = []int{i}
+	}
+	runs := recorder(w)
+	w.RunUntil(200*Millisecond, nil)
+	var ran Time // when the later of p0 and p1 ended its first step
+	for _, r := range *runs {
+		if (r.name == "p0" || r.name == "p1") && r.end <= 4*Millisecond {
+			ran = max(ran, r.end)
+		}
+	}
+	require.Positive(t, ran)
+	cool := w.tickAtOrAfter(ran + sysctlSchedMigrationCost)
+	assert.Contains(t, *runs, run{"p0", 2, cool, cool + 20*Millisecond})
+	assert.Contains(t, *runs, run{"p1", 3, cool, cool + 20*Millisecond})
+}
+
 func TestASleeperBurnsOffItsNegativeLagWhileItSleeps(t *testing.T) {
 	// s runs 10 slices in one step while a CPU-bound task waits, so it
 	// leaves with a negative lag; then it sleeps. The kernel keeps it

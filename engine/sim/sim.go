@@ -151,9 +151,10 @@
 // first of them cools; and when
 // a task joins a queue behind a running task (preempted at a
 // preemption point) or stays queued when its CPU serves its queue, the
-// lowest-numbered idle CPU it may run on, with nothing queued, looks at
-// the first tick at or after it cools, unless that CPU looks earlier
-// already (kickIdleBalance). The look is newidleBalance's walk. So no
+// lowest-numbered idle CPU it may run on, with nothing queued, that
+// does not look by then already, looks at the first tick at or after it
+// cools (kickIdleBalance: one idle CPU per waiter, as the kernel's pass
+// balances every idle CPU). The look is newidleBalance's walk. So no
 // event is queued per tick, nor per idle CPU: one per kick, and none
 // when nobody waits. Without a SchedModel there is no tick and the look
 // is when the waiter cools. Until December 2026 a CPU serving its queue
@@ -184,9 +185,10 @@
 // later, and after cache_nice_tries failures (1 within a node, 2 at the
 // NUMA level) takes it hot; pagesim never takes a hot waiter and looks
 // again when it cools. The kick goes to the lowest-numbered idle CPU
-// the waiter may use (the kernel's idle load balancer is the first idle
-// CPU, which balances every due idle CPU in turn from the next one,
-// itself last, and each walks its domains, node first); the busy CPU's
+// the waiter may use that does not look by then (the kernel's idle load
+// balancer is the first idle CPU, which balances every due idle CPU in
+// turn from the next one, itself last, and each walks its domains, node
+// first); the busy CPU's
 // own periodic balance (sched_balance_domains() with a busy CPU, every
 // busy_factor x sd_weight ms), which may pull a waiter to a CPU that
 // runs a task, is not modelled.
@@ -1291,22 +1293,32 @@ func (w *World) dispatch(cpu *CPU, at Time) {
 }
 
 // kickIdleBalance is nohz_balancer_kick() for t, which waits in src's
-// queue behind a running task (src's nr_running >= 2): if a CPU t may
-// run on is idle with nothing queued, it balances (newidleBalance) at
-// the first tick at or after t stops being cache hot, unless it looks
-// earlier already (see "Run queues"). The lowest-numbered such CPU is
-// kicked; the balance takes the coldest waiter of the longest queue,
-// which may be another task.
+// queue behind a running task (src's nr_running >= 2): an idle CPU t
+// may run on, with nothing queued, balances (newidleBalance) at the
+// first tick at or after t stops being cache hot. The kernel's idle
+// load balancer balances every idle CPU in one pass
+// (_nohz_idle_balance()), and each look pulls one waiter, so each kick
+// takes one idle CPU: the lowest-numbered that does not look by then
+// already (a CPU that does is another waiter's, or finds this one); the
+// look takes the coldest waiter of the longest queue, which may be
+// another task.
 func (w *World) kickIdleBalance(t *Task, src *CPU) {
-	idle := w.idleCPU(t, src)
-	if idle == nil {
-		return
-	}
 	at := w.tickAtOrAfter(max(t.lastRan+sysctlSchedMigrationCost, w.now))
-	if idle.dispatchArmed && idle.dispatchAt <= at {
+	n := len(t.AllowedCPUs)
+	if t.AllowedCPUs == nil {
+		n = len(w.CPUs)
+	}
+	for i := 0; i < n; i++ {
+		c := w.CPUs[i]
+		if t.AllowedCPUs != nil {
+			c = w.CPUs[t.AllowedCPUs[i]]
+		}
+		if c == src || w.busy(c, nil) || len(c.runq) > 0 || c.dispatchArmed && c.dispatchAt <= at {
+			continue
+		}
+		w.armDispatchAt(c, at)
 		return
 	}
-	w.armDispatchAt(idle, at)
 }
 
 // tickAtOrAfter returns the first tick (jiffy boundary) at or after at,
@@ -1438,25 +1450,6 @@ func (w *World) dequeue(cpu *CPU, i int) *Task {
 	t.deferred = false
 	t.deferredOn = nil
 	return t
-}
-
-// idleCPU returns a CPU other than not that t may run on and that is free
-// now with nobody waiting (the lowest ID), or nil.
-func (w *World) idleCPU(t *Task, not *CPU) *CPU {
-	if t.AllowedCPUs == nil {
-		for _, c := range w.CPUs {
-			if c != not && !w.busy(c, nil) && len(c.runq) == 0 {
-				return c
-			}
-		}
-		return nil
-	}
-	for _, id := range t.AllowedCPUs {
-		if c := w.CPUs[id]; c != not && !w.busy(c, nil) && len(c.runq) == 0 {
-			return c
-		}
-	}
-	return nil
 }
 
 // leave takes t, whose step on cpu just ran and ends in a sleep or an
