@@ -276,20 +276,27 @@ func findSuitableFallback(area *freeArea, order Order, mt MigrateType, claimable
 	return fallbackEmpty, 0
 }
 
+// MaxWatermarkBoost is the most boost_watermark() lets the zone's
+// watermarks rise by with vm.watermark_boost_factor factor: factor
+// ten-thousandths of the high watermark, at least a pageblock; 0 when the
+// factor is 0, the high watermark rounds it to nothing, or the zone is
+// under four pageblocks ("unlikely to produce results").
+func (z *Zone) MaxWatermarkBoost(factor int) uint64 {
+	if factor <= 0 || PageblockNrPages*4 > z.ManagedPages {
+		return 0
+	}
+	maxBoost := multFrac(z.watermark[WMARK_HIGH], uint64(factor), 10000)
+	if maxBoost == 0 {
+		return 0
+	}
+	return max(maxBoost, PageblockNrPages)
+}
+
 // boostWatermark is boost_watermark().
 func (m *Machine) boostWatermark(z *Zone) bool {
-	if m.Sysctl.WatermarkBoostFactor == 0 {
-		return false
-	}
-	if PageblockNrPages*4 > z.ManagedPages {
-		return false
-	}
-	maxBoost := multFrac(z.watermark[WMARK_HIGH], uint64(m.Sysctl.WatermarkBoostFactor), 10000)
+	maxBoost := z.MaxWatermarkBoost(m.Sysctl.WatermarkBoostFactor)
 	if maxBoost == 0 {
 		return false
-	}
-	if maxBoost < PageblockNrPages {
-		maxBoost = PageblockNrPages
 	}
 	z.WatermarkBoost += PageblockNrPages
 	if z.WatermarkBoost > maxBoost {

@@ -116,6 +116,75 @@ func promotedOrderTimeScale(v Values) (float64, error) {
 	return min(small/seed, 1), nil
 }
 
+// promotedOrderFreeEvery is how sparsely the fill frees: one page in
+// this many (the seed's "free one page in eight").
+const promotedOrderFreeEvery = 8
+
+// promotedOrderTmpfsFiles is the files fs=tmpfs's workers make in all:
+// the seed's files times the time scale tsc (they are demand for whole
+// blocks, weighed against the same pool as the build's time), at least
+// one a worker.
+func promotedOrderTmpfsFiles(v Values, tsc float64) uint64 {
+	return max(uint64(float64(v.Int("files"))*tsc), uint64(v.Int("workers")))
+}
+
+// promotedOrderTmpfsRoom refuses an fs=tmpfs run whose files would not
+// fit: tmpfs's dentries and inodes have no shrinker and the fill is
+// protected, so once the fallbacks' boosts (boost_watermark(), up to
+// vm.watermark_boost_factor of the high watermark) stand on the min
+// watermark, kswapd has nothing to reclaim them with and stays hopeless,
+// every allocation fails its watermark, and each takes the slow path to
+// its end (a give-up, a direct reclaim that finds nothing) and fails:
+// where the kernel's OOM killer would act, pagesim, which has none,
+// spins for minutes without a file made (docs/FIDELITY.md, seed 002).
+// The room is what the fill leaves free (each zone's high watermark and
+// lowmem reserve, and one page in promotedOrderFreeEvery of the rest)
+// above the min watermark and the largest boost, at the default
+// vm.watermark_boost_factor unless a knob sets it (the pcp lists' pages
+// are not counted, so a run near the bound may still run out). The
+// seed's one million files take about 1 GB of the 4 GiB its 32 GiB
+// leave; at 1/16 with every block pinned, the time scale makes 283,468
+// files that need 274 MiB of the 170 MiB there is.
+func promotedOrderTmpfsRoom(cfg Config, tsc float64) error {
+	v := cfg.Params
+	lay, err := layoutPromotedOrder(v)
+	if err != nil {
+		return err
+	}
+	zones, err := mm.BootWatermarks(lay)
+	if err != nil {
+		return err
+	}
+	factor := 15000 // vm.watermark_boost_factor's default
+	for _, k := range cfg.Knobs {
+		if k.Name == "vm.watermark_boost_factor" {
+			if n, err := strconv.Atoi(strings.TrimSpace(k.Value)); err == nil {
+				factor = n
+			}
+		}
+	}
+	highest := mm.GFPZone(mm.GFP_HIGHUSER_MOVABLE)
+	var room uint64
+	for _, z := range zones {
+		if z.ManagedPages == 0 {
+			continue
+		}
+		keep := min(z.WmarkPages(mm.WMARK_HIGH)+uint64(max(z.LowmemReserve[highest], 0)), z.ManagedPages)
+		free := keep + (z.ManagedPages-keep)/promotedOrderFreeEvery
+		if floor := z.WmarkPages(mm.WMARK_MIN) + z.MaxWatermarkBoost(factor); free > floor {
+			room += free - floor
+		}
+	}
+	room *= mm.PAGE_SIZE
+	files := promotedOrderTmpfsFiles(v, tsc)
+	if need := workload.TmpfsSlab(files, v.Int("cpus")); need > room {
+		return fmt.Errorf("fs=tmpfs: %d files need %d MiB of slab that nothing can reclaim, and the fill leaves %d MiB "+
+			"above the boosted min watermark; with no OOM killer every allocation would then fail: lower files or raise scale",
+			files, need>>20, room>>20)
+	}
+	return nil
+}
+
 func init() {
 	register(&Spec{
 		ID:    "promoted-order",
@@ -234,8 +303,14 @@ func startPromotedOrder(cfg Config) (Phases, error) {
 	if _, err := layoutPromotedOrder(cfg.Params); err != nil {
 		return nil, err
 	}
-	if _, err := promotedOrderTimeScale(cfg.Params); err != nil {
+	tsc, err := promotedOrderTimeScale(cfg.Params)
+	if err != nil {
 		return nil, err
+	}
+	if cfg.Params.String("fs") == "tmpfs" {
+		if err := promotedOrderTmpfsRoom(cfg, tsc); err != nil {
+			return nil, err
+		}
 	}
 	return &promotedOrderRun{cfg: cfg, metrics: map[string]float64{}}, nil
 }
@@ -283,7 +358,7 @@ func (r *promotedOrderRun) Boot(int) (*Phase, error) {
 	m.Patches.PinMigrateMovable = pm
 	cg := m.NewMemcg("build")
 	setup := m.World.NewTask("setup", 0, nil, sim.Never)
-	fill := &workload.PinnedFill{Cg: cg, Protect: uint64(sc * float64(1<<30)), FreeEvery: 8,
+	fill := &workload.PinnedFill{Cg: cg, Protect: uint64(sc * float64(1<<30)), FreeEvery: promotedOrderFreeEvery,
 		LowAfterFree: v.String("low") == "resident"}
 	if v.Bool("pins") {
 		fill.PinFraction = 1 - v.Float("producible_pct")/100
@@ -307,9 +382,7 @@ func (r *promotedOrderRun) Boot(int) (*Phase, error) {
 	nw := v.Int("workers")
 	var files []uint64
 	if kind == workload.FSTmpfs {
-		// The files are the tmpfs churn's demand for whole blocks,
-		// weighed against the same pool as the build's time.
-		total := max(uint64(float64(v.Int("files"))*tsc), uint64(nw))
+		total := promotedOrderTmpfsFiles(v, tsc)
 		for i := 0; i < nw; i++ {
 			files = append(files, total/uint64(nw)+uint64(btoi(uint64(i) < total%uint64(nw))))
 		}

@@ -125,3 +125,41 @@ func TestPromotedOrderRefusesAMachineTooSmallForTheFill(t *testing.T) {
 	_, err = s.RunAll(Options{Seed: 1, Runs: 1, Settings: []string{"mem_gb=2", "scale=0.005"}})
 	assert.ErrorContains(t, err, "at least 256 MiB")
 }
+
+// fs=tmpfs's files hold slab that nothing reclaims, so a run whose files
+// would take the free memory down to the boosted min watermark is
+// refused before boot (there every allocation would fail and the workers
+// spin with no OOM killer to end it); the same churn with a block in 50
+// producible (a shorter time scale, fewer files), at a larger scale, or
+// with fewer files fits.
+func TestPromotedOrderRefusesATmpfsChurnThatWouldNotFit(t *testing.T) {
+	s, err := Get("promoted-order")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name   string
+		set    []string
+		knobs  []Knob
+		refuse bool
+	}{
+		{"every block pinned at 1/16 is refused", []string{"fs=tmpfs", "producible_pct=0"}, nil, true},
+		{"a block in 50 producible fits", []string{"fs=tmpfs"}, nil, false},
+		{"every block pinned at 1/4 fits", []string{"fs=tmpfs", "producible_pct=0", "scale=0.25"}, nil, false},
+		{"every block pinned with 100,000 files fits", []string{"fs=tmpfs", "producible_pct=0", "files=100000"}, nil, false},
+		{"btrfs's files are not counted", []string{"producible_pct=0"}, nil, false},
+		{"800,000 files overflow the boosted watermark", []string{"fs=tmpfs", "producible_pct=0", "files=800000"}, nil, true},
+		{"and fit without the boost", []string{"fs=tmpfs", "producible_pct=0", "files=800000"},
+			[]Knob{{"vm.watermark_boost_factor", "0"}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := s.Parse(tc.set)
+			require.NoError(t, err)
+			_, err = startPromotedOrder(Config{Variant: "posted", Params: st.Values, Knobs: tc.knobs})
+			if tc.refuse {
+				assert.ErrorContains(t, err, "files need")
+				assert.ErrorContains(t, err, "MiB of slab that nothing can reclaim, and the fill leaves 170 MiB")
+			} else {
+				assert.NoError(t, err)
+			}
+		})
+	}
+}

@@ -481,11 +481,16 @@ type lockHold struct{ ask, start, end Time }
 // that ran far ahead of the world's clock recorded them: a boot reading
 // its files before the clock moves, kcompactd's long scans) moves one
 // chunk's holds, not all of them. Every chunk is non-empty; the chunks
-// are in order, so their last holds' ends are sorted.
+// are in order, so their last holds' ends are sorted. A chunk's array
+// has room for 2*holdChunk+1 holds, the most it holds before insert
+// splits it, so an insert never reallocates (the promoted-order storm
+// recorded a hold per zone->lock taken and reallocated a chunk every
+// few hundred).
 type holdList struct {
 	chunks [][]lockHold
-	// spare is the last chunk dropped whole, empty, kept for the next
-	// hold (a lock's holds often all end between two acquisitions).
+	// spare is the last chunk dropped whole with its array's full room,
+	// empty, kept for the next hold (a lock's holds often all end
+	// between two acquisitions).
 	spare []lockHold
 }
 
@@ -527,7 +532,7 @@ func (hl *holdList) insert(c, k int, h lockHold) {
 		if c == 0 || len(hl.chunks[c-1]) >= holdChunk {
 			chunk := hl.spare
 			if chunk == nil {
-				chunk = make([]lockHold, 0, holdChunk)
+				chunk = make([]lockHold, 0, 2*holdChunk+1)
 			}
 			hl.spare = nil
 			hl.chunks = append(hl.chunks, append(chunk, h))
@@ -541,8 +546,8 @@ func (hl *holdList) insert(c, k int, h lockHold) {
 		hl.chunks[c] = chunk
 		return
 	}
-	tail := append(make([]lockHold, 0, 2*holdChunk), chunk[holdChunk:]...)
-	hl.chunks[c] = chunk[:holdChunk:holdChunk]
+	tail := append(make([]lockHold, 0, 2*holdChunk+1), chunk[holdChunk:]...)
+	hl.chunks[c] = chunk[:holdChunk]
 	hl.chunks = append(hl.chunks, nil)
 	copy(hl.chunks[c+2:], hl.chunks[c+1:])
 	hl.chunks[c+1] = tail
@@ -552,15 +557,19 @@ func (hl *holdList) insert(c, k int, h lockHold) {
 func (hl *holdList) dropEnded(now Time) {
 	c, k := hl.search(now)
 	if c > 0 {
-		if last := hl.chunks[c-1]; cap(last) >= holdChunk {
-			hl.spare = last[:0:holdChunk]
+		if last := hl.chunks[c-1]; cap(last) > 2*holdChunk {
+			hl.spare = last[:0]
 		}
 		n := copy(hl.chunks, hl.chunks[c:])
 		clear(hl.chunks[n:])
 		hl.chunks = hl.chunks[:n]
 	}
 	if k > 0 {
-		hl.chunks[0] = hl.chunks[0][k:]
+		// Move the rest to the array's start rather than slicing it
+		// off: a chunk sliced from the front loses room at its end
+		// and reallocates as holds are appended.
+		first := hl.chunks[0]
+		hl.chunks[0] = first[:copy(first, first[k:])]
 	}
 }
 

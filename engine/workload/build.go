@@ -287,6 +287,23 @@ func NewBuildFS(m *mm.Machine, kind FSKind, cg *mm.Memcg, cpu int, start, interv
 	return fs
 }
 
+// TmpfsSlab is the slab, in bytes, that files created on tmpfs by workers
+// on cpus CPUs hold once made: each file's dentry and shmem inode, as
+// their shares of slabs of the order SLUB picks (mm.SlubOrder). The files
+// a worker unlinks (one operation in five) free their objects, but a slab
+// page goes back only when every object on it is free (discard_slab),
+// which the workers' interleaved creates seldom leave, so every file made
+// counts. tmpfs has no shrinker and nothing else reclaimable, so this is
+// what the churn takes from the free memory for good.
+func TmpfsSlab(files uint64, cpus int) uint64 {
+	var perFile uint64
+	for _, size := range []uint64{dentrySize, shmemInodeSize} {
+		slab := uint64(mm.PAGE_SIZE) << mm.SlubOrder(size, cpus)
+		perFile += slab / (slab / size)
+	}
+	return files * perFile
+}
+
 // Files returns the number of live files.
 func (fs *BuildFS) Files() uint64 { return fs.Created - fs.Unlinked }
 
