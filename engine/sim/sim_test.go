@@ -608,3 +608,26 @@ func TestAWakeupAskedBeforeATasksStepEndedStartsItsNextStepAtThatEnd(t *testing.
 		})
 	}
 }
+
+// A lock whose holds end as fast as new ones come (the promoted-order
+// storm's zone->lock: a hold per take, the ended ones dropped at the
+// next) keeps one chunk whose array never grows: dropping the ended holds
+// moves the rest to the array's start, and the array has room for the
+// most a chunk holds before it splits, so a steady take-and-drop
+// allocates nothing.
+func TestAHoldListThatDropsAsFastAsItGrowsAllocatesNothing(t *testing.T) {
+	var hl holdList
+	now := Time(0)
+	step := func() {
+		for i := 0; i < 4*holdChunk; i++ {
+			now += 10
+			hl.insert(len(hl.chunks), 0, lockHold{now, now, now + 25})
+			hl.dropEnded(now)
+		}
+	}
+	step()
+	require.Len(t, hl.chunks, 1, "three holds at most are live")
+	allocs := testing.AllocsPerRun(20, step)
+	assert.Zero(t, allocs, "no array is made or grown once the first chunk exists")
+	assert.Equal(t, 2*holdChunk+1, cap(hl.chunks[0]))
+}
