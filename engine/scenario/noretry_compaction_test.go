@@ -80,25 +80,24 @@ func TestNoretryCompactionRefusesImpossibleParameters(t *testing.T) {
 	}
 }
 
-// The mechanism at the default parameters (24 GiB, 96 CPUs, 1024
-// clients, 0.4 s measured, seed 1), without invariant checks (a run
-// takes about 2 s of CPU): the patch commits more, its sessions are
-// CPU-bound (at least 90% of cpus / txn_us transactions a second: the
-// WAL's folios no longer wait in the slow path), its compact_stall and
+// The mechanism and the band at the default parameters (24 GiB,
+// 96 CPUs, 1024 clients, 0.4 s measured) on the mean of three runs
+// (seeds 1-3), as the seed's table is the average of three runs, without
+// invariant checks (a run takes about 2 s of CPU): the patch commits
+// 1.8-3.5 times the baseline's TPS, its sessions are CPU-bound (at least
+// 90% of cpus / txn_us transactions a second: the WAL's folios no
+// longer wait in the slow path), its compact_stall and
 // drain_all_pages() calls are at most a tenth of the baseline's, and
-// kswapd and kcompactd are still woken. The band
-// (patched/baseline 1.8-3.5) is not asserted here: over a 0.4 s window
-// the baseline's TPS depends on the state its warm-up leaves, the
-// per-CPU lists' high (what each drain_all_pages() costs the
-// group-commit leader) and kcompactd's deferral (whether every direct
-// compaction rescans the zone), so one seed's ratio spreads wider than
-// the band and moves with any change to kswapd's or the scheduler's
-// timing (review finding F23). docs/FIDELITY.md compares the band with
-// the means of several seeds.
+// kswapd and kcompactd are still woken. The band is held on the mean,
+// not on one seed: over a 0.4 s window one baseline's TPS depends on
+// when its WAL stops logging full-page images and on how far the CPUs'
+// pcp->high grew in the warm-up (what each drain_all_pages() costs the
+// group-commit leader), so one seed's ratio spreads wider than the band
+// (1.56-3.89 over seeds 1-6 in docs/FIDELITY.md; review finding F23).
 func TestNoretryCompactionPatchMakesTheDefaultRunCPUBound(t *testing.T) {
 	s, err := Get("noretry-compaction")
 	require.NoError(t, err)
-	res, err := s.RunAll(Options{Seed: 1, Runs: 1})
+	res, err := s.RunAll(Options{Seed: 1, Runs: 3, Jobs: 2})
 	require.NoError(t, err)
 	byName := map[string]map[string]float64{}
 	for _, v := range res.Variants {
@@ -108,6 +107,8 @@ func TestNoretryCompactionPatchMakesTheDefaultRunCPUBound(t *testing.T) {
 	require.NotNil(t, base)
 	require.NotNil(t, patched)
 	t.Logf("baseline %.0f TPS, patched %.0f TPS (%.2fx)", base["tps"], patched["tps"], patched["tps"]/base["tps"])
+	assert.GreaterOrEqual(t, patched["tps"]/base["tps"], 1.8, "the issue's band: patched / baseline TPS 1.8-3.5")
+	assert.LessOrEqual(t, patched["tps"]/base["tps"], 3.5, "the issue's band: patched / baseline TPS 1.8-3.5")
 	// cpus / txn_us: every CPU running transactions.
 	cpuBound := float64(res.values.Int("cpus")) / (res.values.Float("txn_us") * float64(sim.Microsecond) / float64(sim.Second))
 	assert.Greater(t, patched["tps"], base["tps"], "the patch commits more")
