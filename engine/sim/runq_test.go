@@ -125,18 +125,9 @@ func TestACPUGoingIdleLeavesACacheHotWaiterUntilItCools(t *testing.T) {
 	// point; CPU 1 goes idle at 2 ms, when c ran 0.1 ms ago: cache hot
 	// (task_hot(): less than sysctl_sched_migration_cost, 0.5 ms), it is
 	// not pulled then, but when it cools, at 2.4 ms.
-	w := NewWorld([]int{0, 0}, 1)
-	c := w.NewTask("c", 0, ProgramFunc(func(w *World, t *Task) Time {
-		t.Charge(1900 * Microsecond)
-		t.Program = once(Millisecond)
-		return Resched
-	}), 0)
-	c.AllowedCPUs = []int{0, 1}
-	long := w.NewTask("long", 0, once(50*Millisecond), 1)
-	long.AllowedCPUs = []int{0}
-	for i, name := range []string{"a", "b"} {
-		w.NewTask(name, 1, once(Millisecond), Time(i)).AllowedCPUs = []int{1}
-	}
+	w := hotWaiterWorld(func(w *World) {
+		w.NewTask("long", 0, once(50*Millisecond), 1).AllowedCPUs = []int{0}
+	})
 	runs := recorder(w)
 	w.RunUntil(100*Millisecond, nil)
 	assert.Contains(t, *runs, run{"long", 0, 1900 * Microsecond, 51900 * Microsecond}, "long takes CPU 0 at c's preemption point")
@@ -150,18 +141,10 @@ func TestACacheHotWaiterStaysQueuedWhenItsCPUServesItsQueue(t *testing.T) {
 	// only): serving its queue does not move c to CPU 1 while it is hot
 	// (the kernel has no push at pick time; until December 2026 c moved
 	// at 2.1 ms). CPU 1 takes it when it cools, at 2.4 ms.
-	w := NewWorld([]int{0, 0}, 1)
-	c := w.NewTask("c", 0, ProgramFunc(func(w *World, t *Task) Time {
-		t.Charge(1900 * Microsecond)
-		t.Program = once(Millisecond)
-		return Resched
-	}), 0)
-	c.AllowedCPUs = []int{0, 1}
-	w.NewTask("m", 0, once(200*Microsecond), 1).AllowedCPUs = []int{0}
-	w.NewTask("z", 0, once(10*Millisecond), 2).AllowedCPUs = []int{0}
-	for i, name := range []string{"a", "b"} {
-		w.NewTask(name, 1, once(Millisecond), Time(i)).AllowedCPUs = []int{1}
-	}
+	w := hotWaiterWorld(func(w *World) {
+		w.NewTask("m", 0, once(200*Microsecond), 1).AllowedCPUs = []int{0}
+		w.NewTask("z", 0, once(10*Millisecond), 2).AllowedCPUs = []int{0}
+	})
 	runs := recorder(w)
 	w.RunUntil(100*Millisecond, nil)
 	assert.Contains(t, *runs, run{"m", 0, 1900 * Microsecond, 2100 * Microsecond}, "m takes CPU 0 at c's preemption point")
@@ -415,4 +398,23 @@ func TestACPUThatEmptiesStartsItsVirtualTimeAgainAtZero(t *testing.T) {
 	}
 	w.RunUntil(3*Second, nil)
 	assert.Equal(t, Time(0), placed, "second's vruntime when placed")
+}
+
+// hotWaiterWorld is two CPUs on one node where c (CPU 0 or 1) starts on
+// CPU 0 at 0, charges 1.9 ms and reaches a preemption point, then wants
+// 1 ms more; CPU 0's own tasks come from cpu0 (they start at 1 ns and
+// after, so they wait behind c); a and b (CPU 1 only, 1 ms each, from 0
+// and 1 ns) keep CPU 1 busy until 2 ms.
+func hotWaiterWorld(cpu0 func(w *World)) *World {
+	w := NewWorld([]int{0, 0}, 1)
+	w.NewTask("c", 0, ProgramFunc(func(w *World, t *Task) Time {
+		t.Charge(1900 * Microsecond)
+		t.Program = once(Millisecond)
+		return Resched
+	}), 0).AllowedCPUs = []int{0, 1}
+	cpu0(w)
+	for i, name := range []string{"a", "b"} {
+		w.NewTask(name, 1, once(Millisecond), Time(i)).AllowedCPUs = []int{1}
+	}
+	return w
 }
