@@ -140,11 +140,24 @@ func promotedOrderTmpfsFiles(v Values, tsc float64) uint64 {
 // The room is what the fill leaves free (each zone's high watermark and
 // lowmem reserve, and one page in promotedOrderFreeEvery of the rest)
 // above the min watermark and the largest boost, at the default
-// vm.watermark_boost_factor unless a knob sets it (the pcp lists' pages
-// are not counted, so a run near the bound may still run out). The
-// seed's one million files take about 1 GB of the 4 GiB its 32 GiB
-// leave; at 1/16 with every block pinned, the time scale makes 283,468
-// files that need 274 MiB of the 170 MiB there is.
+// vm.watermark_boost_factor unless a knob sets it. The seed's one million
+// files take about 1 GB of the 4 GiB its 32 GiB leave; at 1/16 with every
+// block pinned, the time scale makes 283,468 files that need 274 MiB of
+// the 170 MiB there is.
+//
+// The check is a bound, not the run: the pages the workers' slab refills
+// hold on the per-CPU lists (rmqueue_bulk takes a batch for the list of
+// the request's migratetype, and pcp->high grows with refills towards
+// high_max) are out of NR_FREE_PAGES and not yet slab. Once the boosted
+// min watermark fails, get_page_from_freelist() checks the watermark
+// before it looks at a pcp list, and drain_all_pages() runs only after
+// a direct reclaim that made progress (__alloc_pages_direct_reclaim), so
+// they stay there until decay_pcp_high() trims them, a second at a time
+// (review finding F36: 600,000 files, 170,081 at the time scale, need
+// 164 MiB of the 170, and the run failed with 14,743 pages, 58 MiB, on
+// six CPUs' UNMOVABLE and RECLAIMABLE lists). A run that gets past the
+// check and still runs out ends where the kernel's OOM killer would act
+// (promotedOrderPhase.oom).
 func promotedOrderTmpfsRoom(cfg Config, tsc float64) error {
 	v := cfg.Params
 	lay, err := layoutPromotedOrder(v)
@@ -281,7 +294,8 @@ func promotedOrderMetrics(Values) []Metric {
 		{Name: "stormed", Help: "1 if some second of the run had 10,000 order-9 direct reclaim runs or more, else 0"},
 		{Name: "elapsed_s", Help: "simulated seconds the workers ran (fs=tmpfs: until the files were made)"},
 		{Name: "pins_migrated", Help: "pages a long-term pin migrated first (pin_migrate)"},
-		{Name: "finished", Help: "fs=tmpfs: 1 if the workers made their files within duration_s x scale (btrfs: always 1)"},
+		{Name: "finished", Help: "0 if an allocation reached the OOM killer, which ends the run (pagesim has none); " +
+			"fs=tmpfs: else 1 if the workers made their files within duration_s x scale (btrfs: else 1)"},
 	}
 }
 
@@ -336,7 +350,7 @@ func configurePromotedOrder(m *mm.Machine, variant string) {
 // promotedOrderStart is where the engine's counters stood when the
 // workers started.
 type promotedOrderStart struct {
-	giveups, lost, claimed, o9, o0, migrated uint64
+	giveups, lost, claimed, o9, o0, migrated, wouldOOM uint64
 }
 
 func (r *promotedOrderRun) Boot(int) (*Phase, error) {
@@ -400,14 +414,10 @@ func (r *promotedOrderRun) Boot(int) (*Phase, error) {
 		Counter: directRuns{m, mm.PageblockOrder}}
 	m.World.NewTask("oomd", len(m.World.CPUs)-1, mon, start)
 	s0 := promotedOrderStart{m.Slow.NofragGiveUps, m.Frag.MovableBlocksLost, m.Frag.WholeBlocksClaimed,
-		m.Reclaim.DirectRuns[mm.PageblockOrder], m.Reclaim.DirectRuns[0], m.Pins.Migrated}
+		m.Reclaim.DirectRuns[mm.PageblockOrder], m.Reclaim.DirectRuns[0], m.Pins.Migrated, m.Slow.WouldOOM}
 	p := &promotedOrderPhase{r: r, m: m, ws: ws, mon: mon, s0: s0, start: start, duration: duration,
 		fs: v.String("fs"), tmpfs: kind == workload.FSTmpfs}
-	ph := &Phase{Name: p.fs, M: m, Until: start + duration, Status: p, End: p}
-	if p.tmpfs {
-		ph.Done = p
-	}
-	return ph, nil
+	return &Phase{Name: p.fs, M: m, Until: start + duration, Status: p, End: p, Done: p}, nil
 }
 
 // directRuns reads the direct reclaim runs of one order.
@@ -432,8 +442,29 @@ type promotedOrderPhase struct {
 	tmpfs           bool
 }
 
-// Done reports whether every worker has finished (tmpfs's builds end).
+// Done reports whether the phase ends before its time: every worker has
+// finished (tmpfs's builds end), or an allocation reached the OOM killer
+// (oom).
 func (p *promotedOrderPhase) Done() bool {
+	return p.oom() || (p.tmpfs && p.workersDone())
+}
+
+// oom reports whether an allocation since the workers' start reached
+// out_of_memory(): __alloc_pages_may_oom() for a request that is not
+// costly, has neither __GFP_RETRY_MAYFAIL nor __GFP_THISNODE and may use
+// ZONE_NORMAL, after its last attempt at the high watermark (linux-mm
+// mm/page_alloc.c @00cb34b0; mm.SlowpathStats.WouldOOM). There the kernel
+// kills a task (mm/oom_kill.c), in the seed's machine the workload that
+// holds the fill, and the run the seed measured is over; pagesim has no
+// OOM killer, and an allocation that goes on failing would loop to the
+// phase's end, each retry a slow path that reclaims nothing (review
+// finding F36: fs=tmpfs with files=600000 and every block pinned spun
+// for 2.5 min of CPU). So the phase ends at the first such allocation,
+// with finished 0 and the time it got to.
+func (p *promotedOrderPhase) oom() bool { return p.m.Slow.WouldOOM != p.s0.wouldOOM }
+
+// workersDone reports whether every worker has made its files.
+func (p *promotedOrderPhase) workersDone() bool {
 	for _, w := range p.ws {
 		if !w.Done {
 			return false
@@ -478,9 +509,15 @@ func (p *promotedOrderPhase) End(bool) PhaseResult {
 	r.metrics["stormed"] = float64(btoi(mon.PeakRate >= promotedOrderStormRule))
 	r.metrics["elapsed_s"] = el
 	r.metrics["pins_migrated"] = float64(m.Pins.Migrated)
-	r.metrics["finished"] = float64(btoi(!p.tmpfs || p.Done()))
+	oom := p.oom()
+	r.metrics["finished"] = float64(btoi(!oom && (!p.tmpfs || p.workersDone())))
+	line := ""
+	if oom {
+		line = fmt.Sprintf("ended at %.3f s: an allocation reached out_of_memory(), where the kernel's OOM killer "+
+			"would kill a task (pagesim has none); ", el)
+	}
 	return PhaseResult{
-		Line: fmt.Sprintf("%d ops in %.1f s, PSI some %.1f%% (peak avg10 %.1f), %d give-ups, %d order-9 reclaim runs",
+		Line: line + fmt.Sprintf("%d ops in %.1f s, PSI some %.1f%% (peak avg10 %.1f), %d give-ups, %d order-9 reclaim runs",
 			n, el, r.metrics["psi_some_mean_pct"], mon.PeakAvg10, m.Slow.NofragGiveUps-s0.giveups, m.Reclaim.DirectRuns[mm.PageblockOrder]-s0.o9),
 		Headline: fmt.Sprintf("%.0f ops/s, PSI %.1f%%", r.metrics["ops_per_s"], r.metrics["psi_some_mean_pct"]),
 	}

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -162,4 +163,30 @@ func TestPromotedOrderRefusesATmpfsChurnThatWouldNotFit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A churn that passes the check before boot may still run out: 600,000
+// files (170,081 at the time scale) need 164 MiB of the 170 MiB, and the
+// pages the slab's refills hold on the per-CPU lists take the rest
+// (promotedOrderTmpfsRoom). Then every allocation fails its boosted min
+// watermark, reclaims nothing and reaches out_of_memory(); the run ends
+// there, where the kernel's OOM killer would act, with finished 0 and a
+// line that says so, instead of looping through the slow path for the
+// phase's 51 s (review finding F36: 2.5 min of CPU).
+func TestPromotedOrderTmpfsChurnThatRunsOutEndsWhereTheOOMKillerWould(t *testing.T) {
+	s, err := Get("promoted-order")
+	require.NoError(t, err)
+	set := []string{"fs=tmpfs", "producible_pct=0", "files=600000"}
+	st, err := s.Parse(set)
+	require.NoError(t, err)
+	_, err = startPromotedOrder(Config{Variant: "posted", Params: st.Values})
+	require.NoError(t, err, "the check before boot lets it through")
+	res, err := s.RunAll(Options{Seed: 1, Runs: 1, Variants: []string{"posted"}, Settings: set, CheckEvery: checkEvery})
+	require.NoError(t, err)
+	mean := res.Variants[0].Mean
+	assert.Zero(t, mean["finished"])
+	assert.Less(t, mean["elapsed_s"], 1.0, "it ends at the first allocation that reached out_of_memory()")
+	assert.Less(t, mean["ops_per_s"]*mean["elapsed_s"], 170081.0, "before the workers made their files")
+	require.NotEmpty(t, res.Variants[0].Lines)
+	assert.Contains(t, strings.Join(res.Variants[0].Lines, " "), "an allocation reached out_of_memory()")
 }
