@@ -281,10 +281,22 @@ func (c CostTable) Names() []string {
 	return out
 }
 
+// MaxCost is the most a what-if may make one unit of kernel work cost:
+// the soft-lockup threshold, 2 x watchdog_thresh (10 s by default), after
+// which the kernel reports a CPU stuck in kernel code without scheduling
+// ("BUG: soft lockup", kernel/watchdog.c, get_softlockup_thresh()). A
+// charge is added to a task's clock (sim.Task.Charge), so without a bound
+// a cost of years would wrap simulated time and give a wrong answer, not
+// an error.
+const MaxCost = 20 * sim.Second
+
 // Set changes one cost by field name (a what-if).
 func (c *CostTable) Set(name string, ns int64) error {
 	if ns < 0 {
 		return fmt.Errorf("cost %s: %d ns is negative", name, ns)
+	}
+	if ns > int64(MaxCost) {
+		return fmt.Errorf("cost %s: %d ns is longer than 20 s, the most one unit of kernel work may cost (the soft-lockup threshold, 2 x kernel.watchdog_thresh)", name, ns)
 	}
 	v := reflect.ValueOf(c).Elem()
 	for i := 0; i < v.NumField(); i++ {

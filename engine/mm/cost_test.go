@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestAWhatIfMaySetACostToZeroButNotCondResched(t *testing.T) {
+func TestAWhatIfMaySetACostToZeroButNotCondReschedNorPastTheSoftLockupThreshold(t *testing.T) {
 	tests := []struct {
 		name, cost string
 		ns         int64
@@ -19,6 +19,9 @@ func TestAWhatIfMaySetACostToZeroButNotCondResched(t *testing.T) {
 			"cost CondResched: 0 ns would let an allocation loop in the slow path without its clock moving; at least 1 ns"},
 		{"one nanosecond is enough", "condresched", 1, ""},
 		{"an unknown name is refused", "CondReschedule", 5, `unknown cost "CondReschedule"`},
+		{"up to the soft-lockup threshold is a cost", "MigratePage", int64(MaxCost), ""},
+		{"past it a charge could wrap the clock: refused", "MigratePage", int64(MaxCost) + 1,
+			"cost MigratePage: 20000000001 ns is longer than 20 s, the most one unit of kernel work may cost (the soft-lockup threshold, 2 x kernel.watchdog_thresh)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -420,8 +420,15 @@ func checkCost(c *call) error {
 			return fmt.Errorf("%s", msg)
 		}
 		if set {
-			if _, err := parseDuration(value); err != nil {
+			d, err := parseDuration(value)
+			if err != nil {
 				return fmt.Errorf("%s=%v", name, err)
+			}
+			if d > mm.MaxCost {
+				return fmt.Errorf("%s=%s: a cost must be at most 20s (the soft-lockup threshold, 2 x kernel.watchdog_thresh: kernel code that runs longer without scheduling is reported stuck)", name, value)
+			}
+			if err := costs.Set(name, int64(d)); err != nil {
+				return err
 			}
 		}
 	}
