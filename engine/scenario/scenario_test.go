@@ -43,6 +43,23 @@ func TestParseTakesParametersSysctlsAndTHPKnobsByKernelPath(t *testing.T) {
 	}
 }
 
+func TestAPastedBlobIsQuotedClippedInTheOneLineError(t *testing.T) {
+	s, err := Get("thp-thisnode")
+	require.NoError(t, err)
+	blob := strings.Repeat("1", 100000)
+	for _, set := range []string{
+		"scale=" + blob, "vfio=" + blob, "guest_gb=" + blob, "mempolicy=" + blob, blob + "=1",
+		"vm.defrag_mode=" + blob, "transparent_hugepage.defrag=" + blob, blob,
+	} {
+		t.Run(set[:20], func(t *testing.T) {
+			_, err := s.Parse([]string{set})
+			require.Error(t, err)
+			assert.Less(t, len(err.Error()), 200, "the value is clipped: %.120s", err)
+			assert.Contains(t, err.Error(), strings.Repeat("1", 40)+"...")
+		})
+	}
+}
+
 // FuzzParse: any --set string is either refused with a one-line error or
 // accepted; an accepted setting's effective value parses again to itself,
 // so a report's params reproduce the run.
