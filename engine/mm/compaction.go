@@ -441,55 +441,110 @@ func (m *Machine) _resetIsolationPFN(z *Zone, pfn PFN, checkSource, checkTarget 
 // sleep, or a compaction restarting after deferral), is charged the walk:
 // a PageblockFlags per block, a CompactScanPage per struct page sampled.
 func (m *Machine) _resetIsolationSuitable(t *sim.Task, z *Zone) {
-	c := &z.compact
-	if !c.blockskipFlush || z.SpannedPages == 0 {
-		return
+	var w resetWalk
+	m.resetIsolationWalk(t, z, &w)
+}
+
+// resetWalk is a reset_isolation_suitable() walk's locals that live
+// across the cond_resched() at the top of each step of
+// __reset_isolation_suitable()'s loop (linux-mm mm/compaction.c
+// @04e60ad1). kswapd's walk, in kswapd_try_to_sleep(), stops there
+// (stops; resetResched); the others run to the end.
+type resetWalk struct {
+	stops bool
+	// zone is the index of the zone reset_isolation_suitable() is at;
+	// inZone says its walk has begun; stopped says it stopped at the
+	// cond_resched() of the loop step it is at.
+	zone            int
+	inZone, stopped bool
+	// __reset_isolation_suitable()'s locals.
+	migratePFN, freePFN     PFN
+	resetMigrate, resetFree PFN
+	sourceSet, freeSet      bool
+}
+
+// resetResched is the cond_resched() of __reset_isolation_suitable()'s
+// loop in kswapd's walk (w.stops): it charges the call and reports
+// whether the step ends there (sim.Task.NeedResched).
+func (m *Machine) resetResched(t *sim.Task, w *resetWalk) bool {
+	if !w.stops || t == nil {
+		return false
 	}
-	c.blockskipFlush = false
-	migratePFN := z.StartPFN
-	freePFN := z.EndPFN() - 1
-	resetMigrate, resetFree := freePFN, migratePFN
-	sourceSet, freeSet := false, false
-	var blocks, read uint64
-	for ; migratePFN < freePFN; migratePFN, freePFN = migratePFN+PageblockNrPages, freePFN-PageblockNrPages {
-		ok, n := m._resetIsolationPFN(z, migratePFN, true, sourceSet)
-		blocks++
-		read += n
-		if ok && migratePFN < resetMigrate {
-			sourceSet = true
-			resetMigrate = migratePFN
-			c.initMigratePFN = resetMigrate
-			c.cachedMigPFN = [2]PFN{resetMigrate, resetMigrate}
+	t.Charge(m.Cost.CondResched)
+	if !t.NeedResched() {
+		return false
+	}
+	w.stopped = true
+	m.Reclaim.KswapdYields++
+	return true
+}
+
+// resetIsolationWalk runs or resumes __reset_isolation_suitable() on z
+// with w. It returns false when the walk stopped at its cond_resched().
+func (m *Machine) resetIsolationWalk(t *sim.Task, z *Zone, w *resetWalk) bool {
+	c := &z.compact
+	if !w.inZone {
+		if !c.blockskipFlush || z.SpannedPages == 0 {
+			return true
 		}
-		ok, n = m._resetIsolationPFN(z, freePFN, freeSet, true)
-		blocks++
-		read += n
-		if ok && freePFN > resetFree {
-			freeSet = true
-			resetFree = freePFN
-			c.initFreePFN = resetFree
-			c.cachedFreePFN = resetFree
+		c.blockskipFlush = false
+		w.inZone = true
+		w.migratePFN = z.StartPFN
+		w.freePFN = z.EndPFN() - 1
+		w.resetMigrate, w.resetFree = w.freePFN, w.migratePFN
+		w.sourceSet, w.freeSet = false, false
+	}
+	for ; w.migratePFN < w.freePFN; w.migratePFN, w.freePFN = w.migratePFN+PageblockNrPages, w.freePFN-PageblockNrPages {
+		if w.stopped {
+			w.stopped = false // resumed after the cond_resched()
+		} else if m.resetResched(t, w) {
+			return false
 		}
-		if freePFN < PageblockNrPages {
+		ok, n1 := m._resetIsolationPFN(z, w.migratePFN, true, w.sourceSet)
+		if ok && w.migratePFN < w.resetMigrate {
+			w.sourceSet = true
+			w.resetMigrate = w.migratePFN
+			c.initMigratePFN = w.resetMigrate
+			c.cachedMigPFN = [2]PFN{w.resetMigrate, w.resetMigrate}
+		}
+		ok, n2 := m._resetIsolationPFN(z, w.freePFN, w.freeSet, true)
+		if ok && w.freePFN > w.resetFree {
+			w.freeSet = true
+			w.resetFree = w.freePFN
+			c.initFreePFN = w.resetFree
+			c.cachedFreePFN = w.resetFree
+		}
+		if t != nil {
+			t.Charge(2*m.Cost.PageblockFlags + m.Cost.CompactScanPage*sim.Time(n1+n2))
+		}
+		if w.freePFN < PageblockNrPages {
 			break
 		}
 	}
-	if resetMigrate >= resetFree {
-		c.cachedMigPFN = [2]PFN{migratePFN, migratePFN}
-		c.cachedFreePFN = freePFN
+	if w.resetMigrate >= w.resetFree {
+		c.cachedMigPFN = [2]PFN{w.migratePFN, w.migratePFN}
+		c.cachedFreePFN = w.freePFN
 	}
-	if t != nil {
-		t.Charge(m.Cost.PageblockFlags*sim.Time(blocks) + m.Cost.CompactScanPage*sim.Time(read))
-	}
+	w.inZone = false
+	return true
 }
 
 // resetIsolationSuitablePgdat is reset_isolation_suitable(pgdat).
 func (m *Machine) resetIsolationSuitablePgdat(t *sim.Task, n *Node) {
-	for _, z := range n.Zones {
-		if z.Populated() {
-			m._resetIsolationSuitable(t, z)
+	var w resetWalk
+	m.resetIsolationSuitablePgdatFrom(t, n, &w)
+}
+
+// resetIsolationSuitablePgdatFrom is reset_isolation_suitable(pgdat) run
+// or resumed with w. It returns false when the walk stopped at a
+// cond_resched().
+func (m *Machine) resetIsolationSuitablePgdatFrom(t *sim.Task, n *Node, w *resetWalk) bool {
+	for ; w.zone < len(n.Zones); w.zone++ {
+		if z := n.Zones[w.zone]; z.Populated() && !m.resetIsolationWalk(t, z, w) {
+			return false
 		}
 	}
+	return true
 }
 
 func (cc *compactControl) isolationSuitable(b *pageblock) bool {

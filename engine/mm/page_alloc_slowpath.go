@@ -73,9 +73,11 @@ package mm
 // TIF_NEED_RESCHED's rule, whether another task takes its CPU) and the
 // allocation waits in its allocFrame, plain data on the task's mm side,
 // until the caller repeats the call. The cond_resched() calls inside
-// reclaim and compaction themselves are not preemption points in the
-// model: a try_to_free_pages or try_to_compact_pages call is one piece of
-// a step. Work done for a task outside its steps (setup, tests) runs to
+// reclaim and compaction themselves are not preemption points of an
+// allocation in the model: a try_to_free_pages or try_to_compact_pages
+// call is one piece of a step. (kswapd's reclaim does stop at
+// shrink_lruvec()'s and shrink_node_memcgs()' cond_resched(): vmscan.go,
+// "Preemption".) Work done for a task outside its steps (setup, tests) runs to
 // the end without stopping.
 //
 // __GFP_NOFAIL: where the OOM killer would run (__alloc_pages_may_oom:

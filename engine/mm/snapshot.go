@@ -201,7 +201,7 @@ func (m *Machine) NodeViews() []NodeView {
 		v := NodeView{Node: n.ID, CPUs: len(n.CPUs), KswapdOrder: ksOrder, KswapdFailures: n.kswapd.failures,
 			KcompactdOrder: kcOrder, Kswapd: "sleeping", Kcompactd: "sleeping"}
 		switch n.kswapd.state {
-		case ksNap:
+		case ksTrySleepReset, ksNap:
 			v.Kswapd = "napping"
 		case ksBalanceStart, ksBalance:
 			v.Kswapd = "balancing"

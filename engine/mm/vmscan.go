@@ -54,6 +54,40 @@ package mm
 // the share of the pinned memory inactive_list_is_low allows, and each
 // failed fault scans that share instead of all of it.
 //
+// # Preemption
+//
+// pagesim's scheduler preempts a task only where its step ends (package
+// sim, "Preemption points"): the kernel it models is CONFIG_PREEMPT_NONE
+// or CONFIG_PREEMPT_VOLUNTARY (or PREEMPT_DYNAMIC booted so, as the
+// distributions' kernels are), where kernel code gives its CPU away only
+// at cond_resched() and the like once TIF_NEED_RESCHED is set; under
+// PREEMPT_FULL or PREEMPT_LAZY it would be preempted anywhere.
+//
+// kswapd's shrink_node() stops at two of the kernel's cond_resched()
+// calls (linux-mm mm/vmscan.c @000fc868): shrink_lruvec()'s after each
+// round of SWAP_CLUSTER_MAX batches, and shrink_node_memcgs()' at the
+// top of each cgroup's turn. There, if anything else is due on the
+// machine by kswapd's clock or a task waits for its CPU past kswapd's
+// slice (sim.Task.NeedResched), the step ends and the pass resumes at
+// the same point of the same scan_control at the task's next step
+// (shrinkFrame, in balanceState); package sim decides whether the
+// waiting task takes the CPU meanwhile. Each call charges CondResched.
+// So a task woken on kswapd's CPU waits at most a round of batches (up
+// to 4 x 32 folios), not a priority iteration (until December 2026 a
+// whole kswapd_shrink_node() was one step: 5 to 40 ms in the scenarios
+// during which nothing else ran on that CPU, review finding F35). No
+// pages are isolated at these points: a round's shrink_list() calls put
+// back what they isolated. Not stop points: the cond_resched() calls
+// inside shrink_folio_list() (per folio), shrink_active_list(),
+// shrink_slab() and kswapd_age_node() (each at most a batch or a
+// shrinker's pass), and the batches a fast-forwarded pinned scan does by
+// count (fastForwardPinnedScan, fastForwardPinnedCycle: seed 003's
+// guests pin their memory, and its kswapd never balances). A direct
+// reclaimer's try_to_free_pages() is still one piece of its step, as
+// the slow path's essay says (page_alloc_slowpath.go): it runs in the
+// allocating task, which stops at the slow path's own cond_resched()
+// calls around it.
+//
 // # Cost
 //
 // A scan charges LRUScanPage for every folio it isolates, plus FolioRefWalk
@@ -362,18 +396,84 @@ func (m *Machine) reclaimWatermarkFlags(sc *scanControl) (AllocFlags, MigrateTyp
 	return sc.allocFlags & ALLOC_NOFRAGMENT, sc.migratetype
 }
 
-// shrinkNode is shrink_node().
+// shrinkResume names the cond_resched() call a shrink_node() call of
+// kswapd stopped at (shrinkFrame).
+type shrinkResume uint8
+
+const (
+	shrinkRunning shrinkResume = iota
+	// shrinkMemcgTop is shrink_node_memcgs()'s cond_resched() at the top
+	// of a cgroup's turn, before its protection is checked.
+	shrinkMemcgTop
+	// shrinkLruvecBatch is shrink_lruvec()'s cond_resched() after a
+	// round of SWAP_CLUSTER_MAX batches, before the proportional check.
+	shrinkLruvecBatch
+)
+
+// shrinkFrame is one shrink_node() call's locals that live across a
+// cond_resched(): shrink_node()'s, shrink_node_memcgs()' and
+// shrink_lruvec()'s. kswapd's balance pass keeps one (balanceState) and
+// its shrink_node() stops at those calls (reclaimResched) and resumes
+// there at the task's next step; a direct reclaimer's is a local whose
+// calls never stop (see "Preemption" at the top of vmscan.go).
+type shrinkFrame struct {
+	// stops says the call may stop at its cond_resched() calls (kswapd).
+	stops bool
+	// at is where the call stopped (shrinkRunning while it runs).
+	at shrinkResume
+	// reclaimedBefore is sc->nr_reclaimed at shrink_node()'s again:.
+	reclaimedBefore uint64
+	// memcg is the index of the cgroup whose turn it is.
+	memcg int
+	// shrink_lruvec()'s nr, targets, nr_reclaimed and
+	// proportional_reclaim.
+	nr, targets  [NR_LRU_LISTS]uint64
+	reclaimed    uint64
+	proportional bool
+}
+
+// reclaimResched is cond_resched() at point at of kswapd's shrink_node()
+// (f.stops): it charges the call and reports whether the step ends there
+// (sim.Task.NeedResched: something else is due on the machine, or a task
+// waits for the CPU past kswapd's slice), with f keeping where. A direct
+// reclaimer's frame does nothing here.
+func (m *Machine) reclaimResched(t *sim.Task, f *shrinkFrame, at shrinkResume) bool {
+	if !f.stops {
+		return false
+	}
+	t.Charge(m.Cost.CondResched)
+	if !t.NeedResched() {
+		return false
+	}
+	f.at = at
+	m.Reclaim.KswapdYields++
+	return true
+}
+
+// shrinkNode is shrink_node() for a reclaimer that does not stop in it
+// (direct reclaim).
 func (m *Machine) shrinkNode(t *sim.Task, n *Node, sc *scanControl) {
+	var f shrinkFrame
+	m.shrinkNodeFrom(t, n, sc, &f)
+}
+
+// shrinkNodeFrom is shrink_node(), run or resumed on frame f. It returns
+// false when it stopped at a cond_resched() (f.at says where).
+func (m *Machine) shrinkNodeFrom(t *sim.Task, n *Node, sc *scanControl, f *shrinkFrame) bool {
 	for {
-		reclaimedBefore := sc.nrReclaimed
-		m.prepareScanControl(n, sc)
-		m.shrinkNodeMemcgs(t, n, sc)
-		nrNodeReclaimed := sc.nrReclaimed - reclaimedBefore
+		if f.at == shrinkRunning {
+			f.reclaimedBefore = sc.nrReclaimed
+			m.prepareScanControl(n, sc)
+		}
+		if !m.shrinkNodeMemcgs(t, n, sc, f) {
+			return false
+		}
+		nrNodeReclaimed := sc.nrReclaimed - f.reclaimedBefore
 		if !m.shouldContinueReclaim(n, nrNodeReclaimed, sc) {
 			if nrNodeReclaimed > 0 {
 				m.kswapdTryClearHopeless(n, sc.order, sc.reclaimIdx)
 			}
-			return
+			return true
 		}
 	}
 }
@@ -433,7 +533,10 @@ func inactiveIsLow(inactive, active uint64) bool {
 // at the root again (as does one that joins right at the end). Successive direct reclaimers thus take turns across
 // cgroups. (Walks do not interleave here, a step being atomic, so the
 // kernel's generation check against concurrent walkers never fires.)
-func (m *Machine) shrinkNodeMemcgs(t *sim.Task, n *Node, sc *scanControl) {
+//
+// It returns false when kswapd's call stopped at a cond_resched() (f.at):
+// at the top of a cgroup's turn, or in its shrink_lruvec().
+func (m *Machine) shrinkNodeMemcgs(t *sim.Task, n *Node, sc *scanControl, f *shrinkFrame) bool {
 	partial := sc.who == reclaimerDirect && !sc.memcgFullWalk
 	first := 0
 	if partial {
@@ -445,31 +548,52 @@ func (m *Machine) shrinkNodeMemcgs(t *sim.Task, n *Node, sc *scanControl) {
 			first = 0
 		}
 	}
+	resume := f.at
+	if resume != shrinkRunning {
+		first = f.memcg
+		f.at = shrinkRunning
+	}
 	for i := first; i < len(m.memcgs); i++ {
 		cg := m.memcgs[i]
-		if partial {
-			n.memcgIter = i
-		}
-		if cg.belowMin() {
-			continue
-		}
-		if cg.belowLow() {
-			if !sc.memcgLowReclaim {
-				sc.memcgLowSkipped = true
+		if resume != shrinkLruvecBatch {
+			if resume == shrinkRunning {
+				f.memcg = i
+				if m.reclaimResched(t, f, shrinkMemcgTop) {
+					return false
+				}
+			}
+			resume = shrinkRunning
+			if partial {
+				n.memcgIter = i
+			}
+			if cg.belowMin() {
 				continue
 			}
-			cg.EventsLow++
+			if cg.belowLow() {
+				if !sc.memcgLowReclaim {
+					sc.memcgLowSkipped = true
+					continue
+				}
+				cg.EventsLow++
+			}
+		} else {
+			// Back in the cgroup's shrink_lruvec().
+			resume = shrinkRunning
+			f.at = shrinkLruvecBatch
 		}
-		m.shrinkLruvec(t, cg.lruvecs[n.ID], sc)
+		if !m.shrinkLruvec(t, cg.lruvecs[n.ID], sc, f) {
+			return false
+		}
 		m.shrinkSlab(t, sc, n.ID, cg)
 		// v4.18's global reclaim walks on to the end of the round.
 		if partial && sc.nrReclaimed >= sc.nrToReclaim && !m.Kernel.LegacyReclaim {
-			return // mem_cgroup_iter_break
+			return true // mem_cgroup_iter_break
 		}
 	}
 	if partial {
 		n.memcgIter = -1 // the round is complete: iter->generation++
 	}
+	return true
 }
 
 // lruSizeUpTo is lruvec_lru_size(lruvec, lru, zone_idx): the list's pages
@@ -571,36 +695,51 @@ func (cg *Memcg) protection() (min, low uint64) {
 	return cg.Min, cg.Low
 }
 
-// shrinkLruvec is shrink_lruvec().
-func (m *Machine) shrinkLruvec(t *sim.Task, lv *lruvec, sc *scanControl) {
-	nr := m.getScanCount(lv, sc)
-	targets := nr
-	var reclaimed uint64
-	proportional := sc.who == reclaimerDirect && sc.priority == defPriority
-	for nr[LRU_INACTIVE_ANON] != 0 || nr[LRU_ACTIVE_FILE] != 0 || nr[LRU_INACTIVE_FILE] != 0 {
-		if m.noFastForward {
-			// (tests: every batch one by one)
-		} else if m.Kernel.LegacyPinnedReclaim && m.pinnedCycleScan(lv, sc, &nr) {
-			// Only pinned anon folios left, which v4.18 activates
-			// and ages back: the remaining batches in closed form.
-			m.fastForwardPinnedCycle(t, lv, sc, &nr)
-			break
-		} else if m.futileScan(lv, sc, &nr) {
-			// Every list left to scan holds only pinned folios:
-			// the remaining batches change nothing but the
-			// counters and the clock, done in one go.
-			m.fastForwardPinnedScan(t, lv, sc, &nr)
-			break
-		}
-		for l := LRUList(0); l < LRU_UNEVICTABLE; l++ {
-			if nr[l] == 0 {
-				continue
+// shrinkLruvec is shrink_lruvec(), run or resumed (f.at ==
+// shrinkLruvecBatch) on frame f. It returns false when kswapd's call
+// stopped at the cond_resched() after a round of batches.
+func (m *Machine) shrinkLruvec(t *sim.Task, lv *lruvec, sc *scanControl, f *shrinkFrame) bool {
+	nr, targets := &f.nr, &f.targets
+	resume := f.at == shrinkLruvecBatch
+	if resume {
+		f.at = shrinkRunning
+	} else {
+		*nr = m.getScanCount(lv, sc)
+		*targets = *nr
+		f.reclaimed = 0
+		f.proportional = sc.who == reclaimerDirect && sc.priority == defPriority
+	}
+	for resume || nr[LRU_INACTIVE_ANON] != 0 || nr[LRU_ACTIVE_FILE] != 0 || nr[LRU_INACTIVE_FILE] != 0 {
+		if !resume {
+			if m.noFastForward {
+				// (tests: every batch one by one)
+			} else if m.Kernel.LegacyPinnedReclaim && m.pinnedCycleScan(lv, sc, nr) {
+				// Only pinned anon folios left, which v4.18 activates
+				// and ages back: the remaining batches in closed form.
+				m.fastForwardPinnedCycle(t, lv, sc, nr)
+				break
+			} else if m.futileScan(lv, sc, nr) {
+				// Every list left to scan holds only pinned folios:
+				// the remaining batches change nothing but the
+				// counters and the clock, done in one go.
+				m.fastForwardPinnedScan(t, lv, sc, nr)
+				break
 			}
-			n := min(nr[l], SWAP_CLUSTER_MAX)
-			nr[l] -= n
-			reclaimed += m.shrinkList(t, l, n, lv, sc)
+			for l := LRUList(0); l < LRU_UNEVICTABLE; l++ {
+				if nr[l] == 0 {
+					continue
+				}
+				n := min(nr[l], SWAP_CLUSTER_MAX)
+				nr[l] -= n
+				f.reclaimed += m.shrinkList(t, l, n, lv, sc)
+			}
+			if m.reclaimResched(t, f, shrinkLruvecBatch) {
+				return false
+			}
 		}
-		if reclaimed < sc.nrToReclaim || proportional {
+		resume = false
+		reclaimed := f.reclaimed
+		if reclaimed < sc.nrToReclaim || f.proportional {
 			continue
 		}
 		nrFile := nr[LRU_INACTIVE_FILE] + nr[LRU_ACTIVE_FILE]
@@ -626,7 +765,7 @@ func (m *Machine) shrinkLruvec(t *sim.Task, lv *lruvec, sc *scanControl) {
 			nr[l] -= min(nr[l], scanned)
 		}
 	}
-	sc.nrReclaimed += reclaimed
+	sc.nrReclaimed += f.reclaimed
 	// Keep enough anon reclaim candidates for the next cycle (v4.18
 	// asks inactive_list_is_low over the eligible zones).
 	low := m.canAgeAnonPages() && inactiveIsLow(lv.nrPages[LRU_INACTIVE_ANON], lv.nrPages[LRU_ACTIVE_ANON])
@@ -636,6 +775,7 @@ func (m *Machine) shrinkLruvec(t *sim.Task, lv *lruvec, sc *scanControl) {
 	if low {
 		m.shrinkActiveList(t, SWAP_CLUSTER_MAX, lv, sc, LRU_ACTIVE_ANON)
 	}
+	return true
 }
 
 // futileScan reports whether every list with scan work left holds nothing
@@ -1415,6 +1555,9 @@ type ReclaimStats struct {
 	FastForwardedBatches uint64
 	// Throttled counts reclaim_throttle() sleeps (mm_vmscan_throttled).
 	Throttled uint64
+	// KswapdYields counts the cond_resched() calls kswapd's
+	// shrink_node() stopped at (reclaimResched).
+	KswapdYields uint64
 }
 
 // ---------------------------------------------------------------------------

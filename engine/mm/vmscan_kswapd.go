@@ -10,9 +10,16 @@ package mm
 // MAX_RECLAIM_RETRIES failed runs.
 //
 // kswapd is a sim task on the node's first CPU. Each of its steps runs one
-// priority iteration of balance_pgdat (one kswapd_shrink_node), so its
-// work interleaves with the allocations that woke it; the whole balance run
-// is one PSI memory stall, as in the kernel.
+// priority iteration of balance_pgdat (one kswapd_shrink_node), or the
+// part of one up to a cond_resched() in its shrink_node() where something
+// else is due (vmscan.go, "Preemption"), so its work interleaves with the
+// allocations that woke it; the whole balance run is one PSI memory
+// stall, as in the kernel. kswapd_try_to_sleep()'s
+// reset_isolation_suitable() walk stops the same way at the cond_resched()
+// of each step of its loop (ksTrySleepReset, compaction.go resetWalk):
+// kswapd is on its waitqueue by then, and a wakeup that comes while it is
+// stopped there makes the nap end at once (KSWAPD_LOW_WMARK_HIT_QUICKLY),
+// as schedule_timeout() returns at once for a task already woken.
 //
 // A task's step may run ahead of the daemon in simulated time, so a wakeup
 // can arrive (in the order the steps run) asking at a time later than the
@@ -56,6 +63,9 @@ type kswapdState uint8
 
 const (
 	ksTrySleep kswapdState = iota
+	// ksTrySleepReset is kswapd_try_to_sleep() on its waitqueue, in
+	// reset_isolation_suitable(), stopped at its cond_resched().
+	ksTrySleepReset
 	ksNap
 	ksSleep
 	ksBalanceStart
@@ -78,6 +88,9 @@ type kswapdData struct {
 	// nap that ends before it was woken prematurely (remaining != 0).
 	napExpire sim.Time
 	bal       balanceState
+	// reset is kswapd_try_to_sleep()'s reset_isolation_suitable() walk
+	// (ksTrySleepReset).
+	reset resetWalk
 	// Wakeups counts wake_up_interruptible calls that woke the thread.
 	Wakeups uint64
 }
@@ -88,6 +101,14 @@ type balanceState struct {
 	zoneBoosts     [MAX_NR_ZONES]uint64
 	boosted        bool
 	noCacheTrim    bool
+	// The priority iteration's locals that live across a cond_resched()
+	// in its kswapd_shrink_node(): balance_pgdat()'s nr_reclaimed before
+	// it and raise_priority, kswapd_shrink_node()'s nr_reclaimed before
+	// its shrink_node(), and shrink_node()'s frame (shrink.at is
+	// shrinkRunning unless the pass stopped in it).
+	stepBefore, shrinkBefore uint64
+	raisePriority            bool
+	shrink                   shrinkFrame
 }
 
 func (m *Machine) initKswapd() {
@@ -647,17 +668,32 @@ func (m *Machine) kswapdStep(t *sim.Task, n *Node) sim.Time {
 			if m.prepareKswapdSleep(n, k.reclaimOrder, k.highest) {
 				// On the waitqueue from prepare_to_wait(), before the
 				// reset: a wakeup during it ends the nap at once.
-				since := t.Now
-				m.resetIsolationSuitablePgdat(t, n)
-				m.wakeupKcompactd(t, n, k.allocOrder, k.highest)
-				k.state = ksNap
-				k.napEnd = t.Now + 100*sim.Millisecond // HZ/10
-				k.napExpire = m.World.JiffiesExpire(t.Now, k.napEnd)
-				k.park(since)
-				return k.napEnd
+				k.park(t.Now)
+				k.reset = resetWalk{stops: true}
+				k.state = ksTrySleepReset
+				continue
 			}
 			m.countVMEvent(KSWAPD_HIGH_WMARK_HIT_QUICKLY)
 			k.state = ksBalanceStart
+		case ksTrySleepReset:
+			if !m.resetIsolationSuitablePgdatFrom(t, n, &k.reset) {
+				// At the walk's cond_resched(): preempted, not
+				// asleep (TASK_INTERRUPTIBLE, but __schedule() with
+				// SM_PREEMPT keeps it queued).
+				return sim.Resched
+			}
+			m.wakeupKcompactd(t, n, k.allocOrder, k.highest)
+			k.state = ksNap
+			k.napEnd = t.Now + 100*sim.Millisecond // HZ/10
+			k.napExpire = m.World.JiffiesExpire(t.Now, k.napEnd)
+			if !k.waitActive {
+				// A wakeup took it off the waitqueue while the walk
+				// was stopped: schedule_timeout() returns at once,
+				// with time remaining.
+				woken = true
+				continue
+			}
+			return k.napEnd
 		case ksNap:
 			if woken && t.Now < k.napExpire {
 				// Woken before jiffies reached the nap's expire:
@@ -700,7 +736,10 @@ func (m *Machine) kswapdStep(t *sim.Task, n *Node) sim.Time {
 			k.state = ksBalance
 			return t.Now
 		case ksBalance:
-			done, reclaimOrder := m.balancePgdatStep(t, n)
+			done, stopped, reclaimOrder := m.balancePgdatStep(t, n)
+			if stopped {
+				return sim.Resched // at a cond_resched() in shrink_node()
+			}
 			if !done {
 				return t.Now
 			}
@@ -723,6 +762,7 @@ func (m *Machine) kswapdStep(t *sim.Task, n *Node) sim.Time {
 func (m *Machine) balancePgdatBegin(t *sim.Task, n *Node, order Order, highest ZoneType) {
 	b := &n.kswapd.bal
 	*b = balanceState{}
+	b.shrink.stops = true
 	b.sc = scanControl{gfp: GFP_KERNEL, order: order, mayUnmap: true, who: reclaimerKswapd, reclaimIdx: highest, priority: defPriority}
 	m.psiMemstallEnter(t)
 	m.countVMEvent(PAGEOUTRUN)
@@ -751,47 +791,56 @@ func (m *Machine) setReclaimActive(n *Node, highest ZoneType, on bool) {
 	}
 }
 
-// balancePgdatStep runs one iteration of balance_pgdat's priority loop.
-// It returns true when the run is over, with the order kswapd finished at.
-func (m *Machine) balancePgdatStep(t *sim.Task, n *Node) (bool, Order) {
+// balancePgdatStep runs one iteration of balance_pgdat's priority loop,
+// or resumes the one that stopped at a cond_resched() in its
+// shrink_node(). It returns done when the run is over, with the order
+// kswapd finished at, and stopped when the iteration stopped at a
+// cond_resched() (the task's next step resumes it).
+func (m *Machine) balancePgdatStep(t *sim.Task, n *Node) (done, stopped bool, order Order) {
 	b := &n.kswapd.bal
 	sc := &b.sc
-	highest := n.kswapd.highest
-	before := sc.nrReclaimed
-	raisePriority := true
-	sc.reclaimIdx = highest
-	balanced := m.pgdatBalanced(n, sc.order, highest)
-	if !balanced && b.nrBoostReclaim != 0 {
-		// Ignore boosting and restart.
-		b.nrBoostReclaim = 0
-		sc.priority = defPriority
-		return false, 0
+	if b.shrink.at == shrinkRunning {
+		highest := n.kswapd.highest
+		b.stepBefore = sc.nrReclaimed
+		b.raisePriority = true
+		sc.reclaimIdx = highest
+		balanced := m.pgdatBalanced(n, sc.order, highest)
+		if !balanced && b.nrBoostReclaim != 0 {
+			// Ignore boosting and restart.
+			b.nrBoostReclaim = 0
+			sc.priority = defPriority
+			return false, false, 0
+		}
+		if b.nrBoostReclaim == 0 && balanced {
+			return true, false, m.balancePgdatEnd(t, n)
+		}
+		if b.nrBoostReclaim != 0 && sc.priority == defPriority-2 {
+			b.raisePriority = false
+		}
+		sc.mayWritepage = b.nrBoostReclaim == 0
+		sc.maySwap = b.nrBoostReclaim == 0
+		m.kswapdAgeNode(t, n, sc)
+		sc.nrScanned = 0
+		b.shrinkBefore = m.kswapdShrinkNodeBegin(n, sc)
 	}
-	if b.nrBoostReclaim == 0 && balanced {
-		return true, m.balancePgdatEnd(t, n)
+	if !m.shrinkNodeFrom(t, n, sc, &b.shrink) {
+		return false, true, 0
 	}
-	if b.nrBoostReclaim != 0 && sc.priority == defPriority-2 {
-		raisePriority = false
+	if m.kswapdShrinkNodeEnd(sc, b.shrinkBefore) {
+		b.raisePriority = false
 	}
-	sc.mayWritepage = b.nrBoostReclaim == 0
-	sc.maySwap = b.nrBoostReclaim == 0
-	m.kswapdAgeNode(t, n, sc)
-	sc.nrScanned = 0
-	if m.kswapdShrinkNode(t, n, sc) {
-		raisePriority = false
-	}
-	nrReclaimed := sc.nrReclaimed - before
+	nrReclaimed := sc.nrReclaimed - b.stepBefore
 	b.nrBoostReclaim -= min(b.nrBoostReclaim, nrReclaimed)
 	if b.nrBoostReclaim != 0 && nrReclaimed == 0 {
-		return true, m.balancePgdatFinish(t, n)
+		return true, false, m.balancePgdatFinish(t, n)
 	}
-	if raisePriority || nrReclaimed == 0 {
+	if b.raisePriority || nrReclaimed == 0 {
 		sc.priority--
 	}
 	if sc.priority >= 1 {
-		return false, 0
+		return false, false, 0
 	}
-	return true, m.balancePgdatFinish(t, n)
+	return true, false, m.balancePgdatFinish(t, n)
 }
 
 // balancePgdatFinish is the tail of balance_pgdat's loop: count a failure
@@ -837,16 +886,24 @@ func (m *Machine) kswapdAgeNode(t *sim.Task, n *Node, sc *scanControl) {
 	}
 }
 
-// kswapdShrinkNode is kswapd_shrink_node().
-func (m *Machine) kswapdShrinkNode(t *sim.Task, n *Node, sc *scanControl) bool {
-	before := sc.nrReclaimed
+// kswapdShrinkNodeBegin is kswapd_shrink_node() up to its
+// shrink_node(): it sets nr_to_reclaim and returns nr_reclaimed before.
+// kswapd's shrink_node() may stop at its cond_resched() calls, so
+// balancePgdatStep runs it between this and kswapdShrinkNodeEnd.
+func (m *Machine) kswapdShrinkNodeBegin(n *Node, sc *scanControl) uint64 {
 	sc.nrToReclaim = 0
 	for i := ZoneType(0); i <= sc.reclaimIdx; i++ {
 		if z := n.Zones[i]; z.Managed() {
 			sc.nrToReclaim += max(z.WmarkPages(WMARK_HIGH), SWAP_CLUSTER_MAX)
 		}
 	}
-	m.shrinkNode(t, n, sc)
+	return sc.nrReclaimed
+}
+
+// kswapdShrinkNodeEnd is the rest of kswapd_shrink_node() after its
+// shrink_node(), which began with before reclaimed: it reports whether
+// the scan met nr_to_reclaim.
+func (m *Machine) kswapdShrinkNodeEnd(sc *scanControl, before uint64) bool {
 	if sc.order > 0 && sc.nrReclaimed >= compactGap(sc.order) {
 		sc.order = 0
 	}

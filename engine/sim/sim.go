@@ -338,6 +338,28 @@ func (t *Task) Exited() bool { return t.state == taskExited }
 // Work done for a task outside its steps (setup code, tests) cannot.
 func (t *Task) OnCPU() bool { return t.onCPU }
 
+// NeedResched reports whether a step running now should end at the
+// cond_resched() its code is at (return Resched) for anything else to
+// happen before it goes on: an event is due at or before the task's
+// clock (a wakeup, a timer, another CPU's step, which the step's end
+// lets run first), or a task waits for this CPU and the task has used
+// its slice (TIF_NEED_RESCHED, see "Preemption points"). When it reports
+// false, ending the step there would let nothing else run before the
+// task's next step, at once; so a long kernel loop may ask it at each of
+// its cond_resched() calls and stop only where stopping lets something
+// happen. False outside a step.
+func (t *Task) NeedResched() bool {
+	if !t.onCPU {
+		return false
+	}
+	w := t.w
+	if at := w.NextEventTime(); at != Never && at <= t.Now {
+		return true
+	}
+	cpu := w.CPUs[t.CPU]
+	return cpu.Waiters > 0 && cpu.curr == t && t.Now-t.sliceStart >= w.SchedSlice
+}
+
 // Sleep advances the task's clock by d without using the CPU (waiting for
 // I/O): the CPU is free for others after the step's CPU work.
 func (t *Task) Sleep(d Time) {
