@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -213,6 +215,18 @@ func TestTheTimelinesJumpAtEachScale(t *testing.T) {
 			rnd := rand.New(rand.NewSource(1))
 			var ms, seek []float64
 			var frames []int
+			// PAGESIM_JUMP_PROFILE=file.cpuprofile writes the page's CPU
+			// profile over the jumps (Chrome's sampling profiler; open it
+			// in DevTools' Performance panel).
+			prof := os.Getenv("PAGESIM_JUMP_PROFILE")
+			if prof != "" {
+				_, err := chromedp.Call(p.ctx, profiler.Enable, cdp.Empty{})
+				require.NoError(t, err)
+				_, err = chromedp.Call(p.ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 200})
+				require.NoError(t, err)
+				_, err = chromedp.Call(p.ctx, profiler.Start, cdp.Empty{})
+				require.NoError(t, err)
+			}
 			for range 15 {
 				d0 := p.Debug()
 				before := d0.NowNS
@@ -236,6 +250,13 @@ func TestTheTimelinesJumpAtEachScale(t *testing.T) {
 				d1 := p.Debug()
 				seek = append(seek, d1.SeekMs)
 				frames = append(frames, d1.Frames-d0.Frames)
+			}
+			if prof != "" {
+				pr, err := chromedp.Call(p.ctx, profiler.Stop, cdp.Empty{})
+				require.NoError(t, err)
+				b, err := json.Marshal(pr.Profile)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(prof, b, 0o644))
 			}
 			med := func(x []float64) float64 { y := slices.Clone(x); slices.Sort(y); return y[len(y)/2] }
 			t.Logf("scale %s: %d jumps over %.3f simulated s, median %.0f ms, max %.0f ms (each: %.0f); restoring and replaying them (seekMs): median %.0f ms (each: %.0f); frames drawn from the click until settled: %d",
