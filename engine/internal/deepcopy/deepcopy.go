@@ -519,6 +519,13 @@ func unplanes(dst, src []byte, size int) { unplanesRange(dst, src, size, 0, len(
 // unplanesRange writes elements from to to (excluded) of the array whose
 // planes are src into dst, whose elements before from are written
 // already (each is the one before it plus its differences).
+//
+// Eight planes of eight elements are read at a time where the machine is
+// little-endian (eight words, transposed in registers, each element's
+// word added to the one before it bytewise): in WebAssembly, where the
+// page restores its checkpoints, a byte at a time ran at about 90 MB/s
+// and this at about 300 MB/s (BenchmarkUnplanes, Node.js); natively the
+// two are about as fast.
 func unplanesRange(dst, src []byte, size, from, to int) {
 	n := len(dst) / size
 	if from >= to {
@@ -530,12 +537,93 @@ func unplanesRange(dst, src []byte, size, from, to int) {
 		}
 		from = 1
 	}
-	for i := from; i < to; i++ {
+	i := from
+	if littleEndian && size >= 8 && to-from >= 8 {
+		i = unplanesWords(dst, src, size, from, to)
+	}
+	for ; i < to; i++ {
 		cur, prev := dst[i*size:(i+1)*size], dst[(i-1)*size:i*size]
 		for j := range cur {
 			cur[j] = prev[j] + src[j*n+i]
 		}
 	}
+}
+
+// littleEndian is whether a word's first byte in memory is its lowest.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+// unplanesWords is unplanesRange's work on whole groups of eight
+// elements from from (at least 1) and returns the first element it left.
+// Each group's planes are read eight at a time, the planes past the last
+// multiple of eight a byte at a time.
+func unplanesWords(dst, src []byte, size, from, to int) int {
+	n := len(dst) / size
+	// The bounds, checked once: every access below is within them.
+	_ = dst[to*size-1]
+	_ = src[(size-1)*n+to-1]
+	d, s := unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0])
+	const hi = 0x8080808080808080
+	const m1, m2, m4 = 0x00FF00FF00FF00FF, 0x0000FFFF0000FFFF, 0x00000000FFFFFFFF
+	gw := size &^ 7
+	i := from
+	for ; i+8 <= to; i += 8 {
+		for j := 0; j < gw; j += 8 {
+			// w_k: plane j+k's bytes of elements i to i+7.
+			p := unsafe.Add(s, j*n+i)
+			w0 := *(*uint64)(p)
+			w1 := *(*uint64)(unsafe.Add(p, n))
+			w2 := *(*uint64)(unsafe.Add(p, 2*n))
+			w3 := *(*uint64)(unsafe.Add(p, 3*n))
+			w4 := *(*uint64)(unsafe.Add(p, 4*n))
+			w5 := *(*uint64)(unsafe.Add(p, 5*n))
+			w6 := *(*uint64)(unsafe.Add(p, 6*n))
+			w7 := *(*uint64)(unsafe.Add(p, 7*n))
+			// Transposed: w_e holds element i+e's differences of
+			// planes j to j+7.
+			t := (w0>>8 ^ w1) & m1
+			w0, w1 = w0^t<<8, w1^t
+			t = (w2>>8 ^ w3) & m1
+			w2, w3 = w2^t<<8, w3^t
+			t = (w4>>8 ^ w5) & m1
+			w4, w5 = w4^t<<8, w5^t
+			t = (w6>>8 ^ w7) & m1
+			w6, w7 = w6^t<<8, w7^t
+			t = (w0>>16 ^ w2) & m2
+			w0, w2 = w0^t<<16, w2^t
+			t = (w1>>16 ^ w3) & m2
+			w1, w3 = w1^t<<16, w3^t
+			t = (w4>>16 ^ w6) & m2
+			w4, w6 = w4^t<<16, w6^t
+			t = (w5>>16 ^ w7) & m2
+			w5, w7 = w5^t<<16, w7^t
+			t = (w0>>32 ^ w4) & m4
+			w0, w4 = w0^t<<32, w4^t
+			t = (w1>>32 ^ w5) & m4
+			w1, w5 = w1^t<<32, w5^t
+			t = (w2>>32 ^ w6) & m4
+			w2, w6 = w2^t<<32, w6^t
+			t = (w3>>32 ^ w7) & m4
+			w3, w7 = w3^t<<32, w7^t
+			// Each element is the one before it plus its differences,
+			// byte by byte (no carry from one byte into the next).
+			q := unsafe.Add(d, i*size+j)
+			a := *(*uint64)(unsafe.Add(q, -size))
+			for _, x := range [8]uint64{w0, w1, w2, w3, w4, w5, w6, w7} {
+				a = ((a &^ hi) + (x &^ hi)) ^ ((a ^ x) & hi)
+				*(*uint64)(q) = a
+				q = unsafe.Add(q, size)
+			}
+		}
+		for j := gw; j < size; j++ {
+			for e := i; e < i+8; e++ {
+				dst[e*size+j] = dst[(e-1)*size+j] + src[j*n+e]
+			}
+		}
+	}
+	return i
 }
 
 // inflate rebuilds a packed array for Unpack and returns its region.

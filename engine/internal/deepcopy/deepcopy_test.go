@@ -221,7 +221,7 @@ func TestAPackedCopyUnpacksToTheOriginalsState(t *testing.T) {
 // its element size.
 func TestBytePlanesGiveTheArrayBack(t *testing.T) {
 	for _, size := range []int{1, 3, 8, 24, 40, 44} {
-		for _, n := range []int{1, 9, 40, 1001} {
+		for _, n := range []int{1, 9, 17, 40, 1001} {
 			b := make([]byte, n*size)
 			for i := range b {
 				b[i] = byte(i*i + 7*(i%size) + i/size*(i%5))

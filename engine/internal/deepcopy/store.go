@@ -90,7 +90,20 @@ type Store struct {
 	fw     *flate.Writer
 	fr     io.ReadCloser
 	buf    bytes.Buffer
+	// last is what the latest Get returned (when at most lastMax
+	// bytes) and lastAt where each of its chunks lies in it: the next
+	// Get copies the chunks the two share instead of inflating them
+	// again (two checkpoints of a run share most of their chunks).
+	last   []byte
+	lastAt map[*chunk]int
+	// inflated counts the chunks Get inflated (for the tests).
+	inflated int
 }
+
+// lastMax is the largest encoding whose bytes a Store keeps for its next
+// Get: a run at the page's scales (thp-thisnode's 14.6 MB at 0.05), not
+// scale 1's (276 MB).
+const lastMax = 64 << 20
 
 // Stored is one encoding in a Store.
 type Stored struct {
@@ -150,11 +163,19 @@ func (s *Store) add(b []byte) *chunk {
 // length (which a Store's own chunks always do).
 var errStoreCorrupt = errors.New("a stored chunk does not inflate to its length")
 
-// Get returns the bytes st holds (a new slice).
+// Get returns the bytes st holds, a new slice that is read only: the
+// store reads it again to copy the chunks the next Get shares with it.
 func (s *Store) Get(st *Stored) ([]byte, error) {
 	out := make([]byte, st.size)
 	off := 0
+	last, lastAt := s.last, s.lastAt
+	s.last = nil
 	for _, c := range st.chunks {
+		if at, ok := lastAt[c]; ok && off+c.n <= len(out) {
+			copy(out[off:off+c.n], last[at:at+c.n])
+			off += c.n
+			continue
+		}
 		r := bytes.NewReader(c.data)
 		if s.fr == nil {
 			s.fr = flate.NewReader(r)
@@ -167,10 +188,23 @@ func (s *Store) Get(st *Stored) ([]byte, error) {
 		if _, err := io.ReadFull(s.fr, out[off:off+c.n]); err != nil {
 			return nil, errStoreCorrupt
 		}
+		s.inflated++
 		off += c.n
 	}
 	if off != len(out) {
 		return nil, errStoreCorrupt
+	}
+	if len(out) <= lastMax {
+		if lastAt == nil {
+			lastAt = make(map[*chunk]int, len(st.chunks))
+		}
+		clear(lastAt)
+		off = 0
+		for _, c := range st.chunks {
+			lastAt[c] = off
+			off += c.n
+		}
+		s.last, s.lastAt = out, lastAt
 	}
 	return out, nil
 }

@@ -44,9 +44,11 @@ func TestAStoreKeepsWhatTwoEncodingsShareOnce(t *testing.T) {
 	ga, err := s.Get(sa)
 	require.NoError(t, err)
 	assert.Equal(t, a, ga)
+	before := s.inflated
 	gb, err := s.Get(sb)
 	require.NoError(t, err)
 	assert.Equal(t, b, gb)
+	assert.Less(t, s.inflated-before, len(sb.chunks)/10, "read after the first, the second inflates only the chunks the first does not hold")
 	both := s.Bytes()
 	s.Drop(sa)
 	assert.Greater(t, s.Bytes(), both/2, "the shared chunks stay")

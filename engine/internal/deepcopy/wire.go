@@ -812,9 +812,10 @@ func DecodeYield[T any](b []byte, yield func() bool) (root *T, err error) {
 				}
 				continue
 			}
+			ew := wtypeOf(et)
 			for j := range v.Len() {
 				left := len(d.b)
-				d.value(v.Index(j))
+				d.valueOf(v.Index(j), ew)
 				d.did(left - len(d.b) + 16)
 			}
 			continue
@@ -918,11 +919,74 @@ type sliceHeader struct {
 	len, cap int
 }
 
+// wtype is what Decode needs of a type, worked out once (wtypeOf): a
+// value of a struct type is read field by field without asking
+// reflect for each field's type and tag at every value.
+type wtype struct {
+	t    reflect.Type
+	raw  bool // rawable(t)
+	size uintptr
+	// fields are a struct's fields that are written, in order, a run
+	// of rawable fields that lie next to each other in memory as one
+	// (Encode writes each field's bytes one after the other, so the
+	// run's bytes are its memory's).
+	fields []wfield
+	// elem is an array's element type's.
+	elem *wtype
+}
+
+type wfield struct {
+	idx       int // the field's index, for a field that is not raw
+	off, size uintptr
+	raw       bool
+	w         *wtype
+}
+
+var wtypes sync.Map // reflect.Type -> *wtype
+
+// wtypeOf returns t's wtype.
+func wtypeOf(t reflect.Type) *wtype {
+	if w, ok := wtypes.Load(t); ok {
+		return w.(*wtype)
+	}
+	w := &wtype{t: t, raw: rawable(t), size: t.Size()}
+	if !w.raw {
+		switch t.Kind() {
+		case reflect.Struct:
+			for i := range t.NumField() {
+				f := t.Field(i)
+				if f.Tag.Get("deepcopy") == "-" {
+					continue
+				}
+				if rawable(f.Type) {
+					if f.Type.Size() == 0 {
+						continue
+					}
+					if k := len(w.fields) - 1; k >= 0 && w.fields[k].raw && w.fields[k].off+w.fields[k].size == f.Offset {
+						w.fields[k].size += f.Type.Size()
+						continue
+					}
+					w.fields = append(w.fields, wfield{off: f.Offset, size: f.Type.Size(), raw: true})
+					continue
+				}
+				w.fields = append(w.fields, wfield{idx: i, off: f.Offset, size: f.Type.Size(), w: wtypeOf(f.Type)})
+			}
+		case reflect.Array:
+			w.elem = wtypeOf(t.Elem())
+		}
+	}
+	got, _ := wtypes.LoadOrStore(t, w)
+	return got.(*wtype)
+}
+
 // value reads into v (addressable, zero).
-func (d *decoder) value(v reflect.Value) {
-	t := v.Type()
-	if rawable(t) {
-		if sz := t.Size(); sz > 0 {
+func (d *decoder) value(v reflect.Value) { d.valueOf(v, wtypeOf(v.Type())) }
+
+// valueOf reads into v, of w's type.
+func (d *decoder) valueOf(v reflect.Value, w *wtype) {
+	t := w.t
+	if w.raw {
+		if sz := w.size; sz > 0 {
 			copy(unsafe.Slice((*byte)(unsafe.Pointer(v.UnsafeAddr())), sz), d.bytes(sz))
 		}
 		return
@@ -947,15 +1011,18 @@ func (d *decoder) value(v reflect.Value) {
 			*(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr())) = p
 		}
 	case reflect.Struct:
-		for i := range t.NumField() {
-			if t.Field(i).Tag.Get("deepcopy") == "-" {
+		base := unsafe.Pointer(v.UnsafeAddr())
+		for k := range w.fields {
+			f := &w.fields[k]
+			if f.raw {
+				copy(unsafe.Slice((*byte)(unsafe.Add(base, f.off)), f.size), d.bytes(f.size))
 				continue
 			}
-			d.value(v.Field(i))
+			d.valueOf(v.Field(f.idx), f.w)
 		}
 	case reflect.Array:
 		for i := range t.Len() {
-			d.value(v.Index(i))
+			d.valueOf(v.Index(i), w.elem)
 		}
 	case reflect.Slice:
 		n1 := d.int(1 << 48)
