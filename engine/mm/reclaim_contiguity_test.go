@@ -17,9 +17,9 @@ func freeFromOrder(z *Zone, o Order) uint64 {
 	return n
 }
 
-// What reclaim frees is what was allocated together (seed 001, issue 12's
-// first question, docs/FIDELITY.md "Seed 001: why defrag0's free memory is
-// in small chunks"). The kernel's steps, linux-mm/linux-mm mm/page_alloc.c
+// What reclaim frees is what was allocated together (issue 12's first
+// question; docs/FIDELITY.md, seed 001, "Issue 12: what could keep
+// order-4 chunks free"). The kernel's steps, linux-mm/linux-mm mm/page_alloc.c
 // @00cb34b0, mm/vmscan.c @000fc868, mm/filemap.c @009cff43:
 //
 //   - a random 64 KiB read that misses allocates 16 order-0 folios one
@@ -31,7 +31,8 @@ func freeFromOrder(z *Zone, o Order) uint64 {
 //     expand() puts the upper halves on the lists' heads, so a fresh chunk
 //     is handed out page by page in PFN order;
 //   - folio_add_lru puts each at the head of the inactive list, and
-//     filemap_read marks it accessed (PG_referenced, not active);
+//     filemap_read marks it accessed (PG_referenced, not active;
+//     pagesim's FileRead does not yet, which changes nothing here);
 //   - reclaim isolates from the inactive tail, SWAP_CLUSTER_MAX at a time
 //     (isolate_lru_folios), and an unmapped clean folio with only
 //     PG_referenced is FOLIOREF_RECLAIM_CLEAN: freed, oldest read first;
