@@ -388,9 +388,9 @@ func TestADeferredCompactionCountsAStallOnlyBeforeTheV74Tree(t *testing.T) {
 // type's blocks, above high + compact_gap(4) + (low - min), reclaim stops
 // before freeing anything even with patch 3, though the movable fault can
 // take none of those pages: what nofrag-watermark's default run meets in
-// its order-4 reclaims (docs/FIDELITY.md, Corrections, "Seed 001's
-// earlier measurements": "Why the fault's reclaim gives the series'
-// compactions no targets", says how often).
+// its order-4 reclaims (docs/FIDELITY-HISTORY.md, "Seed 001's earlier
+// measurements": "Why the fault's reclaim gives the series' compactions
+// no targets", says how often).
 func TestSeed001Patch3LeavesCompactionReadysSecondTestCountingEveryType(t *testing.T) {
 	tests := []struct {
 		name string
