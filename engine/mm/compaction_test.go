@@ -489,12 +489,7 @@ func TestKcompactdsProactivePassStopsOnceKswapdIsWokenDuringIt(t *testing.T) {
 // state machine, still asleep until that step.
 func TestKswapdIsRunningFromTheWakeupThatTakesItOffItsWaitqueue(t *testing.T) {
 	m := newQuietMachine(t, 8192, 1, 2)
-	carveZone(t, m, nil, func(block, off int) role {
-		if off < 2 {
-			return roleFree
-		}
-		return roleFile
-	})
+	lowNode(t, m)
 	n := m.Nodes[0]
 	z := n.Zones[ZONE_NORMAL]
 	var before, after bool

@@ -33,15 +33,9 @@ type kswapdPass struct {
 // zone's pageblocks.
 func preemptWorld(t *testing.T, pages uint64, flush, sleeper bool, wakeAt sim.Time) kswapdPass {
 	m := newQuietMachine(t, pages, 1, 2)
-	carveZone(t, m, nil, func(block, off int) role {
-		if off < 2 {
-			return roleFree
-		}
-		return roleFile
-	})
+	lowNode(t, m)
 	n := m.Nodes[0]
 	z := n.Zones[ZONE_NORMAL]
-	require.Less(t, uint64(z.Stat[NR_FREE_PAGES]), z.WmarkPages(WMARK_LOW))
 	z.compact.blockskipFlush = flush
 	k := n.kswapd.task
 	require.Equal(t, 0, k.CPU)
