@@ -582,8 +582,13 @@ func FormatSeconds(t sim.Time) string {
 // most 9 decimals, exactly (no floating point), up to MaxLinkTime.
 func ParseSeconds(s string) (sim.Time, error) {
 	whole, frac, dot := strings.Cut(s, ".")
-	if !allDigits(whole) || (dot && !allDigits(frac)) || len(frac) > 9 || len(whole) > 6 {
+	if !allDigits(whole) || (dot && !allDigits(frac)) || len(frac) > 9 {
 		return 0, errors.New("not a number of seconds like 2.5")
+	}
+	// A number too long to read is over MaxLinkTime, and says so
+	// (review finding F43: "99999999" was "not a number").
+	if len(whole) > 6 {
+		return 0, fmt.Errorf("more than %s seconds", FormatSeconds(MaxLinkTime))
 	}
 	w, _ := strconv.ParseInt(whole, 10, 64)
 	var f int64

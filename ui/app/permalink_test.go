@@ -229,6 +229,12 @@ func TestSecondsPrintAndParseExactly(t *testing.T) {
 		_, err := ParseSeconds(bad)
 		assert.Error(t, err, bad)
 	}
+	// A number past MaxLinkTime is refused as that, however many digits
+	// it has (F43).
+	for _, big := range []string{"86401", "999999", "99999999", "12345678901234567890.5"} {
+		_, err := ParseSeconds(big)
+		assert.EqualError(t, err, "more than 86400 seconds", big)
+	}
 }
 
 func TestAParamValueIsEscapedInTheLink(t *testing.T) {
