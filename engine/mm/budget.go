@@ -143,14 +143,7 @@ type BudgetError struct {
 }
 
 func (e *BudgetError) Error() string {
-	what := "a machine"
-	if e.Machines > 1 {
-		what = fmt.Sprintf("%d machines", e.Machines)
-	}
-	what += fmt.Sprintf(" of %s over %d node(s) with %d CPU(s)", FormatBytes(mulSat(e.Cost.Present, PAGE_SIZE)), e.Cost.NrNodes, e.Cost.CPUs)
-	if e.Machines > 1 {
-		what += " each"
-	}
+	what := fmt.Sprintf("%s over %d node(s) with %d CPU(s)", FormatBytes(mulSat(e.Cost.Present, PAGE_SIZE)), e.Cost.NrNodes, e.Cost.CPUs)
 	if e.Cost.Pages/2 > e.Cost.Present {
 		// The memory map, not the memory, is what is large.
 		what += fmt.Sprintf(" and PFNs up to %d", e.Cost.Pages)
@@ -159,7 +152,14 @@ func (e *BudgetError) Error() string {
 	if e.Source != "" {
 		src = e.Source + ": "
 	}
-	return fmt.Sprintf("%s%s needs %s of memory to simulate, over the limit of %s", src, what, FormatBytes(e.Need), FormatBytes(e.Limit))
+	if e.Machines > 1 {
+		// The total is the machines' together, each machine's cost
+		// beside it (review finding F44: "4 machines of 64.0 GiB ...
+		// each needs 1.3 GiB" read as 1.3 GiB a machine).
+		return fmt.Sprintf("%s%d machines (each %s, %s to simulate) need %s together, over the limit of %s",
+			src, e.Machines, what, FormatBytes(e.Cost.Total()), FormatBytes(e.Need), FormatBytes(e.Limit))
+	}
+	return fmt.Sprintf("%sa machine of %s needs %s of memory to simulate, over the limit of %s", src, what, FormatBytes(e.Need), FormatBytes(e.Limit))
 }
 
 // CheckBudget returns a *BudgetError when machines copies of cfg, run at

@@ -77,7 +77,8 @@ func TestCheckBudgetCountsMachinesRunAtOnce(t *testing.T) {
 	require.NoError(t, CheckBudget(cfg, 3, 3*one))
 	err = CheckBudget(cfg, 3, 3*one-1)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "3 machines of 2 GiB over 2 node(s) with 8 CPU(s) each")
+	assert.Equal(t, "3 machines (each 2 GiB over 2 node(s) with 8 CPU(s), "+FormatBytes(one)+" to simulate) need "+FormatBytes(3*one)+
+		" together, over the limit of "+FormatBytes(3*one-1), err.Error(), "the total is the machines', each one's cost beside it")
 	require.NoError(t, CheckBudget(cfg, 3, 0), "0 is no limit")
 }
 

@@ -317,7 +317,7 @@ func (c *Controller) LoadFragment(frag string) {
 	if err == nil || kept {
 		if berr := c.checkBudget(st); berr != nil {
 			c.message = "This link asks for more than a browser tab can simulate: " + berr.Error() +
-				" (pagesim run simulates it natively)."
+				" (" + c.commandOf(st) + " simulates it natively)."
 			c.relink = true
 			if c.spec != nil {
 				c.message += " The page keeps what it showed."

@@ -263,6 +263,21 @@ func (c *Controller) Command() string {
 	return "pagesim " + strings.Join(args, " ")
 }
 
+// commandOf is Command for a state other than the current one (a
+// refused link's, review finding F44), or "pagesim run" when its
+// scenario is unknown.
+func (c *Controller) commandOf(st State) string {
+	in, ok := c.cat.Lookup(st.Scenario)
+	if !ok {
+		return "pagesim run"
+	}
+	args := CommandArgs(in, st)
+	for i, a := range args {
+		args[i] = shellQuote(a)
+	}
+	return "pagesim " + strings.Join(args, " ")
+}
+
 // CommandArgs returns the arguments of `pagesim` (without the program
 // name) that run st: run NAME --seed N [--variant V]... [--set K=V]...
 func CommandArgs(in *scenario.Spec, st State) []string {

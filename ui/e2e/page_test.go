@@ -352,7 +352,7 @@ func TestAnOverBudgetLinkIsRefusedAndThePageKeepsWorking(t *testing.T) {
 	p := Open(t, tooBig)
 	p.WaitJS(`document.getElementById("link-error") !== null`)
 	msg := p.Text("link-error")
-	assert.Contains(t, msg, "This link asks for more than a browser tab can simulate: 3 machines of ")
+	assert.Contains(t, msg, "This link asks for more than a browser tab can simulate: 3 machines (each ")
 	assert.Contains(t, msg, "over the limit of 1 GiB")
 	assert.Contains(t, msg, "Showing the defaults instead")
 	assert.Equal(t, openingLink(t), p.Debug().Link)
