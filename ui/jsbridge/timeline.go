@@ -213,8 +213,7 @@ func (tl *Timeline) draw(c *app.Controller, k timelineKey, variants []string) {
 	// The strip is as high as its rows need (review finding F37):
 	// style.css's --tl-h is the larger of its own height and
 	// --tl-rows-h, set here when the variants or the text size change.
-	// (+2: #timeline's border is inside its height.)
-	if need := strconv.FormatFloat(math.Ceil(app.TimelineStripH(rows, float64(px), top, tlAxisCSS))+2, 'f', -1, 64) + "px"; need != tl.rowsH {
+	if need := strconv.FormatFloat(math.Ceil(app.TimelineStripH(rows, float64(px), top, tlAxisCSS)), 'f', -1, 64) + "px"; need != tl.rowsH {
 		tl.rowsH = need
 		tl.doc.Get("documentElement").Get("style").Call("setProperty", "--tl-rows-h", need)
 	}
