@@ -74,10 +74,6 @@ type Snapshot struct {
 	// Command is the `pagesim run` command line that prints Result
 	// once the runs are finished.
 	Command string
-	// Machine is the result text's "machine:" line (Spec.Machine of the
-	// current values, the scale among them), for the presentation bar
-	// (review finding F47).
-	Machine string
 	// ResultError says why the result could not be formatted ("" = it
 	// could).
 	ResultError string
@@ -222,9 +218,6 @@ func (c *Controller) Snapshot(seq uint64) *Snapshot {
 		}
 		s.Result = r
 		s.Command = c.Command()
-		if st, err := c.spec.ParseMap(c.st.Params, c.st.Knobs); err == nil && c.spec.Machine != nil {
-			s.Machine = c.spec.Machine(st.Values)
-		}
 	}
 	return s
 }
@@ -303,26 +296,6 @@ func CommandArgs(in *scenario.Spec, st State) []string {
 		args = append(args, "--set", k.Name+"="+k.Value)
 	}
 	return args
-}
-
-// ProcCommand returns the `pagesim proc FILE --scenario ...` command line
-// that prints FILE of variant's machine at time at of the run st
-// describes (review finding F41: the page had no way to the run's /proc
-// files): the scenario, the variant, the seed, every parameter and knob
-// as CommandArgs gives them, and --at as a Go duration in seconds.
-func ProcCommand(in *scenario.Spec, st State, file, variant string, at sim.Time) string {
-	run := CommandArgs(in, st)
-	args := []string{"proc", file, "--scenario", st.Scenario, "--variant", variant, "--seed", formatUint(st.Seed)}
-	for i := 0; i < len(run); i++ {
-		if run[i] == "--set" && i+1 < len(run) {
-			args = append(args, "--set", run[i+1])
-		}
-	}
-	args = append(args, "--at", FormatSeconds(at)+"s")
-	for i, a := range args {
-		args[i] = shellQuote(a)
-	}
-	return "pagesim " + strings.Join(args, " ")
 }
 
 // shellQuote quotes s for a POSIX shell if it needs quoting.

@@ -78,34 +78,3 @@ func (m Marker) Describe(variants []string) string {
 	}
 	return fmt.Sprintf("%s: %d x %s by %s s", v, m.N, MarkNames[m.Kind], FormatTime(m.T))
 }
-
-// TimelineRowH is the least height in CSS px of a variant's row on the
-// strip whose names are drawn at textPx: the name and a pixel either side,
-// and its five marker lanes two pixels each (review finding F37: at
-// nofrag-watermark's five variants the names were drawn over each other
-// in 5.4-pixel rows and the lanes were a pixel tall).
-func TimelineRowH(textPx float64) float64 { return max(textPx+2, 5*2+2) }
-
-// TimelineStripH is the strip's least height in CSS px for rows
-// variants with names at textPx: top, the rows, then the axis.
-func TimelineStripH(rows int, textPx, top, axis float64) float64 {
-	return top + float64(max(rows, 1))*TimelineRowH(textPx) + axis
-}
-
-// TimelineTimeLabel places the axis's centred "t = ..." label of width w
-// for the time at x, between the start label (startW wide at the
-// track's left) and the end label (endW wide, right-aligned at its
-// right), a gap apart from each (review finding F38: at 16 px "t = 0.300
-// s" ran into the end label). When the track is too short for the three,
-// the end label is dropped (end false) and the time label keeps the
-// track.
-func (b TimelineBar) TimelineTimeLabel(x, w, startW, endW, gap float64) (cx float64, end bool) {
-	right := b.Left + b.Width
-	lo := b.Left + startW + gap + w/2
-	hi := right - endW - gap - w/2
-	end = hi >= lo
-	if !end {
-		hi = right - w/2
-	}
-	return max(min(x, hi), lo), end
-}

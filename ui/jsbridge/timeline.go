@@ -34,9 +34,7 @@ type Timeline struct {
 	off      string
 	down     bool
 
-	// Owner goroutine only: what was last drawn, and when, and the
-	// strip's height last asked of the page (--tl-rows-h).
-	rowsH     string
+	// Owner goroutine only: what was last drawn, and when.
 	drawn     timelineKey
 	drawnAt   time.Time
 	wCSS, hPx int
@@ -210,13 +208,6 @@ func (tl *Timeline) draw(c *app.Controller, k timelineKey, variants []string) {
 	}
 	rows := max(len(variants), 1)
 	top := 3.0
-	// The strip is as high as its rows need (review finding F37):
-	// style.css's --tl-h is the larger of its own height and
-	// --tl-rows-h, set here when the variants or the text size change.
-	if need := strconv.FormatFloat(math.Ceil(app.TimelineStripH(rows, float64(px), top, tlAxisCSS)), 'f', -1, 64) + "px"; need != tl.rowsH {
-		tl.rowsH = need
-		tl.doc.Get("documentElement").Get("style").Call("setProperty", "--tl-rows-h", need)
-	}
 	rowH := max((float64(k.h)-tlAxisCSS-top)/float64(rows), 4)
 	// The time reached: lighter than what is still to run.
 	reached := bar.X(min(c.Span(), max(c.Shown(), reachedOf(c))))
@@ -266,36 +257,18 @@ func (tl *Timeline) draw(c *app.Controller, k timelineKey, variants []string) {
 	ctx.Call("lineTo", x, 5)
 	ctx.Call("fill")
 	ay := float64(k.h) - tlAxisCSS/2
+	ctx.Set("fillStyle", "#a0a0a8")
+	ctx.Set("textAlign", "left")
+	ctx.Call("fillText", "0 s", bar.Left, ay)
+	ctx.Set("textAlign", "right")
+	ctx.Call("fillText", app.FormatTime(k.span)+" s", bar.Left+bar.Width, ay)
+	ctx.Set("textAlign", "center")
 	label := "t = " + app.FormatTime(k.shown) + " s"
 	if k.off != "" {
 		label = k.off
 	}
-	start, end := "0 s", app.FormatTime(k.span)+" s"
-	width := func(s string) float64 { return ctx.Call("measureText", s).Get("width").Float() }
-	// The time label keeps clear of the two ends' labels (F38).
-	cx, showEnd := bar.TimelineTimeLabel(x, width(label), width(start), width(end), 8)
-	ctx.Set("fillStyle", "#a0a0a8")
-	ctx.Set("textAlign", "left")
-	ctx.Call("fillText", start, bar.Left, ay)
-	if showEnd {
-		ctx.Set("textAlign", "right")
-		ctx.Call("fillText", end, bar.Left+bar.Width, ay)
-	}
-	ctx.Set("textAlign", "center")
 	ctx.Set("fillStyle", "#e6e6e6")
-	ctx.Call("fillText", label, cx, ay)
-	// For the browser tests: the rows' height and the names' text size
-	// (data-rowh, data-textpx), and the axis labels' left and right
-	// edges (data-axis, CSS px; the end label's is absent when dropped).
-	ds := tl.canvas.Get("dataset")
-	ds.Set("rowh", rowH)
-	ds.Set("textpx", px)
-	axis := [][2]float64{{bar.Left, bar.Left + width(start)}, {cx - width(label)/2, cx + width(label)/2}}
-	if showEnd {
-		axis = append(axis, [2]float64{bar.Left + bar.Width - width(end), bar.Left + bar.Width})
-	}
-	ab, _ := json.Marshal(axis)
-	ds.Set("axis", string(ab))
+	ctx.Call("fillText", label, min(max(x, bar.Left+80), bar.Left+bar.Width-80), ay)
 	ctx.Set("textAlign", "left")
 	tl.publish(bar, markers)
 }

@@ -330,7 +330,7 @@ func (c *Root) fieldClass(name string) string {
 
 func (c *Root) copyResults() { c.copy("copy-results", c.snap().Result.Text) }
 func (c *Root) copyJSON()    { c.copy("copy-json", c.snap().Result.JSON) }
-func (c *Root) copyLink()    { c.copyLinkAs("copy-link") }
+func (c *Root) copyLink()    { c.copy("copy-link", c.linkURL()) }
 func (c *Root) copyEmbed()   { c.copy("copy-embed", c.embedCode()) }
 
 // pageURL is the page's address without a fragment ("" natively).
@@ -352,12 +352,6 @@ func (c *Root) embedCode() string {
 	return `<iframe src="` + html.EscapeString(c.pageURL()+"#"+c.snap().EmbedLink) + `" width="960" height="540" title="` +
 		html.EscapeString(title) + `" allow="fullscreen" loading="lazy" style="border:0"></iframe>`
 }
-
-// copyLinkAs copies the permalink for the button id: the Permalink
-// section's, the Run row's and the presentation bar's (review finding F46:
-// the link one click away while the state is on screen) share this code
-// and differ only in where "Copied." shows.
-func (c *Root) copyLinkAs(id string) { c.copy(id, c.linkURL()) }
 
 func (c *Root) copy(id, text string) {
 	if c.Host == nil {
@@ -387,26 +381,6 @@ func (c *Root) setCopyStatus(id, msg string) {
 }
 
 // View helpers.
-
-// procCommand is the command line that prints the first variant's
-// buddyinfo at the shown time (F41), "" in script mode or before a run.
-func (c *Root) procCommand() string {
-	s := c.snap()
-	if s.Command == "" || len(s.State.Variants) == 0 || s.Spec == nil {
-		return ""
-	}
-	return app.ProcCommand(s.Spec, s.State, "buddyinfo", s.State.Variants[0], s.Shown)
-}
-
-// barMachine is the presentation bar's second line: the result text's
-// machine line, so a screenshot of the presented canvas says what was
-// simulated and at what scale (review finding F47).
-func (c *Root) barMachine() string {
-	if m := c.snap().Machine; m != "" {
-		return "machine: " + m
-	}
-	return ""
-}
 
 // linkURL is the whole link: the page's address and the permalink, as it
 // is pasted into a mail.
@@ -565,12 +539,8 @@ func (c *Root) headlineRows() [][]string {
 
 // seedTable is one of the seed's published tables beside the run's
 // numbers: a row per metric, per variant the seed's value and pagesim's.
-// Its header is two rows (review finding F45: "upstream pagesim" in one
-// cell broke mid-word in a narrow panel): Variants, each over two
-// columns, then Head, "seed" and "pagesim" under each.
 type seedTable struct {
 	Title, Scale string
-	Variants     []string
 	Head         []string
 	Rows         [][]string
 }
@@ -600,8 +570,7 @@ func (c *Root) seedTables() []seedTable {
 			live[l.Variant] = l
 		}
 		for _, v := range t.Variants {
-			st.Variants = append(st.Variants, v)
-			st.Head = append(st.Head, "seed", "pagesim")
+			st.Head = append(st.Head, v+" seed", v+" pagesim")
 		}
 		for _, r := range t.Rows {
 			row := []string{r.Label}

@@ -376,8 +376,6 @@ func TestTheResultIsTheCommandsAndTheStallTraceIsText(t *testing.T) {
 	assert.Contains(t, s.Result.Text, "Counters over all guest sizes:")
 	assert.Equal(t, s.Result.JSON, textOf(t, page, "results-json"))
 	assert.Equal(t, "pagesim run thp-thisnode --seed 1 --variant upstream --set guest_gb=42 --set scale=0.03", textOf(t, page, "results-command"))
-	assert.Equal(t, "pagesim proc buddyinfo --scenario thp-thisnode --variant upstream --seed 1 --set guest_gb=42 --set scale=0.03 --at "+
-		app.FormatSeconds(b.Snapshot().Shown)+"s", textOf(t, page, "proc-command"), "the /proc file at the shown time, natively (F41)")
 	assert.Equal(t, "Final: every variant has finished.", textOf(t, page, "results-state"))
 	stall := textOf(t, page, "stall-upstream")
 	assert.Contains(t, stall, "\n  -> __alloc_pages_direct_reclaim(order=9)")
@@ -438,9 +436,7 @@ func TestNothingIsShownBeforeItExists(t *testing.T) {
 	assert.Equal(t, "…", gb34[1])
 	tables := root.seedTables()
 	require.Len(t, tables, 1)
-	assert.Equal(t, []string{"upstream", "only-compact", "drop-thisnode"}, tables[0].Variants)
-	assert.Equal(t, []string{"", "seed", "pagesim", "seed", "pagesim", "seed", "pagesim"}, tables[0].Head)
-	assert.Equal(t, 3, strings.Count(render(t, root), `colspan="2" class="variant"`), "each variant's name spans its two columns")
+	assert.Equal(t, []string{"", "upstream seed", "upstream pagesim", "only-compact seed", "only-compact pagesim", "drop-thisnode seed", "drop-thisnode pagesim"}, tables[0].Head)
 	assert.Regexp(t, `^\d+\.\d\d$`, tables[0].Rows[0][2], "pagesim's number to the seed's two decimals")
 	assert.Equal(t, "…", tables[0].Rows[1][2])
 }
@@ -508,52 +504,4 @@ func TestTheTraceFiltersAndDownloadsAsTheTraceFile(t *testing.T) {
 	assert.True(t, strings.HasPrefix(h.downloads[0][1], "# tracer: nop\n#\n# entries-in-buffer/entries-written: "))
 	assert.Contains(t, h.downloads[0][1], "#P:2\n")
 	assert.Equal(t, "Saved as pagesim-playground-baseline-trace.txt.", textOf(t, render(t, root), "download-trace-status"))
-}
-
-func TestCopyLinkIsInTheRunRowAndThePresentationBar(t *testing.T) {
-	b := newBackend(t, "v1/playground?mem=32")
-	h := &fakeHost{}
-	root := &Root{Backend: b, Host: h}
-	page := render(t, root)
-	run := strings.Index(page, `id="copy-link-run"`)
-	require.NotEqual(t, -1, run, "the Run row has a Copy link")
-	assert.Less(t, run, strings.Index(page, `id="variant-baseline"`), "it is above the variants, beside Present")
-	root.copyLinkAs("copy-link-run")
-	assert.Equal(t, []string{"http://pagesim.test:8080/#v1/playground?seed=1&mem=32"}, h.copied)
-	assert.Equal(t, "Copied.", textOf(t, render(t, root), "copy-link-run-status"))
-
-	b = newBackend(t, "v1/playground?mem=32&present")
-	h = &fakeHost{}
-	root = &Root{Backend: b, Host: h}
-	page = render(t, root)
-	assert.Contains(t, page, `id="copy-link-bar"`, "the presentation bar has a Copy link")
-	assert.NotContains(t, page, `id="copy-link-run"`)
-	root.copyLinkAs("copy-link-bar")
-	require.Len(t, h.copied, 1)
-	assert.Contains(t, h.copied[0], "#v1/playground?seed=1&mem=32")
-	assert.Contains(t, h.copied[0], "present", "the link copied in presentation mode opens presenting")
-	assert.Equal(t, "Copied.", textOf(t, render(t, root), "copy-link-bar-status"))
-}
-
-func TestThePresentationBarSaysTheMachineAndTheScale(t *testing.T) {
-	cat, err := app.DefaultCatalog()
-	require.NoError(t, err)
-	b := &loopBackend{app.NewLoop(app.NewController(cat, app.Options{Link: "v1/thp-thisnode?seed=1&scale=0.01&present"}))}
-	root := &Root{Backend: b, Host: &fakeHost{}}
-	page := render(t, root)
-	line := strings.TrimSpace(textOf(t, page, "bar-machine"))
-	assert.Equal(t, "machine: "+b.Snapshot().Spec.Machine(mustValues(t, b)), line)
-	assert.Contains(t, line, "scale 0.01", "the scale is on the bar")
-	assert.Contains(t, strings.Join(strings.Fields(b.Snapshot().Result.Text), " "), line, "the result text's machine line, word for word")
-	root.present(false)
-	b.settle(t)
-	assert.NotContains(t, render(t, root), `id="bar-machine"`)
-}
-
-func mustValues(t *testing.T, b *loopBackend) scenario.Values {
-	t.Helper()
-	s := b.Snapshot()
-	st, err := s.Spec.ParseMap(s.State.Params, s.State.Knobs)
-	require.NoError(t, err)
-	return st.Values
 }
