@@ -467,15 +467,10 @@ type resetWalk struct {
 // loop in kswapd's walk (w.stops): it charges the call and reports
 // whether the step ends there (sim.Task.NeedResched).
 func (m *Machine) resetResched(t *sim.Task, w *resetWalk) bool {
-	if !w.stops || t == nil {
-		return false
-	}
-	t.Charge(m.Cost.CondResched)
-	if !t.NeedResched() {
+	if !w.stops || t == nil || !m.kswapdCondResched(t) {
 		return false
 	}
 	w.stopped = true
-	m.Reclaim.KswapdYields++
 	return true
 }
 

@@ -438,14 +438,23 @@ type shrinkFrame struct {
 // waits for the CPU past kswapd's slice), with f keeping where. A direct
 // reclaimer's frame does nothing here.
 func (m *Machine) reclaimResched(t *sim.Task, f *shrinkFrame, at shrinkResume) bool {
-	if !f.stops {
+	if !f.stops || !m.kswapdCondResched(t) {
 		return false
 	}
+	f.at = at
+	return true
+}
+
+// kswapdCondResched is one of kswapd's cond_resched() calls: it charges
+// the call and reports whether kswapd's step ends there
+// (sim.Task.NeedResched: something else is due on the machine, or a task
+// waits for the CPU past kswapd's slice), counting the stop in
+// KswapdYields. The caller keeps where it stopped.
+func (m *Machine) kswapdCondResched(t *sim.Task) bool {
 	t.Charge(m.Cost.CondResched)
 	if !t.NeedResched() {
 		return false
 	}
-	f.at = at
 	m.Reclaim.KswapdYields++
 	return true
 }
