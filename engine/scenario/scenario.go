@@ -381,7 +381,7 @@ func (p *Param) Check(value string) (string, error) {
 	value = strings.TrimSpace(value)
 	checkRange := func(f float64) error {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("%q is not a number", clipValue(value))
+			return fmt.Errorf("%q is not a number", ClipValue(value))
 		}
 		if p.Min != nil && f < *p.Min {
 			return fmt.Errorf("%s is below the minimum %g", value, *p.Min)
@@ -395,13 +395,13 @@ func (p *Param) Check(value string) (string, error) {
 	case KindInt:
 		n, err := strconv.Atoi(value)
 		if err != nil {
-			return "", fmt.Errorf("%q is not an integer", clipValue(value))
+			return "", fmt.Errorf("%q is not an integer", ClipValue(value))
 		}
 		return strconv.Itoa(n), checkRange(float64(n))
 	case KindFloat:
 		f, err := strconv.ParseFloat(value, 64)
 		if err != nil {
-			return "", fmt.Errorf("%q is not a number", clipValue(value))
+			return "", fmt.Errorf("%q is not a number", ClipValue(value))
 		}
 		return strconv.FormatFloat(f, 'g', -1, 64), checkRange(f)
 	case KindBool:
@@ -411,22 +411,22 @@ func (p *Param) Check(value string) (string, error) {
 		case "false", "0", "no", "off":
 			return "false", nil
 		}
-		return "", fmt.Errorf("%q is not true or false", clipValue(value))
+		return "", fmt.Errorf("%q is not true or false", ClipValue(value))
 	case KindChoice:
 		if slices.Contains(p.Choices, value) {
 			return value, nil
 		}
-		return "", fmt.Errorf("%q is not one of %s", clipValue(value), strings.Join(p.Choices, ", "))
+		return "", fmt.Errorf("%q is not one of %s", ClipValue(value), strings.Join(p.Choices, ", "))
 	case KindFloatList:
 		parts := strings.Split(value, ",")
 		if len(parts) > 16 || value == "" {
-			return "", fmt.Errorf("want a comma list of 1 to 16 numbers, got %q", clipValue(value))
+			return "", fmt.Errorf("want a comma list of 1 to 16 numbers, got %q", ClipValue(value))
 		}
 		var norm []string
 		for _, part := range parts {
 			f, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
 			if err != nil {
-				return "", fmt.Errorf("%q is not a number", clipValue(part))
+				return "", fmt.Errorf("%q is not a number", ClipValue(part))
 			}
 			if err := checkRange(f); err != nil {
 				return "", err
@@ -514,7 +514,7 @@ func (s *Spec) Parse(settings []string) (Settings, error) {
 		name, value, ok := strings.Cut(set, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
-			return Settings{}, fmt.Errorf("setting %q: want NAME=VALUE", clipValue(set))
+			return Settings{}, fmt.Errorf("setting %q: want NAME=VALUE", ClipValue(set))
 		}
 		if p, ok := s.Param(name); ok {
 			norm, err := p.Check(value)
@@ -528,7 +528,7 @@ func (s *Spec) Parse(settings []string) (Settings, error) {
 			continue
 		}
 		if !mm.IsSysctl(name) && !mm.IsBlockKnob(name) && !mm.IsTHPKnob(name) {
-			return Settings{}, fmt.Errorf("unknown parameter or knob %q for scenario %s (see 'pagesim scenarios')", clipValue(name), s.ID)
+			return Settings{}, fmt.Errorf("unknown parameter or knob %q for scenario %s (see 'pagesim scenarios')", ClipValue(name), s.ID)
 		}
 		k, err := CheckKnob(name, value)
 		if err != nil {
@@ -657,10 +657,10 @@ func EffectiveParams(s *Spec, st Settings) map[string]string {
 	return out
 }
 
-// clipValue shortens a value the user gave for an error message that
+// ClipValue shortens a value the user gave for an error message that
 // quotes it, so that a pasted blob still makes a one-line error a person
-// reads (ui/app's link decoder clips the same way).
-func clipValue(s string) string {
+// reads. ui/app's link decoder uses it too.
+func ClipValue(s string) string {
 	r := []rune(s)
 	if len(r) > 40 {
 		return string(r[:40]) + "..."
@@ -669,11 +669,11 @@ func clipValue(s string) string {
 }
 
 // clipQuoted is err with every quotation of a long value clipped
-// (clipValue), for the messages of mm's knob and policy parsers.
+// (ClipValue), for the messages of mm's knob and policy parsers.
 func clipQuoted(err error, value string) error {
 	v := strings.TrimSpace(value)
 	if len([]rune(v)) <= 40 || !strings.Contains(err.Error(), v) {
 		return err
 	}
-	return errors.New(strings.ReplaceAll(err.Error(), v, clipValue(v)))
+	return errors.New(strings.ReplaceAll(err.Error(), v, ClipValue(v)))
 }

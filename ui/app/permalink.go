@@ -477,14 +477,9 @@ func parseVariants(in *scenario.Spec, s string) ([]string, error) {
 	return out, nil
 }
 
-// clip shortens a piece of a link for an error message.
-func clip(s string) string {
-	r := []rune(s)
-	if len(r) > 40 {
-		return string(r[:40]) + "..."
-	}
-	return s
-}
+// clip shortens a piece of a link for an error message, as the command
+// line shortens a value it quotes.
+var clip = scenario.ClipValue
 
 // clipMessage shortens an error message that may quote a long value.
 func clipMessage(s string) string {
