@@ -158,6 +158,7 @@ func nofragMetrics(Values) []Metric {
 		{Name: "allocstall_movable", Help: "/proc/vmstat allocstall_movable during the benchmark"},
 		{Name: "compact_daemon_wake", Help: "/proc/vmstat compact_daemon_wake during the benchmark"},
 		{Name: "elapsed_s", Help: "seconds the benchmark took"},
+		{Name: "oom", Help: "1 if an allocation reached out_of_memory(), which ends the run where the kernel's OOM killer would kill a task (pagesim has none)"},
 	}
 }
 
@@ -340,7 +341,7 @@ func (r *nofragRun) Boot(int) (*Phase, error) {
 	// first 80% of memory of them and writes each 16 MiB back as it goes,
 	// so memory starts full of clean page cache; the rest of the
 	// workload starts when it is done.
-	p := &nofragPhase{r: r, m: m}
+	p := &nofragPhase{r: r, m: m, wouldOOM: m.Slow.WouldOOM}
 	for i := 0; i < readers; i++ {
 		p.files = append(p.files, m.NewFile(fmt.Sprintf("data%d", i), nil))
 	}
@@ -422,6 +423,8 @@ type nofragPhase struct {
 	need               uint64
 	started            bool
 	at                 benchStart
+	// wouldOOM is m.Slow.WouldOOM when the phase began (oom).
+	wouldOOM uint64
 }
 
 // nofragFill writes the hog's files and then wakes the rest of the
@@ -477,8 +480,23 @@ func (b nofragBench) Step(w *sim.World, t *sim.Task) sim.Time {
 	return p.bench.Step(w, t)
 }
 
-// Done reports whether the benchmark has faulted its region.
-func (p *nofragPhase) Done() bool { return p.bench.Done }
+// Done reports whether the benchmark has faulted its region, or an
+// allocation reached the OOM killer (oom).
+func (p *nofragPhase) Done() bool { return p.bench.Done || p.oom() }
+
+// oom reports whether an allocation of the phase reached out_of_memory():
+// __alloc_pages_may_oom() for a request that is not costly, has neither
+// __GFP_RETRY_MAYFAIL nor __GFP_THISNODE and may use ZONE_NORMAL, after
+// its last attempt at the high watermark (mm/page_alloc.c @00cb34b0;
+// mm.SlowpathStats.WouldOOM). Every request of this workload that can get
+// there has __GFP_FS (the hog's and the benchmark's GFP_HIGHUSER_MOVABLE,
+// the caches' GFP_KERNEL), so out_of_memory() would select a victim
+// (mm/oom_kill.c) and the kernel's OOM killer would kill the hog or the
+// benchmark: the run the seed measured is over. pagesim has no OOM
+// killer, and the hog's readers would retry for ever (review finding F53:
+// vm.min_free_kbytes=131072 at scale 0.02 left the page cache no room and
+// the warm-up never ended). So the phase ends there, "Failed".
+func (p *nofragPhase) oom() bool { return p.m.Slow.WouldOOM != p.wouldOOM }
 
 // Status says which part of the workload runs.
 func (p *nofragPhase) Status() string {
@@ -495,7 +513,19 @@ func (p *nofragPhase) Status() string {
 
 // End reads the benchmark's counters.
 func (p *nofragPhase) End(stuck bool) PhaseResult {
-	return p.r.finish(p.m, p.bench, &p.at, stuck)
+	if !p.started {
+		// The benchmark never faulted: its counters are empty.
+		m := p.m
+		p.at = benchStart{at: m.World.Now(), events: m.Stat.Events, mthp: m.MTHP[4],
+			o4Runs: m.Reclaim.DirectRuns[4], o4Reclaimed: m.Reclaim.DirectReclaimed[4]}
+	}
+	res := p.r.finish(p.m, p.bench, &p.at, stuck || p.oom())
+	if p.oom() {
+		p.r.metrics["oom"] = 1
+		res.Line = fmt.Sprintf("Failed: at %.3f s (%s) an allocation reached out_of_memory(), where the kernel's OOM killer would kill a task (pagesim has none)",
+			p.m.World.Now().Seconds(), p.Status())
+	}
+	return res
 }
 
 // finish reads the benchmark's counters.
@@ -507,7 +537,11 @@ func (r *nofragRun) finish(m *mm.Machine, bench *workload.Faulter, at *benchStar
 	if runs > 0 {
 		perRun = float64(m.Reclaim.DirectReclaimed[4]-at.o4Reclaimed) / float64(runs)
 	}
-	el := (bench.Finish - at.at).Seconds()
+	end := bench.Finish
+	if !bench.Done {
+		end = m.World.Now()
+	}
+	el := (end - at.at).Seconds()
 	r.metrics = map[string]float64{
 		"compact_stall":       ev(mm.COMPACTSTALL),
 		"compact_fail":        ev(mm.COMPACTFAIL),
@@ -519,6 +553,7 @@ func (r *nofragRun) finish(m *mm.Machine, bench *workload.Faulter, at *benchStar
 		"allocstall_movable":  ev(mm.ALLOCSTALL_MOVABLE),
 		"compact_daemon_wake": ev(mm.KCOMPACTD_WAKE),
 		"elapsed_s":           el,
+		"oom":                 0,
 	}
 	alloc, fb := r.metrics["mthp_64k_alloc"], r.metrics["mthp_64k_fallback"]
 	if stuck || bench.Failed > 0 {
@@ -580,6 +615,16 @@ func reportNofrag(res *Result) string {
 		fmtGB(v.Float("mem_gb")*v.Float("scale")), fmtGB(v.Float("fault_mb")*v.Float("scale")), what)
 	for _, l := range strings.Split(strings.TrimRight(table(rows), "\n"), "\n") {
 		b.WriteString("  " + strings.TrimRight(l, " ") + "\n")
+	}
+	for _, vr := range res.Variants {
+		oom := 0
+		for _, run := range vr.Runs {
+			oom += int(run["oom"])
+		}
+		if oom > 0 {
+			fmt.Fprintf(&b, "\n%s: %d of %d runs ended at out_of_memory(), where the kernel's\nOOM killer would kill a task; the counters are those up to there.\n",
+				vr.Name, oom, len(vr.Runs))
+		}
 	}
 	return b.String()
 }

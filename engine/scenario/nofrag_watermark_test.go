@@ -148,3 +148,28 @@ func TestNofragWatermarkPatch1AloneIsDefrag1AndTheOptionalVariantsRun(t *testing
 		assert.NotContains(t, optional, v.Name, "an optional variant runs only when named")
 	}
 }
+
+// A vm.min_free_kbytes the kernel takes (its ctl_table has no upper
+// bound) can leave the hog's page cache no room: its reads then reach
+// __alloc_pages_may_oom(), where the kernel's OOM killer would kill a
+// task. The run ends there, says so, and does not read on for ever
+// (review finding F53: it never ended).
+func TestNofragWatermarkEndsWhereTheKernelsOOMKillerWouldKill(t *testing.T) {
+	s, err := Get("nofrag-watermark")
+	require.NoError(t, err)
+	res, err := s.RunAll(Options{Seed: 1, Runs: 1, Variants: []string{"defrag0"},
+		Settings: []string{"scale=0.02", "vm.min_free_kbytes=131072"}, CheckEvery: checkEvery})
+	require.NoError(t, err)
+	vr := res.Variants[0]
+	assert.Equal(t, 1.0, vr.Runs[0]["oom"])
+	assert.Equal(t, 0.0, vr.Runs[0]["mthp_64k_alloc"]+vr.Runs[0]["mthp_64k_fallback"], "the benchmark never faulted")
+	require.NotEmpty(t, vr.Lines)
+	assert.Regexp(t, `^Failed: at 0\.[0-9]{3} s \(filling the page cache: .*\) an allocation reached out_of_memory\(\)`, vr.Lines[0],
+		"it ends within the first simulated second, while the fill writes the hog's files")
+	assert.Contains(t, res.Text(), "defrag0: 1 of 1 runs ended at out_of_memory()")
+	// The default run does not get there.
+	def, err := s.RunAll(Options{Seed: 1, Runs: 1, Variants: []string{"defrag0"}, Settings: []string{"scale=0.02"}, CheckEvery: checkEvery})
+	require.NoError(t, err)
+	assert.Equal(t, 0.0, def.Variants[0].Runs[0]["oom"])
+	assert.NotContains(t, def.Text(), "out_of_memory")
+}
