@@ -464,36 +464,63 @@ afterReclaimRetry:
 		st.step(stepNofragGiveUp, 0, 0)
 		goto retry
 	}
-	// __alloc_pages_may_oom: the model has no OOM killer. A last
-	// attempt at the high watermark catches a parallel free.
-	if oomable := !f.costly && f.gfp&(__GFP_RETRY_MAYFAIL|__GFP_THISNODE) == 0 && ac.highestZoneidx >= ZONE_NORMAL; oomable {
-		m.Slow.WouldOOM++
-		st.step(stepWouldOOM, 0, 0)
-	}
+	// __alloc_pages_may_oom (linux-mm mm/page_alloc.c @00cb34b0): a last
+	// attempt at the high watermark catches a parallel free; then, for a
+	// request that is not costly, has neither __GFP_RETRY_MAYFAIL nor
+	// __GFP_THISNODE and may use ZONE_NORMAL, out_of_memory(). oom_lock's
+	// mutex_trylock always succeeds here: a task holds it only within this
+	// step.
 	if pfn = m.slowFreelist(t, (f.gfp|__GFP_HARDWALL)&^__GFP_DIRECT_RECLAIM, f.order, ALLOC_WMARK_HIGH|ALLOC_CPUSET, ac); pfn != NilPFN {
 		goto gotPage
 	}
-	if f.nofail && !f.costly && f.gfp&(__GFP_RETRY_MAYFAIL|__GFP_THISNODE) == 0 && ac.highestZoneidx >= ZONE_NORMAL {
-		// "out_of_memory(&oc) || WARN_ON_ONCE_GFP(gfp_mask &
-		// __GFP_NOFAIL, gfp_mask)": whether or not the OOM killer
-		// (not modelled) found a victim, a __GFP_NOFAIL request counts
-		// it as progress and gets the reserves below the min
-		// watermark, __alloc_pages_cpuset_fallback() with
-		// ALLOC_NO_WATERMARKS (linux-mm mm/page_alloc.c @00cb34b0
-		// __alloc_pages_may_oom; there since 6c18ba7a1899 "mm: help
-		// __GFP_NOFAIL allocations which do not trigger OOM killer",
-		// v4.11, so the 2018 base has it too); failing that, "retry as
-		// long as the OOM killer is making progress" with
-		// no_progress_loops reset.
-		pfn = m.slowFreelist(t, f.gfp, f.order, ALLOC_NO_WATERMARKS, ac)
-		st.step(stepNofailNoWatermarks, int64(b2i(pfn != NilPFN)), 0)
-		if pfn != NilPFN {
-			goto gotPage
+	if oomable := !f.costly && f.gfp&(__GFP_RETRY_MAYFAIL|__GFP_THISNODE) == 0 && ac.highestZoneidx >= ZONE_NORMAL; oomable {
+		m.Slow.WouldOOM++
+		// out_of_memory() (mm/oom_kill.c): "The OOM killer does not
+		// compensate for IO-less reclaim": a request without __GFP_FS
+		// gets true before any victim is selected (pagesim has no
+		// memcg OOM, which would kill for it); with __GFP_FS the
+		// killer selects a victim, which pagesim does not model.
+		kill := f.gfp&__GFP_FS != 0
+		if kill {
+			m.Slow.WouldOOMKill++
 		}
+		st.step(stepWouldOOM, int64(b2i(kill)), 0)
+		if f.nofail {
+			// "out_of_memory(&oc) || WARN_ON_ONCE_GFP(gfp_mask &
+			// __GFP_NOFAIL, gfp_mask)": whether or not the OOM killer
+			// found a victim, a __GFP_NOFAIL request counts it as
+			// progress and gets the reserves below the min
+			// watermark, __alloc_pages_cpuset_fallback() with
+			// ALLOC_NO_WATERMARKS (there since 6c18ba7a1899 "mm: help
+			// __GFP_NOFAIL allocations which do not trigger OOM
+			// killer", v4.11, so the 2018 base has it too).
+			pfn = m.slowFreelist(t, f.gfp, f.order, ALLOC_NO_WATERMARKS, ac)
+			st.step(stepNofailNoWatermarks, int64(b2i(pfn != NilPFN)), 0)
+			if pfn != NilPFN {
+				goto gotPage
+			}
+			m.Slow.NofailRetries++
+		} else if kill {
+			// The kernel kills a task and retries; pagesim fails the
+			// request where the kill would be (its callers that care,
+			// promoted-order, end their run at WouldOOMKill).
+			goto oomNopage
+		} else {
+			// A GFP_NOFS or GFP_NOIO request: out_of_memory() returned
+			// true without a kill (review finding F48).
+			m.Slow.OOMRetries++
+		}
+		// out_of_memory() returned true: *did_some_progress = 1, and
+		// "Retry as long as the OOM killer is making progress" with
+		// no_progress_loops reset. The kernel bounds this loop by
+		// nothing but a free page: each pass reclaims, compacts and
+		// spends its no_progress_loops at should_reclaim_retry's
+		// cond_resched() (where the task yields here) before it comes
+		// back; a scenario's duration ends a run that loops.
 		f.noProgressLoops = 0
-		m.Slow.NofailRetries++
 		goto retry
 	}
+oomNopage:
 	st.step(stepNopage, nopageOOM, 0)
 nopage:
 	if f.nofail && f.canDirectReclaim {
@@ -831,9 +858,21 @@ type SlowpathStats struct {
 	// its caller computed before cond_resched(); pagesim's scripts count
 	// it to show such a resume happened.
 	ResumedOffNode uint64
-	// WouldOOM counts requests that reached __alloc_pages_may_oom where
-	// the kernel could have invoked the OOM killer.
+	// WouldOOM counts requests that reached __alloc_pages_may_oom and
+	// called out_of_memory() there: their last attempt at the high
+	// watermark failed, and they are not costly, have neither
+	// __GFP_RETRY_MAYFAIL nor __GFP_THISNODE and may use ZONE_NORMAL.
 	WouldOOM uint64
+	// WouldOOMKill counts those of them for which out_of_memory() would
+	// select a victim: a request without __GFP_FS gets "return true"
+	// before any selection, "The OOM killer does not compensate for
+	// IO-less reclaim" (mm/oom_kill.c out_of_memory; pagesim has no memcg
+	// OOM), and the kernel's slow path retries it as progress.
+	WouldOOMKill uint64
+	// OOMRetries counts the retries of requests without __GFP_NOFAIL
+	// after such a "return true" without a kill (the __GFP_NOFAIL ones
+	// count in NofailRetries).
+	OOMRetries uint64
 	// Yields counts cond_resched() calls at which an allocation ended
 	// its task's step; NofailRetries the __GFP_NOFAIL loop's retries;
 	// Abandoned the suspended allocations whose task did not repeat

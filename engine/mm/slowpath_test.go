@@ -584,6 +584,83 @@ func TestANofailAllocationThatWouldOOMTakesTheReserves(t *testing.T) {
 	}
 }
 
+// out_of_memory() selects a victim only for a request with __GFP_FS: for
+// a GFP_NOFS one it returns true at once, "The OOM killer does not
+// compensate for IO-less reclaim" (mm/oom_kill.c), and
+// __alloc_pages_may_oom sets did_some_progress, so the slow path retries
+// with no_progress_loops reset (linux-mm mm/page_alloc.c @00cb34b0,
+// "Retry as long as the OOM killer is making progress"). Both reach
+// out_of_memory() (WouldOOM); only the first would kill (WouldOOMKill,
+// what ends promoted-order's phase) and fails in pagesim, which has no
+// OOM killer; the GFP_NOFS one loops, the clock moving, until a task frees
+// memory, and then gets its page (review finding F48).
+func TestOnlyARequestWithGFPFSWouldMakeTheOOMKillerKillAndANOFSOneRetries(t *testing.T) {
+	tests := []struct {
+		name  string
+		gfp   GFP
+		kill  bool
+		loops bool
+	}{
+		{"GFP_KERNEL reaches out_of_memory() with a victim to select, and fails where the kill would be", GFP_KERNEL, true, false},
+		{"GFP_NOFS reaches it, kills nothing and retries until memory is freed", GFP_NOFS, false, true},
+		{"GFP_NOIO too", GFP_NOIO, false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newQuietMachine(t, 8192, 1, 2)
+			setup := m.testTask(0)
+			held := takeEveryFreePage(m, setup)
+			require.NotEmpty(t, held)
+			resetCounters(m)
+			got, done, steps := NilPFN, false, 0
+			tk := spawn(m, "oom", 1, setup.Now, func(tk *sim.Task) sim.Time {
+				steps++
+				start := tk.Now
+				got = m.AllocPages(tk, tc.gfp, 0, 0, 0)
+				require.Greater(t, tk.Now, start, "a step of the loop moves the task's clock")
+				if m.AllocPending(tk) {
+					return sim.Resched
+				}
+				done = true
+				return sim.Exit
+			})
+			freeAt := setup.Now + 5*sim.Millisecond
+			spawn(m, "freer", 0, freeAt, func(tk *sim.Task) sim.Time {
+				for _, pfn := range held[:len(held)/4] {
+					m.FreePages(tk, pfn, 0)
+				}
+				return sim.Exit
+			})
+			m.World.RunUntil(freeAt-sim.Microsecond, nil)
+			require.NotZero(t, m.Slow.WouldOOM, "the request reached out_of_memory()")
+			if tc.kill {
+				assert.True(t, done, "pagesim fails it where the kernel would kill")
+				assert.Equal(t, NilPFN, got)
+				assert.Equal(t, uint64(1), m.Slow.WouldOOM)
+				assert.Equal(t, uint64(1), m.Slow.WouldOOMKill)
+				assert.Equal(t, uint64(1), m.Slow.Failed)
+				assert.Zero(t, m.Slow.OOMRetries)
+			} else {
+				assert.False(t, done, "still in the slow path before the free")
+				assert.True(t, m.AllocPending(tk))
+				assert.Greater(t, m.Slow.WouldOOM, uint64(1), "out_of_memory() again after each retry's no_progress_loops")
+				assert.Equal(t, m.Slow.WouldOOM, m.Slow.OOMRetries, "each retried")
+				assert.Zero(t, m.Slow.WouldOOMKill, "no victim for a request without __GFP_FS")
+				assert.Zero(t, m.Slow.Failed)
+			}
+			runWorld(t, m, freeAt+sim.Millisecond)
+			if tc.loops {
+				assert.True(t, done)
+				assert.NotEqual(t, NilPFN, got, "the allocation succeeded after the free")
+				assert.Zero(t, m.Slow.Failed)
+				assert.Greater(t, steps, 10, "one step per cond_resched")
+			}
+			assert.Zero(t, m.Slow.Abandoned)
+			mustCheck(t, m, "after the OOM path")
+		})
+	}
+}
+
 // A caller that makes another request instead of repeating a pending one
 // abandons the suspended allocation; the invariant check says so.
 func TestAnAbandonedAllocationIsReported(t *testing.T) {

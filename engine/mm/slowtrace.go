@@ -191,7 +191,10 @@ func (s slowStep) String() string {
 	case stepNofragGiveUp:
 		return "defrag_mode: drop ALLOC_NOFRAGMENT and retry"
 	case stepWouldOOM:
-		return "__alloc_pages_may_oom (pagesim has no OOM killer)"
+		if s.a != 0 {
+			return "__alloc_pages_may_oom: out_of_memory() would kill (pagesim has no OOM killer)"
+		}
+		return "__alloc_pages_may_oom: out_of_memory() without __GFP_FS kills nothing: progress, retry"
 	case stepNopage:
 		return "nopage: " + nopageReasons[s.a]
 	case stepNofailRetry:

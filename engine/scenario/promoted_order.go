@@ -350,7 +350,7 @@ func configurePromotedOrder(m *mm.Machine, variant string) {
 // promotedOrderStart is where the engine's counters stood when the
 // workers started.
 type promotedOrderStart struct {
-	giveups, lost, claimed, o9, o0, migrated, wouldOOM uint64
+	giveups, lost, claimed, o9, o0, migrated, wouldOOMKill uint64
 }
 
 func (r *promotedOrderRun) Boot(int) (*Phase, error) {
@@ -414,7 +414,7 @@ func (r *promotedOrderRun) Boot(int) (*Phase, error) {
 		Counter: directRuns{m, mm.PageblockOrder}}
 	m.World.NewTask("oomd", len(m.World.CPUs)-1, mon, start)
 	s0 := promotedOrderStart{m.Slow.NofragGiveUps, m.Frag.MovableBlocksLost, m.Frag.WholeBlocksClaimed,
-		m.Reclaim.DirectRuns[mm.PageblockOrder], m.Reclaim.DirectRuns[0], m.Pins.Migrated, m.Slow.WouldOOM}
+		m.Reclaim.DirectRuns[mm.PageblockOrder], m.Reclaim.DirectRuns[0], m.Pins.Migrated, m.Slow.WouldOOMKill}
 	p := &promotedOrderPhase{r: r, m: m, ws: ws, mon: mon, s0: s0, start: start, duration: duration,
 		fs: v.String("fs"), tmpfs: kind == workload.FSTmpfs}
 	return &Phase{Name: p.fs, M: m, Until: start + duration, Status: p, End: p, Done: p}, nil
@@ -450,18 +450,22 @@ func (p *promotedOrderPhase) Done() bool {
 }
 
 // oom reports whether an allocation since the workers' start reached
-// out_of_memory(): __alloc_pages_may_oom() for a request that is not
-// costly, has neither __GFP_RETRY_MAYFAIL nor __GFP_THISNODE and may use
-// ZONE_NORMAL, after its last attempt at the high watermark (linux-mm
-// mm/page_alloc.c @00cb34b0; mm.SlowpathStats.WouldOOM). There the kernel
-// kills a task (mm/oom_kill.c), in the seed's machine the workload that
-// holds the fill, and the run the seed measured is over; pagesim has no
-// OOM killer, and an allocation that goes on failing would loop to the
-// phase's end, each retry a slow path that reclaims nothing (review
-// finding F36: fs=tmpfs with files=600000 and every block pinned spun
-// for 2.5 min of CPU). So the phase ends at the first such allocation,
-// with finished 0 and the time it got to.
-func (p *promotedOrderPhase) oom() bool { return p.m.Slow.WouldOOM != p.s0.wouldOOM }
+// out_of_memory() with a victim to select: __alloc_pages_may_oom() for a
+// request that is not costly, has neither __GFP_RETRY_MAYFAIL nor
+// __GFP_THISNODE, may use ZONE_NORMAL and has __GFP_FS, after its last
+// attempt at the high watermark (linux-mm mm/page_alloc.c @00cb34b0,
+// mm/oom_kill.c out_of_memory; mm.SlowpathStats.WouldOOMKill). There the
+// kernel kills a task, in the seed's machine the workload that holds the
+// fill, and the run the seed measured is over; pagesim has no OOM killer,
+// and an allocation that goes on failing would loop to the phase's end,
+// each retry a slow path that reclaims nothing (review finding F36:
+// fs=tmpfs with files=600000 and every block pinned spun for 2.5 min of
+// CPU). So the phase ends at the first such allocation, with finished 0
+// and the time it got to. btrfs's GFP_NOFS requests do not end it: for
+// them out_of_memory() kills nothing and the slow path retries them
+// until a page is freed, or the phase ends (review finding F48). The
+// dentries and inodes are GFP_KERNEL (workload.NewBuildFS).
+func (p *promotedOrderPhase) oom() bool { return p.m.Slow.WouldOOMKill != p.s0.wouldOOMKill }
 
 // workersDone reports whether every worker has made its files.
 func (p *promotedOrderPhase) workersDone() bool {

@@ -14,7 +14,7 @@ package script
 //	zone.N.ZONE.blocks.TYPE     pageblocks of a migratetype (/proc/pagetypeinfo)
 //	thp.SIZEkB.FIELD            anon_fault_alloc, anon_fault_fallback (per-size stats)
 //	trace.EVENT                 how often a tracepoint fired (enabled or not)
-//	slowpath.FIELD              entered, failed, would_oom, drains, nofrag_giveups, resumed_off_node
+//	slowpath.FIELD              entered, failed, would_oom, would_oom_kill, drains, nofrag_giveups, resumed_off_node
 //	compact.FIELD               runs, captured
 //	filemap.added.ORDER         page-cache folios added of an order
 //	vm.NAME                     an integer sysctl
@@ -509,6 +509,8 @@ func (in *Interp) value(name string) (num, error) {
 			return uintNum(s.Failed), nil
 		case "would_oom":
 			return uintNum(s.WouldOOM), nil
+		case "would_oom_kill":
+			return uintNum(s.WouldOOMKill), nil
 		case "drains":
 			return uintNum(s.Drains), nil
 		case "nofrag_giveups":

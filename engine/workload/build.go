@@ -18,7 +18,8 @@ package workload
 //     their size (mm.SlubOrder); a slab goes back to the page allocator when
 //     its last object is freed (discard_slab), so unlinking one file in
 //     five frees a slab page only now and then. The slab pages come through
-//     allocate_slab with GFP_NOFS: __GFP_RECLAIMABLE for dentries and btrfs
+//     allocate_slab with GFP_KERNEL (__d_alloc, shmem_alloc_inode,
+//     btrfs_alloc_inode): __GFP_RECLAIMABLE for dentries and btrfs
 //     inodes, unmovable for tmpfs inodes.
 //   - on btrfs, metadata: the file's items (inode item, inode ref, the two
 //     directory entries, its extent and checksum items; CHOICE: 512 bytes a
@@ -92,7 +93,9 @@ package workload
 // superblock shrinker (super_cache_count, super_cache_scan) frees them
 // under reclaim, oldest first with a second chance for the ones used since
 // (DCACHE_REFERENCED, I_REFERENCED). It needs __GFP_FS: the workers'
-// own GFP_NOFS reclaim defers its share to kswapd. A freed dentry leaves its
+// direct reclaim for a dentry or an inode (GFP_KERNEL) runs it, their
+// GFP_NOFS reclaim (data, metadata, btrfs's own objects) defers its share
+// to kswapd. A freed dentry leaves its
 // inode unused; an inode with clean page cache has it invalidated first
 // (invalidate_mapping_pages in inode_lru_isolate) and one with dirty pages
 // stays. tmpfs dentries and inodes are pinned in the dcache and have no
@@ -263,15 +266,23 @@ func NewBuildFS(m *mm.Machine, kind FSKind, cg *mm.Memcg, cpu int, start, interv
 	}
 	cpus := len(m.World.CPUs)
 	fs := &BuildFS{M: m, Cg: cg, Kind: kind, dLRU: newLRU(), iLRU: newLRU(), hot: -1}
-	fs.dentries = kmemCacheCreate(m, "dentry", cg, dentrySize, true, cpus)
+	// The masks each object is allocated with: __d_alloc's and the
+	// file systems' alloc_inode ops' GFP_KERNEL (fs/dcache.c,
+	// mm/shmem.c shmem_alloc_inode, fs/btrfs/inode.c btrfs_alloc_inode:
+	// btrfs allocates the inode before it starts the transaction,
+	// btrfs_create_common), btrfs's own GFP_NOFS
+	// (btrfs_get_or_create_delayed_node, alloc_extent_map), and the page
+	// cache's xarray node with the write's mask, __filemap_add_folio's
+	// gfp & GFP_RECLAIM_MASK from btrfs_alloc_write_mask.
+	fs.dentries = kmemCacheCreate(m, "dentry", cg, dentrySize, true, cpus, mm.GFP_KERNEL)
 	if kind == FSTmpfs {
-		fs.inodes = kmemCacheCreate(m, "shmem_inode_cache", cg, shmemInodeSize, false, cpus)
+		fs.inodes = kmemCacheCreate(m, "shmem_inode_cache", cg, shmemInodeSize, false, cpus, mm.GFP_KERNEL)
 		return fs
 	}
-	fs.inodes = kmemCacheCreate(m, "btrfs_inode", cg, btrfsInodeSize, true, cpus)
-	fs.delayedNodes = kmemCacheCreate(m, "btrfs_delayed_node", m.RootMemcg(), btrfsDelayedNodeSize, false, cpus)
-	fs.extentMaps = kmemCacheCreate(m, "btrfs_extent_map", m.RootMemcg(), btrfsExtentMapSize, false, cpus)
-	fs.xaNodes = kmemCacheCreate(m, "radix_tree_node", cg, xaNodeSize, true, cpus)
+	fs.inodes = kmemCacheCreate(m, "btrfs_inode", cg, btrfsInodeSize, true, cpus, mm.GFP_KERNEL)
+	fs.delayedNodes = kmemCacheCreate(m, "btrfs_delayed_node", m.RootMemcg(), btrfsDelayedNodeSize, false, cpus, mm.GFP_NOFS)
+	fs.extentMaps = kmemCacheCreate(m, "btrfs_extent_map", m.RootMemcg(), btrfsExtentMapSize, false, cpus, mm.GFP_NOFS)
+	fs.xaNodes = kmemCacheCreate(m, "radix_tree_node", cg, xaNodeSize, true, cpus, mm.GFP_NOFS)
 	fs.btree = m.NewFile("btree_inode", nil)
 	fs.logTree = m.NewFile("log_tree", nil)
 	fs.logRoot = m.NewFile("log_root_tree", nil)

@@ -189,11 +189,12 @@ type slab struct {
 // whose slabs have the order SLUB picks for that size on cpus CPUs
 // (calculate_order), charged to cg (nil: root), SLAB_RECLAIM_ACCOUNT when
 // reclaimable, with s->min_partial as do_kmem_cache_create sets it. Its
-// slabs are asked for with GFP_NOFS.
-func kmemCacheCreate(m *mm.Machine, name string, cg *mm.Memcg, objSize uint64, reclaimable bool, cpus int) *kmemCache {
+// slabs are asked for with gfp, the mask its callers' kmem_cache_alloc
+// passes (allocate_slab adds the cache's own flags).
+func kmemCacheCreate(m *mm.Machine, name string, cg *mm.Memcg, objSize uint64, reclaimable bool, cpus int, gfp mm.GFP) *kmemCache {
 	c := m.NewSlabCache(name, cg, mm.SlubOrder(objSize, cpus), reclaimable)
 	minPartial := min(max(bits.Len64(max(objSize, 1))-1, 0)/2, MAX_PARTIAL)
-	return &kmemCache{c: c, objSize: objSize, gfp: mm.GFP_NOFS, minPartial: max(minPartial, MIN_PARTIAL),
+	return &kmemCache{c: c, objSize: objSize, gfp: gfp, minPartial: max(minPartial, MIN_PARTIAL),
 		partialHead: -1, partialTail: -1}
 }
 
@@ -395,8 +396,7 @@ type cycObj struct {
 // that a registered superblock shrinker (DEFAULT_SEEKS, memcg aware)
 // frees oldest first.
 func NewObjectCycler(m *mm.Machine, name string, objSize uint64, reclaimable bool, gfp mm.GFP, lo, hi, batch int, r *sim.Rand, interval sim.Time, shrink bool) *ObjectCycler {
-	c := kmemCacheCreate(m, name, nil, objSize, reclaimable, m.NrCPUs())
-	c.gfp = gfp
+	c := kmemCacheCreate(m, name, nil, objSize, reclaimable, m.NrCPUs(), gfp)
 	s := &ObjectCycler{M: m, cache: c, Lo: lo, Hi: hi, Batch: batch, Rand: r, Interval: interval,
 		lru: newLRU()}
 	if shrink && reclaimable {

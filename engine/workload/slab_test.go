@@ -28,7 +28,7 @@ func TestAKmemCacheDiscardsAnEmptySlabOnlyPastMinPartial(t *testing.T) {
 	m := small(t)
 	tk := m.World.NewTask("t", 0, nil, sim.Never)
 	// 192-byte objects: ilog2(192)/2 = 3, raised to MIN_PARTIAL.
-	o := kmemCacheCreate(m, "dentry", nil, 192, true, 2)
+	o := kmemCacheCreate(m, "dentry", nil, 192, true, 2, mm.GFP_KERNEL)
 	require.Equal(t, MIN_PARTIAL, o.minPartial)
 	per := int(o.objsPerSlab())
 	order := fillSlabs(t, m, tk, o, 8)
