@@ -1564,8 +1564,14 @@ type ReclaimStats struct {
 	FastForwardedBatches uint64
 	// Throttled counts reclaim_throttle() sleeps (mm_vmscan_throttled).
 	Throttled uint64
-	// KswapdYields counts the cond_resched() calls kswapd's
-	// shrink_node() stopped at (reclaimResched).
+	// KswapdYields counts the cond_resched() calls at which kswapd's
+	// step ended (kswapdCondResched: shrink_node()'s and
+	// __reset_isolation_suitable()'s): where a task waited for kswapd's
+	// CPU past its slice, a yield the kernel makes too, and where an
+	// event elsewhere on the machine fell due by kswapd's clock, a stop
+	// for the simulation's ordering that the kernel's kswapd would not
+	// make (TIF_NEED_RESCHED is per CPU). Not a count of context
+	// switches.
 	KswapdYields uint64
 }
 
