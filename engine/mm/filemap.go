@@ -450,7 +450,11 @@ func (m *Machine) FileSync(t *sim.Task, f *File) uint64 {
 // mapping's mask plus __GFP_NORETRY|__GFP_NOWARN), and if readahead got
 // nothing, filemap_create_folio() with the mapping's mask; both through
 // filemap_alloc_folio (__GFP_COMP). pagesim reads order-0 folios, one at
-// a time.
+// a time, exactly the pages asked for (no readahead window, so no
+// PG_readahead and no async readahead's larger folios). filemap_read()
+// then marks every folio it copies from accessed, cached or just read
+// (linux-mm/linux-mm mm/filemap.c @009cff43): a page read once is
+// PG_referenced, and its next read activates it.
 func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) (done, missing uint64) {
 	var refaults, run uint64
 	var last sim.Time
@@ -504,6 +508,10 @@ func (m *Machine) FileRead(t *sim.Task, f *File, index, nr uint64, gfp GFP) (don
 			refaults++
 			m.workingsetRefault(head)
 		}
+		// filemap_read() marks every folio it copies from accessed,
+		// the ones readahead has just brought in too: a page read
+		// once is PG_referenced, and its next read activates it.
+		m.markAccessed(head)
 	}
 	submit()
 	if missing > 0 {

@@ -301,3 +301,36 @@ func TestAWriteWhosePageWasCachedWhileItsAllocationWaitedFinishes(t *testing.T) 
 	m.drainAllPages(setup, nil)
 	assert.Equal(t, uint64(len(held)/4-2), m.NrFreePages(), "the backend's folio was put back: only the cached one is allocated")
 }
+
+// filemap_read() calls folio_mark_accessed() on every folio it copies from,
+// the ones its readahead has just read in as well (linux-mm/linux-mm
+// mm/filemap.c @009cff43, filemap_read; folio_mark_accessed in mm/swap.c
+// sets PG_referenced on the first call and activates on the second). So a
+// page read once is referenced, and reading it again moves it to the
+// active list; a third read changes nothing more.
+func TestAPageReadTwiceIsActive(t *testing.T) {
+	m := newQuietMachine(t, 8192, 1, 1)
+	tk := m.testTask(0)
+	f := m.NewFile("data", nil)
+	f.Size = 64
+	n := m.Nodes[0]
+	done, missing := m.FileRead(tk, f, 0, 16, GFP_HIGHUSER_MOVABLE)
+	require.Equal(t, uint64(16), done)
+	require.Equal(t, uint64(16), missing)
+	mustCheck(t, m, "first read")
+	assert.Equal(t, int64(16), n.Stat[NR_INACTIVE_FILE], "read once: inactive")
+	assert.Zero(t, n.Stat[NR_ACTIVE_FILE])
+	assert.Zero(t, m.Event(PGACTIVATE))
+	_, missing = m.FileRead(tk, f, 0, 16, GFP_HIGHUSER_MOVABLE)
+	require.Zero(t, missing)
+	mustCheck(t, m, "second read")
+	assert.Equal(t, int64(16), n.Stat[NR_ACTIVE_FILE], "read twice: active")
+	assert.Zero(t, n.Stat[NR_INACTIVE_FILE])
+	assert.Equal(t, uint64(16), m.Event(PGACTIVATE))
+	m.FileRead(tk, f, 0, 16, GFP_HIGHUSER_MOVABLE)
+	assert.Equal(t, uint64(16), m.Event(PGACTIVATE), "a third read activates nothing more")
+	// The pages of a read the first read did not cover are read once.
+	m.FileRead(tk, f, 16, 16, GFP_HIGHUSER_MOVABLE)
+	assert.Equal(t, int64(16), n.Stat[NR_INACTIVE_FILE])
+	mustCheck(t, m, "reads")
+}
