@@ -503,7 +503,8 @@ afterReclaimRetry:
 		} else if kill {
 			// The kernel kills a task and retries; pagesim fails the
 			// request where the kill would be (its callers that care,
-			// promoted-order, end their run at WouldOOMKill).
+			// promoted-order and nofrag-watermark, end their run at
+			// WouldOOMKill).
 			goto oomNopage
 		} else {
 			// A GFP_NOFS or GFP_NOIO request: out_of_memory() returned

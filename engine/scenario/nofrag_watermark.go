@@ -341,7 +341,7 @@ func (r *nofragRun) Boot(int) (*Phase, error) {
 	// first 80% of memory of them and writes each 16 MiB back as it goes,
 	// so memory starts full of clean page cache; the rest of the
 	// workload starts when it is done.
-	p := &nofragPhase{r: r, m: m, wouldOOM: m.Slow.WouldOOM}
+	p := &nofragPhase{r: r, m: m, wouldOOMKill: m.Slow.WouldOOMKill}
 	for i := 0; i < readers; i++ {
 		p.files = append(p.files, m.NewFile(fmt.Sprintf("data%d", i), nil))
 	}
@@ -423,8 +423,8 @@ type nofragPhase struct {
 	need               uint64
 	started            bool
 	at                 benchStart
-	// wouldOOM is m.Slow.WouldOOM when the phase began (oom).
-	wouldOOM uint64
+	// wouldOOMKill is m.Slow.WouldOOMKill when the phase began (oom).
+	wouldOOMKill uint64
 }
 
 // nofragFill writes the hog's files and then wakes the rest of the
@@ -487,16 +487,17 @@ func (p *nofragPhase) Done() bool { return p.bench.Done || p.oom() }
 // oom reports whether an allocation of the phase reached out_of_memory():
 // __alloc_pages_may_oom() for a request that is not costly, has neither
 // __GFP_RETRY_MAYFAIL nor __GFP_THISNODE and may use ZONE_NORMAL, after
-// its last attempt at the high watermark (mm/page_alloc.c @00cb34b0;
-// mm.SlowpathStats.WouldOOM). Every request of this workload that can get
-// there has __GFP_FS (the hog's and the benchmark's GFP_HIGHUSER_MOVABLE,
-// the caches' GFP_KERNEL), so out_of_memory() would select a victim
-// (mm/oom_kill.c) and the kernel's OOM killer would kill the hog or the
-// benchmark: the run the seed measured is over. pagesim has no OOM
+// its last attempt at the high watermark (mm/page_alloc.c @00cb34b0),
+// with __GFP_FS, so that out_of_memory() selects a victim (mm/oom_kill.c;
+// mm.SlowpathStats.WouldOOMKill). Every request of this workload that can
+// get there has __GFP_FS (the fill's, the hog's and the benchmark's
+// GFP_HIGHUSER_MOVABLE, the caches' GFP_KERNEL), so the kernel's OOM
+// killer would kill the hog or the benchmark: the run the seed measured
+// is over. pagesim has no OOM
 // killer, and the hog's readers would retry for ever (review finding F53:
 // vm.min_free_kbytes=131072 at scale 0.02 left the page cache no room and
 // the warm-up never ended). So the phase ends there, "Failed".
-func (p *nofragPhase) oom() bool { return p.m.Slow.WouldOOM != p.wouldOOM }
+func (p *nofragPhase) oom() bool { return p.m.Slow.WouldOOMKill != p.wouldOOMKill }
 
 // Status says which part of the workload runs.
 func (p *nofragPhase) Status() string {
