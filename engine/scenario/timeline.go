@@ -59,6 +59,15 @@ type TimelineOptions struct {
 	// checkpoints are dense early in the run and sparser later, for a
 	// run whose end is not known in advance.
 	TakeBytes int64
+	// LateStart takes the first checkpoint, the run's start, when the
+	// run first moves or is adopted, not in NewTimeline. The run stands
+	// at its start until then, so it is the same checkpoint; and a run
+	// that is adopted first (the page's engine workers catch up to a
+	// link's time and send their checkpoints, the start's among them)
+	// never writes it: the page's boot wrote three runs' starts, 73% of
+	// its NewController on thp-thisnode, for the workers' copies to
+	// replace. A page opened and never played writes none.
+	LateStart bool
 }
 
 // packMinBytes is the smallest array a packed copy (deepcopy.Pack, which
@@ -85,6 +94,8 @@ type Timeline struct {
 	live *Run
 	// points are the checkpoints at increasing times, points[0] at the
 	// run's start; every point but the first is at a multiple of every.
+	// It is empty only while the start is still to be taken
+	// (TimelineOptions.LateStart; the live run stands there).
 	points []checkpoint
 	every  sim.Time
 	// store holds the stored checkpoints' bytes.
@@ -113,14 +124,30 @@ type checkpoint struct {
 }
 
 // NewTimeline starts keeping checkpoints of r (a run at its start, not
-// recorded), taking the first one now.
+// recorded), taking the first one now, or, with LateStart, when r first
+// moves or is adopted.
 func NewTimeline(r *Run, opt TimelineOptions) (*Timeline, error) {
 	opt.defaults()
 	tl := &Timeline{opt: opt, live: r, every: opt.Every, store: deepcopy.NewStore(), doubleAt: opt.TakeBytes / 2}
+	if opt.LateStart {
+		if !opt.Unpacked && r.rec != nil {
+			return nil, errRecorded
+		}
+		return tl, nil
+	}
 	if err := tl.take(false); err != nil {
 		return nil, err
 	}
 	return tl, nil
+}
+
+// start takes the first checkpoint where the live run stands, its start,
+// if it is still to be taken (LateStart).
+func (tl *Timeline) start() error {
+	if len(tl.points) > 0 {
+		return nil
+	}
+	return tl.take(false)
 }
 
 // Run is the live run, the one Advance moves forward (a Seek replaces
@@ -131,8 +158,12 @@ func (tl *Timeline) Run() *Run { return tl.live }
 // Every is the interval between checkpoints now.
 func (tl *Timeline) Every() sim.Time { return tl.every }
 
-// Checkpoints lists the checkpoints' times.
+// Checkpoints lists the checkpoints' times (the start's, still to be
+// taken with LateStart, among them: the live run stands there).
 func (tl *Timeline) Checkpoints() []sim.Time {
+	if len(tl.points) == 0 {
+		return []sim.Time{tl.live.Now()}
+	}
 	out := make([]sim.Time, len(tl.points))
 	for i, p := range tl.points {
 		out[i] = p.at
@@ -217,6 +248,11 @@ func (tl *Timeline) thin() {
 // the interval it reaches. It returns the events run.
 func (tl *Timeline) Advance(until sim.Time, maxEvents int) (int, error) {
 	total := 0
+	if tl.live.Now() < until && !tl.live.Done() && maxEvents > 0 {
+		if err := tl.start(); err != nil {
+			return 0, err
+		}
+	}
 	for !tl.live.Done() && total < maxEvents && tl.live.Now() < until {
 		next := (tl.live.Now()/tl.every + 1) * tl.every
 		total += tl.live.Advance(min(until, next), maxEvents-total)
@@ -256,6 +292,9 @@ func (tl *Timeline) Adopt(r *Run) error {
 	if r.Now() < tl.live.Now() {
 		return fmt.Errorf("the run to adopt is at %v, behind the live run's %v", r.Now(), tl.live.Now())
 	}
+	if err := tl.start(); err != nil {
+		return err
+	}
 	tl.frontier = max(tl.frontier, tl.live.Now())
 	tl.live = r
 	if r.Now() > tl.points[len(tl.points)-1].at && !r.Done() {
@@ -273,6 +312,9 @@ func (tl *Timeline) Adopt(r *Run) error {
 // page, which adopts the run there, does not (a checkpoint writes the
 // whole run: at scale 1, seconds of the main thread's time).
 func (tl *Timeline) CheckpointNow() error {
+	if err := tl.start(); err != nil {
+		return err
+	}
 	if tl.live.Now() <= tl.points[len(tl.points)-1].at || tl.live.Done() {
 		return nil
 	}
@@ -295,6 +337,9 @@ type Past struct {
 
 // Past returns the timeline's checkpoints to send (stored ones only).
 func (tl *Timeline) Past() (Past, error) {
+	if err := tl.start(); err != nil {
+		return Past{}, err
+	}
 	p := Past{Every: tl.every}
 	var sts []*deepcopy.Stored
 	for _, cp := range tl.points {
@@ -332,7 +377,17 @@ func (tl *Timeline) AdoptPast(r *Run, past Past) error {
 	if err != nil {
 		return err
 	}
-	last := tl.points[len(tl.points)-1].at
+	// A timeline whose start is still to be taken (LateStart) takes
+	// the past's, when the past starts where the live run stands.
+	last := sim.Time(-1)
+	if len(tl.points) > 0 {
+		last = tl.points[len(tl.points)-1].at
+	} else if len(past.At) == 0 || past.At[0] != tl.live.Now() {
+		if err := tl.start(); err != nil {
+			return err
+		}
+		last = tl.points[0].at
+	}
 	for i, st := range sts {
 		if past.At[i] <= last {
 			tl.store.Drop(st)
@@ -361,6 +416,9 @@ var errAhead = errors.New("the run has not reached that time")
 func (tl *Timeline) At(t sim.Time) (*Run, error) {
 	if t < 0 || t > tl.Frontier() {
 		return nil, fmt.Errorf("%w: %v is outside 0 to %v", errAhead, t, tl.Frontier())
+	}
+	if err := tl.start(); err != nil {
+		return nil, err
 	}
 	i := len(tl.points) - 1
 	for i > 0 && tl.points[i].at > t {

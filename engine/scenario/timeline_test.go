@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pagesim/pagesim/engine/internal/deepcopy"
+	"github.com/pagesim/pagesim/engine/mm"
 	"github.com/pagesim/pagesim/engine/sim"
 )
 
@@ -267,11 +268,69 @@ func TestATimelineAdoptsTheCheckpointsOfARunAdvancedElsewhere(t *testing.T) {
 	require.NoError(t, err)
 	assertTimelineAt(t, tl, newRun, 0, 97*sim.Millisecond, 170*sim.Millisecond, 200*sim.Millisecond, 250*sim.Millisecond)
 
+	// The page's timeline takes its start late (LateStart): adopting the
+	// worker's past, which starts where it stands, it writes nothing.
+	late, err := NewTimeline(newRun(), TimelineOptions{Every: 20 * sim.Millisecond, LateStart: true})
+	require.NoError(t, err)
+	r2, err := DecodeRun(enc)
+	require.NoError(t, err)
+	require.NoError(t, late.AdoptPast(r2, got))
+	assert.Equal(t, tl.Checkpoints()[:6], late.Checkpoints())
+	assert.Zero(t, late.written, "no checkpoint written: the worker's start is there")
+	assertTimelineAt(t, late, newRun, 0, 97*sim.Millisecond, 200*sim.Millisecond)
+
 	bad := got
 	bad.At = []sim.Time{0, 20 * sim.Millisecond, 10 * sim.Millisecond, 40 * sim.Millisecond, 80 * sim.Millisecond, 200 * sim.Millisecond}
 	fresh, err := NewTimeline(newRun(), TimelineOptions{})
 	require.NoError(t, err)
 	assert.ErrorContains(t, fresh.AdoptPast(r, bad), "out of order")
+}
+
+// With LateStart a timeline writes its start when the run first moves or
+// is adopted or a time is asked of it, not when it is made: until then it
+// writes nothing and lists the start (the live run stands there);
+// afterwards it holds the checkpoints of a timeline that took it at once,
+// and reaches the same states.
+func TestATimelineTakesItsStartLateWhenAsked(t *testing.T) {
+	newRun := smallTHPRun(t)
+	for _, how := range []string{"advance", "adopt", "seek"} {
+		now, err := NewTimeline(newRun(), TimelineOptions{Every: 20 * sim.Millisecond})
+		require.NoError(t, err)
+		late, err := NewTimeline(newRun(), TimelineOptions{Every: 20 * sim.Millisecond, LateStart: true})
+		require.NoError(t, err)
+		assert.Zero(t, late.written, how)
+		assert.Equal(t, []sim.Time{0}, late.Checkpoints(), how)
+		_, err = late.Advance(0, 1<<62)
+		require.NoError(t, err)
+		assert.Zero(t, late.written, "%s: an Advance that does not move takes nothing", how)
+		for _, tl := range []*Timeline{now, late} {
+			switch how {
+			case "advance":
+				_, err = tl.Advance(70*sim.Millisecond, 1<<62)
+			case "adopt":
+				far := newRun()
+				far.Advance(70*sim.Millisecond, 1<<62)
+				err = tl.Adopt(far)
+			case "seek":
+				err = tl.Seek(0)
+			}
+			require.NoError(t, err, how)
+		}
+		// Two runs booted alike encode to a few bytes more or less, so
+		// the count of checkpoints is compared, not the bytes written.
+		assert.Positive(t, late.written, how)
+		assert.Len(t, late.points, len(now.points), how)
+		assert.Equal(t, now.Checkpoints(), late.Checkpoints(), how)
+		assertTimelineAt(t, late, newRun, 0, late.Frontier()/2, late.Frontier())
+	}
+	rec, err := Get("thp-thisnode")
+	require.NoError(t, err)
+	st, err := rec.Parse([]string{"scale=0.01", "guest_gb=30,42"})
+	require.NoError(t, err)
+	r, err := rec.NewRecordedRun("upstream", st, 5, 0, mm.RecordConfig{})
+	require.NoError(t, err)
+	_, err = NewTimeline(r, TimelineOptions{LateStart: true})
+	assert.ErrorIs(t, err, errRecorded, "a recorded run is refused at once")
 }
 
 // assertTimelineAt asserts that tl reaches each time in ats in the state

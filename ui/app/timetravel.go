@@ -83,7 +83,10 @@ type localTimelines struct {
 func newLocalTimelines(runs []*scenario.Run) (*localTimelines, error) {
 	lt := &localTimelines{}
 	for _, r := range runs {
-		tl, err := scenario.NewTimeline(r, scenario.TimelineOptions{})
+		// The start's checkpoint is written when the run first moves
+		// or is adopted: the engine workers' catch-up to a link's
+		// time sends its own.
+		tl, err := scenario.NewTimeline(r, scenario.TimelineOptions{LateStart: true})
 		if err != nil {
 			return nil, err
 		}
