@@ -1069,19 +1069,36 @@ func (m *Machine) shrinkList(t *sim.Task, l LRUList, nr uint64, lv *lruvec, sc *
 // movePinned moves about pages pinned pages (whole folios, zones up to idx
 // first-come) of type typ from list from to list to in the pinned pool's
 // position counts and returns how many pages moved.
+//
+// Folio by folio, a folio is count/folios pages of what is left: with
+// count = folios*per + r (r < folios), the next folios-r folios are per
+// pages each, and the r after them per+1 each. So the folios are moved a
+// run of equal ones at a time, as many as the pages asked still take,
+// with the same counts and the same moved as one at a time
+// (movePinnedStepwise, which the test compares it with on random pools);
+// one at a time cost the replay of a timeline jump 146 ms in one call in
+// the page (docs/PERFORMANCE.md).
 func (m *Machine) movePinned(lv *lruvec, typ int, from, to LRUList, pages uint64, idx ZoneType) uint64 {
 	fa, ta := b2i(from.isActive()), b2i(to.isActive())
 	var moved uint64
 	for z := ZoneType(0); z <= idx && moved < pages; z++ {
 		for lv.pinnedCount[typ][fa][z] > 0 && moved < pages {
-			per := lv.pinnedCount[typ][fa][z] / lv.pinnedFolios[typ][fa][z]
-			lv.pinnedCount[typ][fa][z] -= per
-			lv.pinnedFolios[typ][fa][z]--
-			lv.pinnedCount[typ][ta][z] += per
-			lv.pinnedFolios[typ][ta][z]++
-			m.updateLRUSize(lv, from, lv.node.Zones[z], -int64(per))
-			m.updateLRUSize(lv, to, lv.node.Zones[z], int64(per))
-			moved += per
+			count, folios := lv.pinnedCount[typ][fa][z], lv.pinnedFolios[typ][fa][z]
+			per := count / folios
+			n := uint64(1)
+			if per > 0 {
+				// folios-r folios of per pages, and no more than
+				// the pages asked start: a folio moves while moved
+				// is below pages.
+				n = min(folios-count%folios, (pages-moved+per-1)/per)
+			}
+			lv.pinnedCount[typ][fa][z] -= n * per
+			lv.pinnedFolios[typ][fa][z] -= n
+			lv.pinnedCount[typ][ta][z] += n * per
+			lv.pinnedFolios[typ][ta][z] += n
+			m.updateLRUSize(lv, from, lv.node.Zones[z], -int64(n*per))
+			m.updateLRUSize(lv, to, lv.node.Zones[z], int64(n*per))
+			moved += n * per
 		}
 	}
 	return moved
