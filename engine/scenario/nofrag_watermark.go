@@ -311,6 +311,12 @@ type benchStart struct {
 	o4Runs, o4Reclaimed uint64
 }
 
+// benchStartAt is where m's counters stand at time at.
+func benchStartAt(m *mm.Machine, at sim.Time) benchStart {
+	return benchStart{at: at, events: m.Stat.Events, mthp: m.MTHP[4],
+		o4Runs: m.Reclaim.DirectRuns[4], o4Reclaimed: m.Reclaim.DirectReclaimed[4]}
+}
+
 // Boot boots the VM, fills its memory with clean page cache, and starts the
 // pressure and the benchmark.
 func (r *nofragRun) Boot(int) (*Phase, error) {
@@ -474,8 +480,7 @@ func (b nofragBench) Step(w *sim.World, t *sim.Task) sim.Time {
 			return t.Now + sim.Millisecond
 		}
 		p.started = true
-		p.at = benchStart{at: t.Now, events: m.Stat.Events, mthp: m.MTHP[4],
-			o4Runs: m.Reclaim.DirectRuns[4], o4Reclaimed: m.Reclaim.DirectReclaimed[4]}
+		p.at = benchStartAt(m, t.Now)
 	}
 	return p.bench.Step(w, t)
 }
@@ -493,10 +498,10 @@ func (p *nofragPhase) Done() bool { return p.bench.Done || p.oom() }
 // get there has __GFP_FS (the fill's, the hog's and the benchmark's
 // GFP_HIGHUSER_MOVABLE, the caches' GFP_KERNEL), so the kernel's OOM
 // killer would kill the hog or the benchmark: the run the seed measured
-// is over. pagesim has no OOM
-// killer, and the hog's readers would retry for ever (review finding F53:
-// vm.min_free_kbytes=131072 at scale 0.02 left the page cache no room and
-// the warm-up never ended). So the phase ends there, "Failed".
+// is over. pagesim has no OOM killer, and the hog's readers would retry
+// for ever (review finding F53: vm.min_free_kbytes=131072 at scale 0.02
+// left the page cache no room and the warm-up never ended). So the phase
+// ends there, "Failed".
 func (p *nofragPhase) oom() bool { return p.m.Slow.WouldOOMKill != p.wouldOOMKill }
 
 // Status says which part of the workload runs.
@@ -516,13 +521,11 @@ func (p *nofragPhase) Status() string {
 func (p *nofragPhase) End(stuck bool) PhaseResult {
 	if !p.started {
 		// The benchmark never faulted: its counters are empty.
-		m := p.m
-		p.at = benchStart{at: m.World.Now(), events: m.Stat.Events, mthp: m.MTHP[4],
-			o4Runs: m.Reclaim.DirectRuns[4], o4Reclaimed: m.Reclaim.DirectReclaimed[4]}
+		p.at = benchStartAt(p.m, p.m.World.Now())
 	}
 	res := p.r.finish(p.m, p.bench, &p.at, stuck || p.oom())
+	p.r.metrics["oom"] = float64(btoi(p.oom()))
 	if p.oom() {
-		p.r.metrics["oom"] = 1
 		res.Line = fmt.Sprintf("Failed: at %.3f s (%s) an allocation reached out_of_memory(), where the kernel's OOM killer would kill a task (pagesim has none)",
 			p.m.World.Now().Seconds(), p.Status())
 	}
@@ -554,7 +557,6 @@ func (r *nofragRun) finish(m *mm.Machine, bench *workload.Faulter, at *benchStar
 		"allocstall_movable":  ev(mm.ALLOCSTALL_MOVABLE),
 		"compact_daemon_wake": ev(mm.KCOMPACTD_WAKE),
 		"elapsed_s":           el,
-		"oom":                 0,
 	}
 	alloc, fb := r.metrics["mthp_64k_alloc"], r.metrics["mthp_64k_fallback"]
 	if stuck || bench.Failed > 0 {
